@@ -1,0 +1,230 @@
+#include "calibrate.hpp"
+
+#include <nlohmann/json.hpp>
+#include <torch/version.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "batches.hpp"
+#include "compression.hpp"
+#include "zoo.hpp"
+
+namespace p2psim::models {
+
+const char* const kKernelCsvHeader =
+    "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds";
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double time_once(const std::function<void()>& fn) {
+  auto t0 = Clock::now();
+  fn();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string shape_text(const InputShape& s) {
+  return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
+}
+
+std::string first_line_of_file_matching(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key, 0) == 0) {
+      auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  return "unknown";
+}
+
+// The BLAS actually mapped into this process (torch resolves libblas.so.3 through Debian's alternatives).
+std::string loaded_blas() {
+  std::ifstream maps("/proc/self/maps");
+  std::regex blas(R"((/\S*(openblas|blas|mkl)\S*\.so\S*))");
+  std::string found;
+  for (std::string line; std::getline(maps, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, blas)) {
+      auto real = std::filesystem::weakly_canonical(m[1].str()).string();
+      if (found.find(real) == std::string::npos) found += (found.empty() ? "" : ";") + real;
+    }
+  }
+  return found.empty() ? "none mapped" : found;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+double load_average_1min() {
+  double l = -1;
+  std::ifstream("/proc/loadavg") >> l;
+  return l;
+}
+
+struct Row {
+  std::string kernel, model;
+  int64_t num_classes = 0;
+  std::string input_shape;
+  int64_t batch_size = 0;
+  int threads = 0;
+  int64_t n_tensors = 0, elements = 0, payload_bytes = 0;
+};
+
+class Sampler {
+ public:
+  Sampler(const CalibrateOptions& o, std::ostream& csv, std::ostream& progress, int total)
+      : o_(o), csv_(csv), progress_(progress), total_(total) {}
+
+  /// Warm up, then time `fn` repeatedly; one CSV row per timed sample.
+  void sample(const Row& row, const std::function<void()>& fn, const std::string& label) {
+    const double first = time_once(fn);
+    for (int i = 1; i < o_.warmup && first * o_.warmup < o_.budget_s; ++i) fn();
+    const int fit = static_cast<int>(o_.budget_s / std::max(first, 1e-9));
+    const int repeats = std::clamp(fit, o_.min_repeats, o_.repeats);
+    std::vector<double> samples;
+    for (int r = 0; r < repeats; ++r) {
+      samples.push_back(time_once(fn));
+      csv_ << row.kernel << ',' << row.model << ',' << row.num_classes << ',' << row.input_shape << ','
+           << row.batch_size << ',' << row.threads << ',' << row.n_tensors << ',' << row.elements << ','
+           << row.payload_bytes << ',' << r << ',' << std::setprecision(9) << samples.back() << '\n';
+    }
+    csv_.flush();
+    std::sort(samples.begin(), samples.end());
+    progress_ << "[" << ++done_ << "/" << total_ << "] " << label << ": median " << std::setprecision(4)
+              << samples[samples.size() / 2] << " s over " << repeats << " samples\n"
+              << std::flush;
+  }
+
+ private:
+  const CalibrateOptions& o_;
+  std::ostream& csv_;
+  std::ostream& progress_;
+  int total_, done_ = 0;
+};
+
+void time_train_steps(const CalibrateOptions& o, Sampler& sampler) {
+  for (const auto& spec : o.models) {
+    auto net = build_model(spec.name, o.num_classes, spec.input);
+    const int64_t params = parameter_count(*net);
+    for (int64_t b : o.batch_sizes) {
+      auto batch = synthetic_batch(b, spec.input, o.num_classes, o.seed);
+      for (int t : o.threads) {
+        torch::set_num_threads(t);
+        Row row{"train_step", spec.name, o.num_classes, shape_text(spec.input), b, t, 0, params, params * 4};
+        sampler.sample(row, [&] {
+          net->zero_grad();
+          torch::nn::functional::cross_entropy(net->forward(batch.inputs), batch.targets).backward();
+        }, spec.name + " " + row.input_shape + " batch " + std::to_string(b) + " threads " + std::to_string(t));
+      }
+    }
+  }
+}
+
+void time_tensor_ops(const CalibrateOptions& o, Sampler& sampler) {
+  std::vector<std::pair<std::string, int64_t>> sizes;  // model -> gradient elements, each size once
+  for (const auto& spec : o.models) {
+    int64_t n = parameter_count(*build_model(spec.name, o.num_classes, spec.input));
+    if (std::none_of(sizes.begin(), sizes.end(), [&](auto& s) { return s.first == spec.name; }))
+      sizes.emplace_back(spec.name, n);
+  }
+  auto gen = at::detail::createCPUGenerator(o.seed);
+  for (const auto& [model, elements] : sizes) {
+    for (int t : o.threads) {
+      torch::set_num_threads(t);
+      const std::string what = model + " gradient (" + std::to_string(elements) + " floats) threads " + std::to_string(t);
+      for (int n : o.average_counts) {
+        std::vector<torch::Tensor> grads;
+        for (int i = 0; i < n; ++i) grads.push_back(torch::randn({elements}, gen));
+        Row row{"average", model, o.num_classes, "", 0, t, n, elements, elements * 4};
+        // As the paper's peers do: a running sum, then one division.
+        sampler.sample(row, [&] {
+          auto acc = grads[0].clone();
+          for (int i = 1; i < n; ++i) acc.add_(grads[i]);
+          acc.div_(n);
+        }, "average of " + std::to_string(n) + " x " + what);
+      }
+      auto g = torch::randn({elements}, gen);
+      for (const auto& name : o.codecs) {
+        Codec codec = parse_codec(name);
+        Encoded msg = encode(codec, g, o.topk_ratio, gen);
+        Row enc{name + "_encode", model, o.num_classes, "", 0, t, 1, elements, msg.payload_bytes()};
+        sampler.sample(enc, [&] { msg = encode(codec, g, o.topk_ratio, gen); }, name + " encode " + what);
+        Row dec = enc;
+        dec.kernel = name + "_decode";
+        sampler.sample(dec, [&] { decode(codec, msg, elements); }, name + " decode " + what);
+      }
+    }
+  }
+}
+
+void write_metadata(const CalibrateOptions& o, const std::string& path, double seconds) {
+  nlohmann::ordered_json meta;
+  meta["csv"] = std::filesystem::path(o.out_csv).filename().string();
+  meta["command"] = o.command;
+  meta["date_utc"] = utc_now();
+  meta["cpu_model"] = first_line_of_file_matching("/proc/cpuinfo", "model name");
+  meta["logical_cores"] = std::thread::hardware_concurrency();
+  meta["torch_version"] = TORCH_VERSION;
+  meta["blas"] = loaded_blas();
+  meta["load_average_1min_at_end"] = load_average_1min();
+  meta["wall_time_s"] = seconds;
+  meta["seed"] = o.seed;
+  meta["topk_ratio"] = o.topk_ratio;
+  meta["warmup"] = o.warmup;
+  meta["repeats_max"] = o.repeats;
+  meta["repeats_min"] = o.min_repeats;
+  meta["budget_per_configuration_s"] = o.budget_s;
+  meta["columns"] = {
+      {"kernel", "train_step (forward, cross-entropy loss, backward), average (running sum of n_tensors "
+                 "gradients, then a division), <codec>_encode / <codec>_decode"},
+      {"input_shape", "channels x height x width of one sample (train_step only)"},
+      {"elements", "float32 entries of the model's gradient"},
+      {"payload_bytes", "bytes of the gradient (train_step, average) or of the encoded message (codecs)"},
+      {"seconds", "wall time of one sample, steady clock"}};
+  std::ofstream(path) << std::setw(2) << meta << '\n';
+}
+
+}  // namespace
+
+void calibrate(const CalibrateOptions& o, std::ostream& progress) {
+  if (o.out_csv.empty()) throw std::invalid_argument("no output CSV given");
+  for (const auto& spec : o.models) build_model(spec.name, o.num_classes, spec.input);  // fail before timing
+  for (const auto& c : o.codecs) parse_codec(c);
+
+  const int configs = static_cast<int>(o.models.size() * o.threads.size());
+  int total = o.train_steps ? configs * static_cast<int>(o.batch_sizes.size()) : 0;
+  if (o.tensor_ops) total += configs * static_cast<int>(o.average_counts.size() + 2 * o.codecs.size());
+
+  // Rows stream to a temporary file that replaces the output only when the run completes.
+  const std::string tmp = o.out_csv + ".partial";
+  std::ofstream csv(tmp);
+  if (!csv) throw std::runtime_error("cannot write " + tmp);
+  csv << kKernelCsvHeader << '\n';
+  Sampler sampler(o, csv, progress, total);
+  const double seconds = time_once([&] {
+    if (o.train_steps) time_train_steps(o, sampler);
+    if (o.tensor_ops) time_tensor_ops(o, sampler);
+  });
+  csv.close();
+  const std::string meta_tmp = o.out_csv + ".meta.json.partial";
+  write_metadata(o, meta_tmp, seconds);
+  std::filesystem::rename(tmp, o.out_csv);
+  std::filesystem::rename(meta_tmp, o.out_csv + ".meta.json");
+}
+
+}  // namespace p2psim::models

@@ -1,0 +1,41 @@
+// `p2psim calibrate`: times real LibTorch kernels and writes one CSV row per timed sample.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "net.hpp"
+
+namespace p2psim::models {
+
+struct ModelSpec {
+  std::string name;
+  InputShape input;
+};
+
+struct CalibrateOptions {
+  std::vector<ModelSpec> models;
+  int64_t num_classes = 10;
+  std::vector<int64_t> batch_sizes{16, 32, 64, 128, 256, 512, 1024};
+  std::vector<int> threads{1, 2};
+  int warmup = 2;           // untimed runs before the samples (1 when a single run already exceeds the budget)
+  int repeats = 5;          // samples per configuration at most ...
+  int min_repeats = 2;      // ... and at least, whatever the budget
+  double budget_s = 20;     // repeats are cut so a configuration's samples take about this long
+  bool train_steps = true;  // time forward + loss + backward
+  bool tensor_ops = true;   // time averaging and compression on tensors of each model's gradient size
+  std::vector<int> average_counts{2, 4, 8};
+  std::vector<std::string> codecs{"qsgd8_paper", "qsgd8_packed", "topk", "fp16"};
+  double topk_ratio = 0.01;
+  uint64_t seed = 1;
+  std::string out_csv;   // written atomically; `<out_csv>.meta.json` records machine and command
+  std::string command;   // the exact command line, for the metadata
+};
+
+/// Header of the CSV written by calibrate(); sim/compute_model reads the same columns.
+extern const char* const kKernelCsvHeader;
+
+void calibrate(const CalibrateOptions& options, std::ostream& progress);
+
+}  // namespace p2psim::models

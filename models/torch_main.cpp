@@ -1,0 +1,150 @@
+// p2psim-torch: the subcommands that run LibTorch kernels (`models`, `calibrate`). The `p2psim` front end
+// execs this binary for them, so that `p2psim run` never loads libtorch.
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include "../sim/cli/args.hpp"
+#include "calibrate.hpp"
+#include "zoo.hpp"
+
+namespace po = boost::program_options;
+using namespace p2psim;
+using namespace p2psim::models;
+
+namespace {
+
+InputShape parse_shape(const std::string& text, const std::string& option) {
+  InputShape s{};
+  std::vector<std::string> parts;
+  size_t start = 0, x;
+  while ((x = text.find('x', start)) != std::string::npos) {
+    parts.push_back(text.substr(start, x - start));
+    start = x + 1;
+  }
+  parts.push_back(text.substr(start));
+  if (parts.size() != 3) throw cli::UsageError("--" + option + ": input shape '" + text + "' is not CxHxW");
+  for (int i = 0; i < 3; ++i) s[i] = cli::parse_int(parts[i], option, 1, 4096);
+  return s;
+}
+
+int cmd_models(int argc, char** argv) {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")("classes", po::value<int64_t>()->default_value(10),
+                                                  "number of output classes")(
+      "csv", "print CSV (model,num_classes,parameters,gradient_bytes,default_input_shape)");
+  po::variables_map vm;
+  if (!cli::parse_or_help(argc, argv, desc,
+                          "usage: p2psim models [--classes N] [--csv]\n"
+                          "Lists every model of the zoo with its parameter count and float32 gradient size.",
+                          vm))
+    return cli::kExitOk;
+  const int64_t classes = cli::parse_int(std::to_string(vm["classes"].as<int64_t>()), "classes", 1, 1 << 20);
+  const bool csv = vm.count("csv") > 0;
+  if (csv)
+    std::cout << "model,num_classes,parameters,gradient_bytes,default_input_shape\n";
+  else
+    std::cout << std::left << std::setw(20) << "model" << std::right << std::setw(14) << "parameters"
+              << std::setw(16) << "gradient_bytes" << "  default input  description\n";
+  for (const auto& m : zoo()) {
+    auto net = build_model(m.name, classes, m.default_input);
+    const int64_t params = parameter_count(*net);
+    const std::string shape = std::to_string(m.default_input[0]) + "x" + std::to_string(m.default_input[1]) + "x" +
+                              std::to_string(m.default_input[2]);
+    if (csv)
+      std::cout << m.name << ',' << classes << ',' << params << ',' << params * 4 << ',' << shape << '\n';
+    else
+      std::cout << std::left << std::setw(20) << m.name << std::right << std::setw(14) << params << std::setw(16)
+                << params * 4 << "  " << std::left << std::setw(13) << shape << "  " << m.description << '\n';
+  }
+  return cli::kExitOk;
+}
+
+int cmd_calibrate(int argc, char** argv, const std::string& command) {
+  CalibrateOptions o;
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")(
+      "model,m", po::value<std::vector<std::string>>()->required(),
+      "model to time, NAME or NAME@CxHxW (repeatable); see `p2psim models`")(
+      "classes", po::value<std::string>()->default_value("10"), "number of output classes")(
+      "batch-sizes", po::value<std::string>()->default_value("16,32,64,128,256,512,1024"), "batch sizes")(
+      "threads", po::value<std::string>()->default_value("1,2"), "intra-op thread counts")(
+      "warmup", po::value<std::string>()->default_value("2"), "untimed runs per configuration")(
+      "repeats", po::value<std::string>()->default_value("5"), "timed samples per configuration, at most")(
+      "min-repeats", po::value<std::string>()->default_value("2"), "timed samples per configuration, at least")(
+      "budget-s", po::value<double>()->default_value(20), "time per configuration that sets the repeat count")(
+      "average-counts", po::value<std::string>()->default_value("2,4,8"), "gradient counts N to average")(
+      "codecs", po::value<std::string>()->default_value("qsgd8_paper,qsgd8_packed,topk,fp16"),
+      "compression codecs to time")("topk-ratio", po::value<double>()->default_value(0.01), "fraction kept by topk")(
+      "no-train-steps", "skip forward+backward timing")("no-tensor-ops", "skip averaging and compression timing")(
+      "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs")(
+      "out,o", po::value<std::string>()->required(), "output CSV (a .meta.json is written beside it)");
+  po::variables_map vm;
+  if (!cli::parse_or_help(argc, argv, desc,
+                          "usage: p2psim calibrate -m MODEL[@CxHxW] [-m ...] --out FILE.csv [options]\n"
+                          "Times one training step's gradient computation, gradient averaging and compression\n"
+                          "on this machine with LibTorch, one CSV row per sample.",
+                          vm))
+    return cli::kExitOk;
+  for (const auto& spec : vm["model"].as<std::vector<std::string>>()) {
+    auto at = spec.find('@');
+    std::string name = spec.substr(0, at);
+    try {
+      const auto& info = find_model(name);
+      o.models.push_back({name, at == std::string::npos ? info.default_input : parse_shape(spec.substr(at + 1), "model")});
+    } catch (const std::invalid_argument& e) {
+      throw cli::UsageError(std::string("--model: ") + e.what());
+    }
+  }
+  o.num_classes = cli::parse_int(vm["classes"].as<std::string>(), "classes", 1, 1 << 20);
+  o.batch_sizes = cli::parse_int_list<int64_t>(vm["batch-sizes"].as<std::string>(), "batch-sizes", 1, 1 << 16);
+  o.threads = cli::parse_int_list<int>(vm["threads"].as<std::string>(), "threads", 1, 256);
+  o.warmup = cli::parse_int(vm["warmup"].as<std::string>(), "warmup", 1, 100);
+  o.repeats = cli::parse_int(vm["repeats"].as<std::string>(), "repeats", 1, 10000);
+  o.min_repeats = cli::parse_int(vm["min-repeats"].as<std::string>(), "min-repeats", 1, o.repeats);
+  o.budget_s = vm["budget-s"].as<double>();
+  if (!(o.budget_s > 0)) throw cli::UsageError("--budget-s must be > 0");
+  o.average_counts = cli::parse_int_list<int>(vm["average-counts"].as<std::string>(), "average-counts", 1, 1024);
+  o.codecs = cli::split_list(vm["codecs"].as<std::string>(), "codecs");
+  o.topk_ratio = vm["topk-ratio"].as<double>();
+  if (!(o.topk_ratio > 0 && o.topk_ratio <= 1)) throw cli::UsageError("--topk-ratio must be in (0, 1]");
+  o.train_steps = vm.count("no-train-steps") == 0;
+  o.tensor_ops = vm.count("no-tensor-ops") == 0;
+  o.seed = vm["seed"].as<uint64_t>();
+  o.out_csv = vm["out"].as<std::string>();
+  o.command = command;
+  auto dir = std::filesystem::path(o.out_csv).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir))
+    throw cli::UsageError("--out: directory '" + dir.string() + "' does not exist");
+  try {
+    calibrate(o, std::cerr);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+  std::cerr << "wrote " << o.out_csv << " and " << o.out_csv << ".meta.json\n";
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string usage = "usage: p2psim-torch {models|calibrate} [options]   (normally run as `p2psim <cmd>`)";
+  if (argc < 2) {
+    std::cerr << usage << '\n';
+    return cli::kExitBadInput;
+  }
+  const std::string cmd = argv[1];
+  std::string command = "p2psim";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  try {
+    if (cmd == "models") return cmd_models(argc - 1, argv + 1);
+    if (cmd == "calibrate") return cmd_calibrate(argc - 1, argv + 1, command);
+    throw cli::UsageError("unknown command '" + cmd + "'\n" + usage);
+  } catch (const cli::UsageError& e) {
+    std::cerr << "p2psim " << cmd << ": error: " << e.what() << '\n';
+    return cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "p2psim " << cmd << ": internal error: " << e.what() << '\n';
+    return cli::kExitInternal;
+  }
+}

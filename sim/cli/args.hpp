@@ -1,0 +1,80 @@
+// Small helpers shared by the p2psim command-line front ends.
+#pragma once
+#include <boost/program_options.hpp>
+
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace p2psim::cli {
+
+/// A mistake in what the user typed or supplied: reported on one line, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+
+/// Splits "a,b,c" into its items; empty items are an error naming `option`.
+inline std::vector<std::string> split_list(const std::string& text, const std::string& option) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw UsageError("--" + option + ": empty item in '" + text + "'");
+    items.push_back(item);
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
+/// Parses a whole decimal integer in [min, max]; anything else is a UsageError naming `option`.
+inline long long parse_int(const std::string& text, const std::string& option, long long min, long long max) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    throw UsageError("--" + option + ": '" + text + "' is not an integer");
+  if (v < min || v > max)
+    throw UsageError("--" + option + ": " + text + " is outside [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "]");
+  return v;
+}
+
+template <class Int>
+std::vector<Int> parse_int_list(const std::string& text, const std::string& option, long long min, long long max) {
+  std::vector<Int> out;
+  for (const auto& item : split_list(text, option)) out.push_back(static_cast<Int>(parse_int(item, option, min, max)));
+  return out;
+}
+
+/// Parses argv with `desc`; --help prints usage and returns false. Unknown options become UsageErrors.
+inline bool parse_or_help(int argc, char** argv, const boost::program_options::options_description& desc,
+                          const std::string& usage, boost::program_options::variables_map& vm,
+                          const boost::program_options::positional_options_description* positional = nullptr) {
+  namespace po = boost::program_options;
+  try {
+    po::command_line_parser parser(argc, argv);
+    parser.options(desc);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n\n" << desc << '\n';
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return true;
+}
+
+}  // namespace p2psim::cli

@@ -1,0 +1,8 @@
+// Entry points of the torch-free subcommands; each takes the argv that starts at its own name.
+#pragma once
+
+namespace p2psim::cli {
+
+int cmd_fit(int argc, char** argv);
+
+}  // namespace p2psim::cli

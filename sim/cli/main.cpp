@@ -1,0 +1,83 @@
+// p2psim: one command, git-style subcommands. Subcommands that run LibTorch kernels live in the separate
+// p2psim-torch binary and are exec'd, so the simulator itself starts without loading libtorch.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+
+using namespace p2psim;
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);  // nullptr: provided by p2psim-torch
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list{
+      {"models", "list the model zoo with parameter counts and gradient sizes (runs LibTorch)", nullptr},
+      {"calibrate", "time real LibTorch kernels and write calibration CSVs (runs LibTorch)", nullptr},
+      {"fit", "show the compute model fitted to calibration CSVs", cli::cmd_fit},
+  };
+  return list;
+}
+
+void print_help(std::ostream& out) {
+  out << "usage: p2psim <command> [options]     (p2psim <command> --help for its options)\n\n"
+         "p2psim predicts the time and cost of peer-to-peer ML training whose peers offload gradient\n"
+         "computation to serverless functions.\n\ncommands:\n";
+  for (const auto& c : commands()) out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary << '\n';
+  out << "\nexit codes: 0 success, 1 internal error, 2 bad input\n";
+}
+
+int exec_torch_binary(char** argv) {
+  auto self = std::filesystem::read_symlink("/proc/self/exe");
+  auto torch_bin = self.parent_path() / "p2psim-torch";
+  argv[0] = const_cast<char*>("p2psim-torch");
+  ::execv(torch_bin.c_str(), argv);
+  std::cerr << "p2psim: internal error: cannot run " << torch_bin << ": " << std::strerror(errno) << '\n';
+  return cli::kExitInternal;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_help(std::cerr);
+    return cli::kExitBadInput;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_help(std::cout);
+    return cli::kExitOk;
+  }
+  if (name == "--version") {
+    std::cout << "p2psim " << P2PSIM_VERSION << '\n';
+    return cli::kExitOk;
+  }
+  for (const auto& c : commands()) {
+    if (name != c.name) continue;
+    if (!c.run) return exec_torch_binary(argv);
+    try {
+      return c.run(argc - 1, argv + 1);
+    } catch (const cli::UsageError& e) {
+      std::cerr << "p2psim " << name << ": error: " << e.what() << '\n';
+      return cli::kExitBadInput;
+    } catch (const std::exception& e) {
+      std::cerr << "p2psim " << name << ": internal error: " << e.what() << '\n';
+      return cli::kExitInternal;
+    }
+  }
+  std::cerr << "p2psim: unknown command '" << name << "'\n\n";
+  print_help(std::cerr);
+  return cli::kExitBadInput;
+}
