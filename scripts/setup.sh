@@ -9,7 +9,7 @@ packages=(
   g++ cmake ninja-build pkgconf ccache
   # simulator core
   libsimgrid-dev libeigen3-dev libfmt-dev libboost-program-options-dev libpugixml-dev nlohmann-json3-dev
-  libfccp-dev zlib1g-dev
+  libfccp-dev libxxhash-dev zlib1g-dev
   # kernels: Debian's libtorch falls back to reference BLAS unless OpenBLAS is installed explicitly
   libtorch-dev libopenblas0-openmp
   # tests

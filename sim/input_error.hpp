@@ -10,6 +10,7 @@ struct InputError : std::runtime_error {
       : std::runtime_error(format(file, line, field, what)) {}
 
   static std::string format(const std::string& file, long line, const std::string& field, const std::string& what) {
+    if (file.empty()) return what;  // already formatted (e.g. relayed from a child process)
     std::string where = file;
     if (line > 0) where += ":" + std::to_string(line);
     if (!field.empty()) where += ": field '" + field + "'";

@@ -4,5 +4,6 @@
 namespace p2psim::cli {
 
 int cmd_fit(int argc, char** argv);
+int cmd_run(int argc, char** argv);
 
 }  // namespace p2psim::cli

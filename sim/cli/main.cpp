@@ -24,6 +24,7 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list{
+      {"run", "simulate an experiment: time and cost of instance-based and serverless P2P training", cli::cmd_run},
       {"models", "list the model zoo with parameter counts and gradient sizes (runs LibTorch)", nullptr},
       {"calibrate", "time real LibTorch kernels and write calibration CSVs (runs LibTorch)", nullptr},
       {"fit", "show the compute model fitted to calibration CSVs", cli::cmd_fit},

@@ -1,0 +1,59 @@
+// `p2psim run EXPERIMENT.xml [--out DIR]`: simulate the experiment's architectures, print the table, write files.
+#include <filesystem>
+
+#include "../experiment.hpp"
+#include "../input_error.hpp"
+#include "../isolate.hpp"
+#include "../results.hpp"
+#include "../simulation/simulate.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+
+namespace po = boost::program_options;
+
+namespace p2psim::cli {
+
+int cmd_run(int argc, char** argv) {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")("experiment", po::value<std::string>()->required(),
+                                                  "experiment file (XML)")(
+      "out,o", po::value<std::string>(), "write result.json, result.csv and trace.csv into this directory")(
+      "quiet,q", "do not print the table");
+  po::positional_options_description pos;
+  pos.add("experiment", 1);
+  po::variables_map vm;
+  if (!parse_or_help(argc, argv, desc,
+                     "usage: p2psim run EXPERIMENT.xml [--out DIR]\n"
+                     "Simulates instance-based and serverless P2P training and reports time and cost.",
+                     vm, &pos))
+    return kExitOk;
+  const std::string path = vm["experiment"].as<std::string>();
+  try {
+    const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
+    const Scenario scenario = resolve_scenario(experiment);
+    Result result;
+    result.scenario = &scenario;
+    // Keyed by path relative to the experiment, so results do not depend on where the tree is checked out.
+    const auto base = std::filesystem::path(path).parent_path();
+    auto record = [&](const std::string& f) {
+      result.input_hashes[std::filesystem::path(f).lexically_normal().lexically_relative(base).string()] = file_hash(f);
+    };
+    record(path);
+    record(experiment.profile_path);
+    for (const auto& f : experiment.calibration_paths) record(f);
+    record(experiment.models_path);
+    for (Architecture a : {Architecture::Instance, Architecture::Serverless}) {
+      if (!(a == Architecture::Instance ? experiment.run_instance : experiment.run_serverless)) continue;
+      auto run = run_output_from_json(nlohmann::json::parse(
+          run_isolated([&] { return to_json(simulate(scenario, a)).dump(); })));
+      (a == Architecture::Instance ? result.instance : result.serverless) = summarise(scenario, a, std::move(run));
+    }
+    if (!vm.count("quiet")) print_table(result, stdout);
+    if (vm.count("out")) write_results(result, vm["out"].as<std::string>());
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
+  return kExitOk;
+}
+
+}  // namespace p2psim::cli

@@ -1,0 +1,172 @@
+#include "cloud_profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "xml_reader.hpp"
+
+namespace p2psim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const std::string kSource = "source";
+
+void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides) {
+  auto root = xml.document().document_element();
+  for (const auto& o : overrides) {
+    pugi::xpath_node_set hits;
+    try {
+      hits = root.select_nodes(o.select.c_str());
+    } catch (const pugi::xpath_exception& e) {
+      throw InputError(o.file, o.line, "override/@select", std::string("invalid XPath: ") + e.what());
+    }
+    int changed = 0;
+    for (const auto& hit : hits)
+      if (hit.attribute()) {
+        hit.attribute().set_value(o.value.c_str());
+        ++changed;
+      }
+    if (changed == 0)
+      throw InputError(o.file, o.line, "override/@select",
+                       "'" + o.select + "' selects no attribute of the profile " + xml.path());
+  }
+}
+
+}  // namespace
+
+double FunctionService::vcpus(int memory_mb) const {
+  return std::min({memory_mb / memory_per_vcpu_mb, max_vcpus, static_cast<double>(visible_cores_for(memory_mb))});
+}
+
+int FunctionService::visible_cores_for(int memory_mb) const {
+  for (const auto& [up_to_mb, cores] : visible_cores)
+    if (memory_mb <= up_to_mb) return cores;
+  return visible_cores.empty() ? 1 : visible_cores.back().second;
+}
+
+double WorkflowService::branch_start_delay_s(int i) const {
+  if (i < parallel_burst_branches) return transition_latency_s;
+  return transition_latency_s + (i - parallel_burst_branches + 1) / parallel_ramp_branches_per_s;
+}
+
+CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides) {
+  XmlFile xml(path);
+  apply_overrides(xml, overrides);
+  auto root = xml.root("cloud");
+  xml.check_names(root, {"name", "region", "currency", "collected"},
+                  {"simulation", "network", "instance_types", "instance_billing", "function_service",
+                   "workflow_service", "object_storage", "broker", "sources"});
+  CloudProfile p;
+  p.path = path;
+  p.name = xml.text(root, "name");
+  auto required = [&](const char* name) {
+    auto n = root.child(name);
+    if (!n) throw xml.error(root, name, "required element <" + std::string(name) + "> is missing");
+    return n;
+  };
+
+  auto sim = required("simulation");
+  xml.check_names(sim, {"network_model", kSource});
+  p.network_model = xml.choice(sim, "network_model", {"LV08", "CM02"});
+
+  auto net = required("network");
+  xml.check_names(net, {"one_way_latency_s", kSource});
+  p.one_way_latency_s = xml.number(net, "one_way_latency_s", 0, 10);
+
+  auto types = required("instance_types");
+  xml.check_names(types, {kSource}, {"instance"});
+  for (auto n : types.children("instance")) {
+    xml.check_names(n, {"type", "vcpus", "memory_gib", "price_per_hour_usd", "nic_bandwidth_bps", "cpu_speed_factor",
+                        "nic_source", kSource});
+    InstanceType t;
+    t.name = xml.text(n, "type");
+    t.vcpus = static_cast<int>(xml.integer(n, "vcpus", 1, 1024));
+    t.memory_gib = xml.number(n, "memory_gib", 0.001, 1e6);
+    t.price_per_hour_usd = xml.number(n, "price_per_hour_usd", 0, 1e6);
+    t.nic_bandwidth_bps = xml.number(n, "nic_bandwidth_bps", 1, 1e13);
+    t.cpu_speed_factor = xml.number(n, "cpu_speed_factor", 1e-3, 1e3);
+    if (!p.instance_types.emplace(t.name, t).second)
+      throw xml.error(n, "instance/@type", "instance type '" + t.name + "' is listed twice");
+  }
+
+  auto billing = required("instance_billing");
+  xml.check_names(billing, {"granularity_s", "minimum_s", kSource});
+  p.instance_billing_granularity_s = xml.number(billing, "granularity_s", 1e-6, 1e6);
+  p.instance_billing_minimum_s = xml.number(billing, "minimum_s", 0, 1e6);
+
+  auto fn = required("function_service");
+  xml.check_names(fn,
+                  {"memory_min_mb", "memory_max_mb", "memory_per_vcpu_mb", "max_vcpus", "concurrency_limit",
+                   "keep_alive_s", "max_timeout_s", "billing_granularity_s", "init_billed", "price_per_gb_s_x86_usd",
+                   "price_per_gb_s_arm_usd", "price_per_request_usd", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
+                   "storage_bandwidth_bps", kSource},
+                  {"visible_cores", "cold_start"});
+  auto& f = p.functions;
+  f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
+  f.memory_max_mb = static_cast<int>(xml.integer(fn, "memory_max_mb", f.memory_min_mb, 1 << 20));
+  f.memory_per_vcpu_mb = xml.number(fn, "memory_per_vcpu_mb", 1, 1e6);
+  f.max_vcpus = xml.number(fn, "max_vcpus", 0.01, 1024);
+  f.concurrency_limit = static_cast<int>(xml.integer(fn, "concurrency_limit", 1, 1 << 24));
+  f.keep_alive_s = xml.number(fn, "keep_alive_s", 0, 1e9);
+  f.max_timeout_s = xml.number(fn, "max_timeout_s", 0.001, 1e9);
+  f.billing_granularity_s = xml.number(fn, "billing_granularity_s", 1e-9, 3600);
+  f.init_billed = xml.boolean(fn, "init_billed");
+  f.price_per_gb_s_x86_usd = xml.number(fn, "price_per_gb_s_x86_usd", 0, 1);
+  f.price_per_gb_s_arm_usd = xml.number(fn, "price_per_gb_s_arm_usd", 0, 1);
+  f.price_per_request_usd = xml.number(fn, "price_per_request_usd", 0, 1);
+  f.cpu_speed_factor_x86 = xml.number(fn, "cpu_speed_factor_x86", 1e-3, 1e3);
+  f.cpu_speed_factor_arm = xml.number(fn, "cpu_speed_factor_arm", 1e-3, 1e3);
+  f.storage_bandwidth_bps = xml.number(fn, "storage_bandwidth_bps", 1, 1e13);
+  for (auto n : fn.children("visible_cores")) {
+    xml.check_names(n, {"up_to_mb", "cores"});
+    int up_to = static_cast<int>(xml.integer(n, "up_to_mb", 1, 1 << 20));
+    if (!f.visible_cores.empty() && up_to <= f.visible_cores.back().first)
+      throw xml.error(n, "visible_cores/@up_to_mb", "must increase from one <visible_cores> to the next");
+    f.visible_cores.emplace_back(up_to, static_cast<int>(xml.integer(n, "cores", 1, 1024)));
+  }
+  if (f.visible_cores.empty() || f.visible_cores.back().first < f.memory_max_mb)
+    throw xml.error(fn, "function_service/visible_cores", "must cover memory up to memory_max_mb");
+  auto cold = fn.child("cold_start");
+  if (!cold) throw xml.error(fn, "function_service/cold_start", "required element is missing");
+  xml.check_names(cold, {"image_median_s", "image_sigma", "runtime_import_s_at_1_vcpu", kSource});
+  f.cold_start_image_median_s = xml.number(cold, "image_median_s", 0, 3600);
+  f.cold_start_image_sigma = xml.number(cold, "image_sigma", 0, 10);
+  f.runtime_import_s_at_1_vcpu = xml.number(cold, "runtime_import_s_at_1_vcpu", 0, 3600);
+
+  auto wf = required("workflow_service");
+  xml.check_names(wf, {"transition_latency_s", "parallel_burst_branches", "parallel_ramp_branches_per_s",
+                       "price_per_transition_usd", "transitions_per_execution", "transitions_per_branch", kSource});
+  auto& w = p.workflow;
+  w.transition_latency_s = xml.number(wf, "transition_latency_s", 0, 3600);
+  w.parallel_burst_branches = static_cast<int>(xml.integer(wf, "parallel_burst_branches", 0, 1 << 20));
+  w.parallel_ramp_branches_per_s = xml.number(wf, "parallel_ramp_branches_per_s", 1e-6, kInf);
+  w.price_per_transition_usd = xml.number(wf, "price_per_transition_usd", 0, 1);
+  w.transitions_per_execution = static_cast<int>(xml.integer(wf, "transitions_per_execution", 0, 1000));
+  w.transitions_per_branch = static_cast<int>(xml.integer(wf, "transitions_per_branch", 0, 1000));
+
+  auto st = required("object_storage");
+  xml.check_names(st, {"first_byte_latency_s", "per_connection_bandwidth_bps", "aggregate_bandwidth_bps",
+                       "price_per_get_usd", "price_per_put_usd", kSource});
+  auto& s = p.storage;
+  s.first_byte_latency_s = xml.number(st, "first_byte_latency_s", 0, 3600);
+  s.per_connection_bandwidth_bps = xml.number(st, "per_connection_bandwidth_bps", 1, 1e13);
+  s.aggregate_bandwidth_bps = xml.number(st, "aggregate_bandwidth_bps", 1, 1e15);
+  s.price_per_get_usd = xml.number(st, "price_per_get_usd", 0, 1);
+  s.price_per_put_usd = xml.number(st, "price_per_put_usd", 0, 1);
+
+  auto br = required("broker");
+  xml.check_names(br, {"instance", "price_per_hour_usd", "billing_granularity_s", "nic_bandwidth_bps",
+                       "per_message_cpu_s", "request_latency_s", "max_message_bytes", kSource});
+  auto& b = p.broker;
+  b.instance = xml.text(br, "instance");
+  b.price_per_hour_usd = xml.number(br, "price_per_hour_usd", 0, 1e6);
+  b.billing_granularity_s = xml.number(br, "billing_granularity_s", 1e-6, 1e6);
+  b.nic_bandwidth_bps = xml.number(br, "nic_bandwidth_bps", 1, 1e13);
+  b.per_message_cpu_s = xml.number(br, "per_message_cpu_s", 0, 60);
+  b.request_latency_s = xml.number(br, "request_latency_s", 0, 60);
+  b.max_message_bytes = xml.integer(br, "max_message_bytes", 1, 1LL << 40);
+  return p;
+}
+
+}  // namespace p2psim

@@ -1,0 +1,69 @@
+// An experiment file (experiments/*.xml), parsed and validated into plain values. Unset values come from
+// experiments/defaults.xml, whose every default cites its source.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cloud_profile.hpp"
+#include "input_error.hpp"
+
+namespace p2psim {
+
+enum class Transport { Inline, Storage, Auto };
+enum class Consume { Poll, Push };
+
+struct Experiment {
+  std::string path, name;
+  unsigned long long seed = 1;
+
+  std::string profile_path;
+  std::vector<ProfileOverride> overrides;
+  std::vector<std::string> calibration_paths;
+  std::string models_path;  // parameter counts of the zoo (p2psim models --csv)
+
+  struct Workload {
+    std::string model, input_shape, dataset;
+    long long train_samples = 0, classes = 0;
+    long long batch_size = 0;            // 0 when minibatches_per_peer is given
+    long long minibatches_per_peer = 0;  // 0 when batch_size is given
+    long long iterations = 0;            // synchronous updates; one pass over the local shard each
+    bool measured_variability = true;    // draw step times from the calibration's measured spread
+  } workload;
+
+  int peers = 0;
+  std::string instance_type;
+  bool run_instance = true, run_serverless = true;
+
+  struct Functions {
+    int memory_mb = 0;
+    std::string arch;  // x86 | arm
+    int minibatches_per_invocation = 1;
+  } functions;
+
+  struct Exchange {
+    Transport instance_transport = Transport::Auto, serverless_transport = Transport::Storage;
+    long long inline_max_bytes = 0;  // Auto sends inline up to this size, through storage above
+    Consume consume = Consume::Poll;
+    double poll_interval_s = 0;
+  } exchange;
+
+  struct Barrier {
+    bool instance = true, serverless = false;
+    double initial_wait_s = 0, poll_interval_s = 0, settle_s = 0;
+  } barrier;
+
+  double workflow_status_poll_interval_s = 0;
+  /// Line of each top-level element, for errors found after parsing (e.g. an unknown instance type).
+  std::map<std::string, long> lines;
+  /// An InputError about `field` of element `element` of this experiment.
+  InputError error(const std::string& element, const std::string& field, const std::string& what) const;
+};
+
+/// Parses `path`, filling unset values from `defaults_path`. Throws InputError naming file, line, field.
+Experiment load_experiment(const std::string& path, const std::string& defaults_path);
+
+/// The defaults file shipped with p2psim (P2PSIM_DATA_DIR/experiments/defaults.xml).
+std::string default_experiment_defaults_path();
+
+}  // namespace p2psim

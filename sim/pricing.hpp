@@ -1,0 +1,24 @@
+// Turning a Ledger into dollars with a cloud profile's prices. Pure.
+#pragma once
+#include "cloud_profile.hpp"
+#include "ledger.hpp"
+
+namespace p2psim {
+
+struct Cost {
+  double function_compute_usd = 0, function_requests_usd = 0, workflow_usd = 0, storage_usd = 0,
+         instances_usd = 0, broker_usd = 0;
+  double total_usd() const {
+    return function_compute_usd + function_requests_usd + workflow_usd + storage_usd + instances_usd + broker_usd;
+  }
+};
+
+/// `seconds` rounded up to a whole number of `granularity_s` (robust to floating-point noise just above).
+double round_up(double seconds, double granularity_s);
+
+/// Billed seconds of one function run: INIT counted when the profile bills it, rounded up to the granularity.
+double billed_function_seconds(const FunctionRun& run, const FunctionService& service);
+
+Cost price(const Ledger& ledger, const CloudProfile& profile);
+
+}  // namespace p2psim

@@ -1,0 +1,204 @@
+#include "results.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace p2psim {
+namespace {
+
+void write_atomically(const fs::path& path, const std::string& content) {
+  const fs::path tmp = path.string() + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << content;
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+std::string transport_name(const Scenario& s, Architecture a) {
+  return s.sends_inline(a) ? "inline" : "storage";
+}
+
+}  // namespace
+
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string bytes = buf.str();
+  return fmt::format("{:016x}", XXH64(bytes.data(), bytes.size(), 0));
+}
+
+ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run) {
+  ArchitectureResult r;
+  r.architecture = a;
+  r.run = std::move(run);
+  r.cost = price(r.run.ledger, s.profile);
+  const double peer_iterations = static_cast<double>(s.experiment.peers * s.experiment.workload.iterations);
+  std::map<std::pair<int, int>, std::pair<double, double>> span;  // (peer, iteration) -> first start, last end
+  std::map<std::string, std::pair<double, long long>> phase_sum;  // name -> total, count
+  std::map<std::pair<int, int>, double> gradient_start;
+  for (const auto& p : r.run.trace) {
+    const double d = p.end_s - p.start_s;
+    auto& ps = phase_sum[to_string(p.phase)];
+    ps.first += d;
+    ++ps.second;
+    if (p.invocation >= 0 || p.phase == Phase::DataFetch) continue;  // the peer's iteration phases only
+    auto key = std::make_pair(p.peer, p.iteration);
+    auto it = span.find(key);
+    if (it == span.end()) span[key] = {p.start_s, p.end_s};
+    else it->second = {std::min(it->second.first, p.start_s), std::max(it->second.second, p.end_s)};
+    switch (p.phase) {
+      case Phase::Compute: r.gradient_s += d; break;                         // instance-based
+      case Phase::Orchestration: gradient_start[key] = p.start_s; break;    // serverless: from StartExecution ...
+      case Phase::LocalAverage: r.gradient_s += p.end_s - gradient_start[key]; break;  // ... to the local mean
+      case Phase::Send:
+      case Phase::Receive: r.communication_s += d; break;
+      case Phase::AggregateUpdate: r.aggregate_update_s += d; break;
+      case Phase::Barrier: r.barrier_s += d; break;
+      default: break;
+    }
+  }
+  for (const auto& [key, se] : span) r.iteration_s += se.second - se.first;
+  r.gradient_s /= peer_iterations;
+  r.communication_s /= peer_iterations;
+  r.aggregate_update_s /= peer_iterations;
+  r.barrier_s /= peer_iterations;
+  r.iteration_s /= peer_iterations;
+  for (const auto& [name, tc] : phase_sum) r.phase_means_s[name] = tc.first / static_cast<double>(tc.second);
+  r.total_s = *std::max_element(r.run.peer_end_s.begin(), r.run.peer_end_s.end());
+  return r;
+}
+
+std::optional<Comparison> Result::comparison() const {
+  if (!instance || !serverless) return std::nullopt;
+  return Comparison{100.0 * (1.0 - serverless->gradient_s / instance->gradient_s),
+                    serverless->cost.total_usd() / instance->cost.total_usd()};
+}
+
+void print_table(const Result& r, std::FILE* out) {
+  const Scenario& s = *r.scenario;
+  const auto& e = s.experiment;
+  fmt::print(out, "{}: {} on {} ({}), {} peers on {}, {} iterations of {} minibatches per peer\n", e.name,
+             e.workload.model, e.workload.dataset, e.workload.input_shape, e.peers, e.instance_type,
+             e.workload.iterations, s.minibatches.size());
+  fmt::print(out, "functions: {} MB {} ({:.2f} vCPU), {} invocations per peer per iteration; gradient {:.1f} MB\n\n",
+             e.functions.memory_mb, e.functions.arch, s.function_vcpus, s.invocations.size(), s.gradient_bytes / 1e6);
+  fmt::print(out, "{:<34}", "");
+  std::vector<const ArchitectureResult*> archs;
+  for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr})
+    if (a) archs.push_back(a), fmt::print(out, "{:>14}", to_string(a->architecture));
+  fmt::print(out, "\n");
+  auto row = [&](const char* label, auto value, const char* format) {
+    fmt::print(out, "{:<34}", label);
+    for (const auto* a : archs) fmt::print(out, fmt::runtime(format), value(*a));
+    fmt::print(out, "\n");
+  };
+  row("gradient computation / iter (s)", [](auto& a) { return a.gradient_s; }, "{:>14.3f}");
+  row("communication / iter (s)", [](auto& a) { return a.communication_s; }, "{:>14.3f}");
+  row("aggregate + update / iter (s)", [](auto& a) { return a.aggregate_update_s; }, "{:>14.3f}");
+  row("barrier / iter (s)", [](auto& a) { return a.barrier_s; }, "{:>14.3f}");
+  row("iteration (s)", [](auto& a) { return a.iteration_s; }, "{:>14.3f}");
+  row("total (s)", [](auto& a) { return a.total_s; }, "{:>14.3f}");
+  row("cost: instances (USD)", [](auto& a) { return a.cost.instances_usd; }, "{:>14.6f}");
+  row("cost: broker (USD)", [](auto& a) { return a.cost.broker_usd; }, "{:>14.6f}");
+  row("cost: function compute (USD)", [](auto& a) { return a.cost.function_compute_usd; }, "{:>14.6f}");
+  row("cost: function requests (USD)", [](auto& a) { return a.cost.function_requests_usd; }, "{:>14.6f}");
+  row("cost: workflow (USD)", [](auto& a) { return a.cost.workflow_usd; }, "{:>14.6f}");
+  row("cost: storage requests (USD)", [](auto& a) { return a.cost.storage_usd; }, "{:>14.6f}");
+  row("cost: total (USD)", [](auto& a) { return a.cost.total_usd(); }, "{:>14.6f}");
+  if (auto c = r.comparison())
+    fmt::print(out, "\ngradient-computation time improvement (serverless vs instance): {:.2f} %\n"
+                    "cost ratio (serverless / instance): {:.2f}x\n",
+               c->gradient_improvement_percent, c->cost_ratio);
+}
+
+nlohmann::ordered_json result_json(const Result& r) {
+  const Scenario& s = *r.scenario;
+  const auto& e = s.experiment;
+  nlohmann::ordered_json j;
+  j["p2psim_version"] = P2PSIM_VERSION;
+  j["experiment"] = e.name;
+  j["seed"] = e.seed;
+  j["inputs_xxh64"] = r.input_hashes;
+  j["scenario"] = {{"model", e.workload.model},
+                   {"input_shape", e.workload.input_shape},
+                   {"dataset", e.workload.dataset},
+                   {"peers", e.peers},
+                   {"instance_type", e.instance_type},
+                   {"iterations", e.workload.iterations},
+                   {"minibatches_per_peer", s.minibatches.size()},
+                   {"minibatch_sizes", s.minibatches},
+                   {"invocations_per_peer", s.invocations.size()},
+                   {"function_memory_mb", e.functions.memory_mb},
+                   {"function_arch", e.functions.arch},
+                   {"function_vcpus", s.function_vcpus},
+                   {"parameters", s.parameters},
+                   {"gradient_bytes", s.gradient_bytes}};
+  for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
+    if (!a) continue;
+    const auto& c = a->cost;
+    j["architectures"][to_string(a->architecture)] = {
+        {"transport", transport_name(s, a->architecture)},
+        {"gradient_s_per_iteration", a->gradient_s},
+        {"communication_s_per_iteration", a->communication_s},
+        {"aggregate_update_s_per_iteration", a->aggregate_update_s},
+        {"barrier_s_per_iteration", a->barrier_s},
+        {"iteration_s", a->iteration_s},
+        {"total_s", a->total_s},
+        {"phase_means_s", a->phase_means_s},
+        {"cost_usd",
+         {{"instances", c.instances_usd}, {"broker", c.broker_usd}, {"function_compute", c.function_compute_usd},
+          {"function_requests", c.function_requests_usd}, {"workflow", c.workflow_usd}, {"storage", c.storage_usd},
+          {"total", c.total_usd()}}},
+        {"usage",
+         {{"function_invocations", a->run.ledger.function_runs.size()}, {"cold_starts", a->run.cold_starts},
+          {"warm_starts", a->run.warm_starts}, {"max_containers", a->run.max_containers},
+          {"workflow_transitions", a->run.ledger.workflow_transitions}, {"storage_gets", a->run.ledger.storage_gets},
+          {"storage_puts", a->run.ledger.storage_puts}, {"gradient_deliveries", a->run.deliveries.size()}}}};
+  }
+  if (auto c = r.comparison())
+    j["comparison"] = {{"gradient_time_improvement_percent", c->gradient_improvement_percent},
+                       {"cost_ratio_serverless_over_instance", c->cost_ratio}};
+  return j;
+}
+
+void write_results(const Result& r, const std::string& dir) {
+  fs::create_directories(dir);
+  write_atomically(fs::path(dir) / "result.json", result_json(r).dump(2) + "\n");
+  const Scenario& s = *r.scenario;
+  const auto& e = s.experiment;
+  std::string csv =
+      "experiment,architecture,model,dataset,peers,instance_type,function_memory_mb,function_arch,iterations,"
+      "transport,gradient_s_per_iteration,communication_s_per_iteration,aggregate_update_s_per_iteration,"
+      "barrier_s_per_iteration,iteration_s,total_s,instances_usd,broker_usd,function_compute_usd,"
+      "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts\n";
+  std::string trace = "architecture,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
+  for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
+    if (!a) continue;
+    const auto& c = a->cost;
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+                       "{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n",
+                       e.name, to_string(a->architecture), e.workload.model, e.workload.dataset, e.peers,
+                       e.instance_type, e.functions.memory_mb, e.functions.arch, e.workload.iterations,
+                       transport_name(s, a->architecture), a->gradient_s, a->communication_s, a->aggregate_update_s,
+                       a->barrier_s, a->iteration_s, a->total_s, c.instances_usd, c.broker_usd, c.function_compute_usd,
+                       c.function_requests_usd, c.workflow_usd, c.storage_usd, c.total_usd(),
+                       a->run.ledger.function_runs.size(), a->run.cold_starts);
+    for (const auto& p : a->run.trace)
+      trace += fmt::format("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n", to_string(a->architecture), p.peer, p.iteration,
+                           p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
+  }
+  write_atomically(fs::path(dir) / "result.csv", csv);
+  write_atomically(fs::path(dir) / "trace.csv", trace);
+}
+
+}  // namespace p2psim

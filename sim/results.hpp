@@ -1,0 +1,49 @@
+// From raw runs to what users read: per-architecture summaries, the paper's two metrics, the human table,
+// and the result files (JSON, CSV, phase trace), written atomically.
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "pricing.hpp"
+#include "scenario.hpp"
+#include "simulation/run_output.hpp"
+
+namespace p2psim {
+
+struct ArchitectureResult {
+  Architecture architecture;
+  RunOutput run;
+  Cost cost;
+  // Means per peer and iteration, seconds.
+  double gradient_s = 0;       // the paper's compute_gradients_time
+  double communication_s = 0;  // send + receive
+  double aggregate_update_s = 0, barrier_s = 0, iteration_s = 0;
+  double total_s = 0;          // until the last peer finishes
+  std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
+};
+
+ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run);
+
+struct Comparison {
+  double gradient_improvement_percent = 0;  // 100 (1 - serverless / instance)
+  double cost_ratio = 0;                    // serverless / instance
+};
+
+struct Result {
+  const Scenario* scenario = nullptr;
+  std::map<std::string, std::string> input_hashes;  // file -> xxh64, for provenance
+  std::optional<ArchitectureResult> instance, serverless;
+  std::optional<Comparison> comparison() const;
+};
+
+/// Hex XXH64 of a file's bytes.
+std::string file_hash(const std::string& path);
+
+void print_table(const Result& r, std::FILE* out);
+nlohmann::ordered_json result_json(const Result& r);
+/// Writes result.json, result.csv and trace.csv into `dir` (created if needed), each atomically.
+void write_results(const Result& r, const std::string& dir);
+
+}  // namespace p2psim

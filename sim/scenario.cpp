@@ -1,0 +1,152 @@
+#include "scenario.hpp"
+
+#define CSV_IO_NO_THREAD
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"  // inside the header, harmless
+#include <libfccp/csv.h>
+#pragma GCC diagnostic pop
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace p2psim {
+namespace {
+
+struct ModelSize {
+  long long parameters = 0;
+  std::string default_input_shape;
+};
+
+ModelSize model_size(const std::string& path, const std::string& model, long long classes) {
+  try {
+    io::CSVReader<4, io::trim_chars<' '>, io::no_quote_escape<','>, io::throw_on_overflow> in(path);
+    in.read_header(io::ignore_extra_column, "model", "num_classes", "parameters", "default_input_shape");
+    std::string name, shape;
+    long long n_classes = 0, params = 0;
+    std::string known;
+    while (in.read_row(name, n_classes, params, shape)) {
+      if (name == model && n_classes == classes) return {params, shape};
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    throw std::out_of_range("unknown model '" + model + "' (known: " + known + ")");
+  } catch (const io::error::base& e) {
+    throw InputError(path, 0, "", e.what());
+  }
+}
+
+long long shape_volume(const std::string& shape, const Experiment& e) {
+  long long c = 0, h = 0, w = 0;
+  char x1 = 0, x2 = 0;
+  std::istringstream in(shape);
+  if (!(in >> c >> x1 >> h >> x2 >> w) || x1 != 'x' || x2 != 'x' || !in.eof() || c < 1 || h < 1 || w < 1)
+    throw e.error("workload", "input_shape", "expected CxHxW with positive integers, got '" + shape + "'");
+  return c * h * w;
+}
+
+}  // namespace
+
+const char* to_string(Architecture a) { return a == Architecture::Instance ? "instance" : "serverless"; }
+
+bool Scenario::sends_inline(Architecture a) const {
+  Transport t = a == Architecture::Instance ? experiment.exchange.instance_transport
+                                            : experiment.exchange.serverless_transport;
+  return t == Transport::Inline || (t == Transport::Auto && gradient_bytes <= experiment.exchange.inline_max_bytes);
+}
+
+double Scenario::step_seconds(long long batch, double vcpus, double speed_factor) const {
+  return compute.step_seconds(experiment.workload.model, experiment.workload.input_shape, static_cast<double>(batch),
+                              vcpus) / speed_factor;
+}
+
+Scenario resolve_scenario(const Experiment& e) {
+  Scenario s;
+  s.experiment = e;
+  s.profile = load_cloud_profile(e.profile_path, e.overrides);
+  s.compute = ComputeModel::load(e.calibration_paths);
+  const auto& w = e.workload;
+
+  auto type = s.profile.instance_types.find(e.instance_type);
+  if (type == s.profile.instance_types.end()) {
+    std::string known;
+    for (const auto& [name, t] : s.profile.instance_types) known += (known.empty() ? "" : ", ") + name;
+    throw e.error("peers", "instance_type", "unknown instance type '" + e.instance_type + "' (the profile " +
+                                                s.profile.path + " has: " + known + ")");
+  }
+  s.peer_type = type->second;
+
+  ModelSize size;
+  try {
+    size = model_size(e.models_path, w.model, w.classes);
+  } catch (const std::out_of_range& ex) {
+    throw e.error("workload", "model", ex.what());
+  }
+  s.sample_bytes = shape_volume(w.input_shape, e) * 4;
+  // Only mnist_cnn's parameter count depends on its input (its first Linear layer follows the image size).
+  if (w.model == "mnist_cnn" && w.input_shape != size.default_input_shape)
+    throw e.error("workload", "input_shape", "the parameter count of mnist_cnn is recorded for " +
+                                                 size.default_input_shape + " only");
+  s.parameters = size.parameters;
+  s.gradient_bytes = size.parameters * 4;
+
+  s.shard_samples = w.train_samples / e.peers;
+  if (s.shard_samples < 1)
+    throw e.error("peers", "count", std::to_string(e.peers) + " peers leave no training sample for some of them (" +
+                                        std::to_string(w.train_samples) + " samples)");
+  if (w.batch_size > 0) {  // full minibatches, then the remainder, as a DataLoader without drop_last
+    for (long long left = s.shard_samples; left > 0; left -= w.batch_size)
+      s.minibatches.push_back(std::min(left, w.batch_size));
+  } else {  // the paper's split script: batch = len(partition) // num_batch, remainder dropped
+    if (w.minibatches_per_peer > s.shard_samples)
+      throw e.error("workload", "minibatches_per_peer", "more minibatches than the " +
+                                                            std::to_string(s.shard_samples) + " samples of a shard");
+    s.minibatches.assign(w.minibatches_per_peer, s.shard_samples / w.minibatches_per_peer);
+  }
+  const int per_invocation = e.functions.minibatches_per_invocation;
+  for (size_t i = 0; i < s.minibatches.size(); i += per_invocation)
+    s.invocations.emplace_back(s.minibatches.begin() + i,
+                               s.minibatches.begin() + std::min(s.minibatches.size(), i + per_invocation));
+
+  const auto& fs = s.profile.functions;
+  if (e.functions.memory_mb < fs.memory_min_mb || e.functions.memory_mb > fs.memory_max_mb)
+    throw e.error("functions", "memory_mb", "expected " + std::to_string(fs.memory_min_mb) + ".." +
+                                                std::to_string(fs.memory_max_mb) + " MB, got " +
+                                                std::to_string(e.functions.memory_mb));
+  s.function_vcpus = fs.vcpus(e.functions.memory_mb);
+  const bool arm = e.functions.arch == "arm";
+  s.function_speed_factor = arm ? fs.cpu_speed_factor_arm : fs.cpu_speed_factor_x86;
+  s.function_price_per_gb_s_usd = arm ? fs.price_per_gb_s_arm_usd : fs.price_per_gb_s_x86_usd;
+
+  // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
+  try {
+    for (long long b : std::set<long long>(s.minibatches.begin(), s.minibatches.end())) {
+      s.step_seconds(b, s.peer_type.vcpus, 1);
+      s.step_seconds(b, s.function_vcpus, 1);
+    }
+    s.compute.average_seconds(static_cast<double>(s.parameters), 2);
+  } catch (const std::logic_error& ex) {
+    throw e.error("workload", "model", ex.what());
+  }
+
+  for (Architecture a : {Architecture::Instance, Architecture::Serverless}) {
+    const bool runs = a == Architecture::Instance ? e.run_instance : e.run_serverless;
+    if (runs && s.sends_inline(a) && s.gradient_bytes > s.profile.broker.max_message_bytes)
+      throw e.error("exchange", std::string(to_string(a)) + "_transport",
+                    "a " + std::to_string(s.gradient_bytes) + "-byte " + w.model +
+                        " gradient sent inline exceeds the broker's maximum message size of " +
+                        std::to_string(s.profile.broker.max_message_bytes) +
+                        " bytes (RabbitMQ would refuse it); use storage or auto");
+  }
+  if (e.run_serverless)
+    for (const auto& inv : s.invocations) {
+      double seconds = 0;
+      for (long long b : inv) seconds += s.step_seconds(b, s.function_vcpus, s.function_speed_factor);
+      if (seconds > fs.max_timeout_s)
+        throw e.error("functions", "memory_mb", "an invocation would compute for " + std::to_string(seconds) +
+                                                    " s, over the function timeout of " +
+                                                    std::to_string(fs.max_timeout_s) + " s");
+    }
+  return s;
+}
+
+}  // namespace p2psim

@@ -1,0 +1,39 @@
+// A fully resolved simulation input: the experiment, its cloud profile (overrides applied), the compute
+// model and every derived quantity (minibatches, payload sizes, CPU shares). Pure: no SimGrid here.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cloud_profile.hpp"
+#include "compute_model.hpp"
+#include "experiment.hpp"
+
+namespace p2psim {
+
+enum class Architecture { Instance, Serverless };
+const char* to_string(Architecture a);
+
+struct Scenario {
+  Experiment experiment;
+  CloudProfile profile;
+  ComputeModel compute;
+  InstanceType peer_type;
+
+  long long parameters = 0, gradient_bytes = 0;
+  long long sample_bytes = 0;                // one float32 input sample as the paper's pickles hold it
+  long long shard_samples = 0;               // per peer
+  std::vector<long long> minibatches;        // sizes of one peer's minibatches, in order
+  std::vector<std::vector<long long>> invocations;  // minibatch sizes handled by each function invocation
+  double function_vcpus = 0, function_speed_factor = 1, function_price_per_gb_s_usd = 0;
+
+  bool sends_inline(Architecture a) const;
+
+  /// Seconds of one training step on `vcpus` CPUs whose speed is `speed_factor` x the calibration CPU.
+  double step_seconds(long long batch, double vcpus, double speed_factor) const;
+};
+
+/// Loads the experiment's profile, calibration and model sizes and checks that they fit together.
+/// Throws InputError naming the experiment file, line and field.
+Scenario resolve_scenario(const Experiment& experiment);
+
+}  // namespace p2psim

@@ -1,0 +1,235 @@
+// The peers' per-iteration workflows (paper-system.md §1.2 instance-based, §1.3 serverless) and the
+// all-to-all gradient exchange they share.
+#include <algorithm>
+
+#include "world.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+double now() { return sg4::Engine::get_clock(); }
+
+double gradient_bytes(const World& w) { return static_cast<double>(w.s.gradient_bytes); }
+
+// Seconds of the kernels measured at one thread on the calibration CPU, on this peer's CPU.
+double peer_kernel_seconds(const World& w, double calibration_seconds) {
+  return calibration_seconds / w.s.peer_type.cpu_speed_factor;
+}
+
+/// Publishes the peer's gradient for `iteration`: inline through the broker, or as an S3 object whose key goes
+/// through the broker.
+void send_gradient(World& w, int peer, int iteration) {
+  const double start = now();
+  if (w.s.sends_inline(w.arch)) {
+    sg4::Comm::sendto(w.hosts.peers[peer], w.hosts.broker, static_cast<uint64_t>(gradient_bytes(w)));
+  } else {
+    storage_put(w, w.hosts.peers[peer], gradient_bytes(w));
+    broker_request(w);
+  }
+  broker_process_message(w);
+  {
+    std::unique_lock<sg4::Mutex> lock(*w.board.mutex);
+    w.board.published[peer][iteration] = true;
+  }
+  w.board.changed->notify_all();
+  w.trace(peer, iteration, Phase::Send, start);
+}
+
+/// Transfers producer's message for `iteration` to `peer` (the gradient itself, or the key then the object).
+void fetch_gradient(World& w, int peer, int producer, int iteration) {
+  if (w.s.sends_inline(w.arch)) {
+    broker_process_message(w);
+    sg4::Comm::sendto(w.hosts.broker, w.hosts.peers[peer], static_cast<uint64_t>(gradient_bytes(w)));
+  } else {
+    storage_get(w, w.hosts.peers[peer], gradient_bytes(w));
+  }
+  w.out.deliveries.push_back({peer, producer, iteration});
+}
+
+/// Collects every other peer's gradient for `iteration`. Polling as the paper's code does (one basic_get per
+/// missing queue per round, then a sleep), or pushed by the broker as soon as published.
+void receive_gradients(World& w, int peer, int iteration) {
+  const double start = now();
+  const int n = w.peers();
+  std::vector<bool> have(n, false);
+  have[peer] = true;
+  int missing = n - 1;
+  if (w.s.experiment.exchange.consume == Consume::Poll) {
+    while (missing > 0) {
+      for (int j = 0; j < n; ++j) {
+        if (have[j]) continue;
+        broker_request(w);  // basic_get on j's queue
+        if (!w.board.published[j][iteration]) continue;
+        fetch_gradient(w, peer, j, iteration);
+        have[j] = true;
+        --missing;
+      }
+      if (missing > 0) sg4::this_actor::sleep_for(w.s.experiment.exchange.poll_interval_s);
+    }
+  } else {
+    while (missing > 0) {
+      int next = -1;
+      {
+        std::unique_lock<sg4::Mutex> lock(*w.board.mutex);
+        for (;;) {
+          for (int j = 0; j < n && next < 0; ++j)
+            if (!have[j] && w.board.published[j][iteration]) next = j;
+          if (next >= 0) break;
+          w.board.changed->wait(lock);
+        }
+      }
+      fetch_gradient(w, peer, next, iteration);
+      have[next] = true;
+      --missing;
+    }
+  }
+  w.trace(peer, iteration, Phase::Receive, start);
+}
+
+/// Equal-weight mean of the N gradients, then the SGD step (costed as one more two-gradient pass).
+void aggregate_and_update(World& w, int peer, int iteration) {
+  const double start = now();
+  const double e = static_cast<double>(w.s.parameters);
+  sg4::this_actor::sleep_for(
+      peer_kernel_seconds(w, w.s.compute.average_seconds(e, w.peers()) + w.s.compute.average_seconds(e, 2)));
+  w.trace(peer, iteration, Phase::AggregateUpdate, start);
+}
+
+/// The instance script's barrier: publish to a sync queue, wait, poll its count until it holds every peer,
+/// settle, purge (paper-system.md §1.2 step 7).
+void barrier(World& w, int peer, int iteration) {
+  const auto& b = w.s.experiment.barrier;
+  const double start = now();
+  broker_request(w);
+  ++w.barrier_arrivals[iteration];
+  sg4::this_actor::sleep_for(b.initial_wait_s);
+  for (;;) {
+    broker_request(w);  // queue_declare(passive) -> message_count
+    if (w.barrier_arrivals[iteration] == w.peers()) break;
+    sg4::this_actor::sleep_for(b.poll_interval_s);
+  }
+  sg4::this_actor::sleep_for(b.settle_s);
+  w.trace(peer, iteration, Phase::Barrier, start);
+}
+
+bool barrier_enabled(const World& w) {
+  return w.arch == Architecture::Instance ? w.s.experiment.barrier.instance : w.s.experiment.barrier.serverless;
+}
+
+void finish_iteration(World& w, int peer, int iteration) {
+  receive_gradients(w, peer, iteration);
+  aggregate_and_update(w, peer, iteration);
+  if (barrier_enabled(w)) barrier(w, peer, iteration);
+}
+
+// ---- serverless: one workflow execution per peer and iteration -------------------------------------------
+
+struct Execution {
+  int remaining = 0;
+  double end_s = -1;  // when the workflow reports success; -1 while running
+};
+
+void function_invocation(World& w, int peer, int iteration, int k, double start_delay_s, Execution* exec) {
+  sg4::this_actor::sleep_for(start_delay_s);
+  const auto& fs = w.s.profile.functions;
+  const FunctionPool::Lease lease = w.pool.acquire();
+  sg4::Host* host = w.hosts.function_slots[lease.slot];
+  FunctionRun run;
+  if (lease.cold) {
+    const double start = now();
+    const double image_s = fs.cold_start_image_median_s * std::exp(fs.cold_start_image_sigma * w.standard_normal());
+    run.init_s = image_s + fs.runtime_import_s_at_1_vcpu / std::min(1.0, w.s.function_vcpus);
+    sg4::this_actor::sleep_for(run.init_s);
+    w.trace(peer, iteration, Phase::ColdStart, start, k);
+    ++w.out.cold_starts;
+  } else {
+    ++w.out.warm_starts;
+  }
+  const double run_start = now();
+  const auto& batches = w.s.invocations[k];
+  long long samples = 0;
+  for (long long b : batches) samples += b;
+  storage_get(w, host, static_cast<double>(samples * w.s.sample_bytes));
+  w.trace(peer, iteration, Phase::DataFetch, run_start, k);
+
+  const double compute_start = now();
+  double compute_s = 0;
+  for (long long b : batches) compute_s += w.s.step_seconds(b, w.s.function_vcpus, w.s.function_speed_factor) * w.step_noise();
+  sg4::this_actor::sleep_for(compute_s);
+  w.trace(peer, iteration, Phase::Compute, compute_start, k);
+
+  const double upload_start = now();
+  storage_put(w, host, gradient_bytes(w));
+  broker_request(w);  // publish the key to the peer's lambda queue
+  broker_process_message(w);
+  w.trace(peer, iteration, Phase::FunctionUpload, upload_start, k);
+
+  run.run_s = now() - run_start;
+  w.out.ledger.function_runs.push_back(run);
+  w.pool.release(lease.slot);
+  if (--exec->remaining == 0) exec->end_s = now() + w.s.profile.workflow.transition_latency_s;
+}
+
+}  // namespace
+
+void instance_peer(World& w, int peer) {
+  const double fetch_start = now();
+  storage_get(w, w.hosts.peers[peer], static_cast<double>(w.s.shard_samples * w.s.sample_bytes));
+  w.trace(peer, 0, Phase::DataFetch, fetch_start);
+  for (int it = 0; it < w.s.experiment.workload.iterations; ++it) {
+    const double start = now();
+    double compute_s = 0;  // every minibatch one after another on the peer's own CPU
+    for (long long b : w.s.minibatches)
+      compute_s += w.s.step_seconds(b, w.s.peer_type.vcpus, w.s.peer_type.cpu_speed_factor) * w.step_noise();
+    compute_s += peer_kernel_seconds(w, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), 2)) *
+                 static_cast<double>(w.s.minibatches.size() - 1);  // the running sum of minibatch gradients
+    sg4::this_actor::sleep_for(compute_s);
+    w.trace(peer, it, Phase::Compute, start);
+    send_gradient(w, peer, it);
+    finish_iteration(w, peer, it);
+  }
+  w.out.peer_end_s[peer] = now();
+}
+
+void serverless_peer(World& w, int peer) {
+  const auto& wf = w.s.profile.workflow;
+  const int invocations = static_cast<int>(w.s.invocations.size());
+  for (int it = 0; it < w.s.experiment.workload.iterations; ++it) {
+    const double start = now();
+    w.out.ledger.workflow_transitions += wf.transitions_per_execution + wf.transitions_per_branch * invocations;
+    // StartExecution -> ProcessInput task -> Parallel state.
+    sg4::this_actor::sleep_for(2 * wf.transition_latency_s);
+    w.trace(peer, it, Phase::Orchestration, start);
+
+    Execution exec{invocations, -1};
+    for (int k = 0; k < invocations; ++k)
+      sg4::Actor::create("fn-" + std::to_string(peer) + "-" + std::to_string(it) + "-" + std::to_string(k),
+                         w.hosts.peers[peer], function_invocation, std::ref(w), peer, it, k,
+                         wf.branch_start_delay_s(k), &exec);
+    // DescribeExecution every poll interval from StartExecution on: completion is seen at the next poll.
+    const double poll_s = w.s.experiment.workflow_status_poll_interval_s;
+    double next_poll = start;
+    while (exec.end_s < 0 || exec.end_s > now()) {
+      next_poll += poll_s;
+      sg4::this_actor::sleep_until(next_poll);
+    }
+    w.trace(peer, it, Phase::PollingWait, exec.end_s);
+
+    const double collect_start = now();
+    for (int k = 0; k < invocations; ++k) {
+      broker_request(w);  // basic_get on the lambda queue: an S3 key
+      storage_get(w, w.hosts.peers[peer], gradient_bytes(w));
+    }
+    w.trace(peer, it, Phase::Collect, collect_start);
+    const double average_start = now();
+    sg4::this_actor::sleep_for(
+        peer_kernel_seconds(w, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), invocations)));
+    w.trace(peer, it, Phase::LocalAverage, average_start);
+
+    send_gradient(w, peer, it);
+    finish_iteration(w, peer, it);
+  }
+  w.out.peer_end_s[peer] = now();
+}
+
+}  // namespace p2psim::simulation

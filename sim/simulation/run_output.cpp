@@ -1,0 +1,74 @@
+#include "run_output.hpp"
+
+namespace p2psim {
+
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::DataFetch: return "data_fetch";
+    case Phase::ColdStart: return "cold_start";
+    case Phase::Orchestration: return "orchestration";
+    case Phase::Compute: return "compute";
+    case Phase::FunctionUpload: return "function_upload";
+    case Phase::PollingWait: return "polling_wait";
+    case Phase::Collect: return "collect";
+    case Phase::LocalAverage: return "local_average";
+    case Phase::Send: return "send";
+    case Phase::Receive: return "receive";
+    case Phase::AggregateUpdate: return "aggregate_update";
+    case Phase::Barrier: return "barrier";
+  }
+  return "?";
+}
+
+// Compact arrays rather than objects: a 128-peer trace has tens of thousands of records.
+nlohmann::json to_json(const RunOutput& r) {
+  nlohmann::json j;
+  const auto& l = r.ledger;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& f : l.function_runs) runs.push_back({f.init_s, f.run_s});
+  j["ledger"] = {{"function_memory_mb", l.function_memory_mb},
+                 {"function_price_per_gb_s_usd", l.function_price_per_gb_s_usd},
+                 {"function_runs", runs},
+                 {"workflow_transitions", l.workflow_transitions},
+                 {"storage_gets", l.storage_gets},
+                 {"storage_puts", l.storage_puts},
+                 {"peer_uptime_s", l.peer_uptime_s},
+                 {"instance_price_per_hour_usd", l.instance_price_per_hour_usd},
+                 {"broker_uptime_s", l.broker_uptime_s}};
+  nlohmann::json trace = nlohmann::json::array();
+  for (const auto& p : r.trace)
+    trace.push_back({p.peer, p.iteration, p.invocation, static_cast<int>(p.phase), p.start_s, p.end_s});
+  j["trace"] = std::move(trace);
+  nlohmann::json deliveries = nlohmann::json::array();
+  for (const auto& d : r.deliveries) deliveries.push_back({d.consumer, d.producer, d.iteration});
+  j["deliveries"] = std::move(deliveries);
+  j["peer_end_s"] = r.peer_end_s;
+  j["cold_starts"] = r.cold_starts;
+  j["warm_starts"] = r.warm_starts;
+  j["max_containers"] = r.max_containers;
+  return j;
+}
+
+RunOutput run_output_from_json(const nlohmann::json& j) {
+  RunOutput r;
+  const auto& l = j.at("ledger");
+  r.ledger.function_memory_mb = l.at("function_memory_mb");
+  r.ledger.function_price_per_gb_s_usd = l.at("function_price_per_gb_s_usd");
+  for (const auto& f : l.at("function_runs")) r.ledger.function_runs.push_back({f[0], f[1]});
+  r.ledger.workflow_transitions = l.at("workflow_transitions");
+  r.ledger.storage_gets = l.at("storage_gets");
+  r.ledger.storage_puts = l.at("storage_puts");
+  r.ledger.peer_uptime_s = l.at("peer_uptime_s").get<std::vector<double>>();
+  r.ledger.instance_price_per_hour_usd = l.at("instance_price_per_hour_usd");
+  r.ledger.broker_uptime_s = l.at("broker_uptime_s");
+  for (const auto& p : j.at("trace"))
+    r.trace.push_back({p[0], p[1], p[2], static_cast<Phase>(p[3].get<int>()), p[4], p[5]});
+  for (const auto& d : j.at("deliveries")) r.deliveries.push_back({d[0], d[1], d[2]});
+  r.peer_end_s = j.at("peer_end_s").get<std::vector<double>>();
+  r.cold_starts = j.at("cold_starts");
+  r.warm_starts = j.at("warm_starts");
+  r.max_containers = j.at("max_containers");
+  return r;
+}
+
+}  // namespace p2psim

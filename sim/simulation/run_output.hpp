@@ -1,0 +1,51 @@
+// What one simulated run of one architecture produces: billable usage, the phase trace and delivery log.
+// Plain data, serialisable to JSON so a run can happen in a child process (SimGrid: one engine per process).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../ledger.hpp"
+
+namespace p2psim {
+
+enum class Phase {
+  DataFetch,        // loading training data from storage
+  ColdStart,        // a function container's INIT
+  Orchestration,    // workflow start and transitions before the functions run
+  Compute,          // forward + loss + backward
+  FunctionUpload,   // a function writing its gradient to storage and publishing the key
+  PollingWait,      // a peer waiting for its next workflow status poll
+  Collect,          // a peer fetching its functions' gradients
+  LocalAverage,     // a peer averaging its functions' gradients
+  Send,             // publishing the peer's gradient
+  Receive,          // collecting the other peers' gradients
+  AggregateUpdate,  // averaging the N gradients and the optimiser step
+  Barrier,
+};
+const char* to_string(Phase p);
+
+struct PhaseRecord {
+  int peer = 0, iteration = 0;
+  int invocation = -1;  // the function invocation it belongs to; -1 for the peer's own phases
+  Phase phase = Phase::Compute;
+  double start_s = 0, end_s = 0;
+};
+
+struct Delivery {
+  int consumer = 0, producer = 0, iteration = 0;
+};
+
+struct RunOutput {
+  Ledger ledger;
+  std::vector<PhaseRecord> trace;
+  std::vector<Delivery> deliveries;
+  std::vector<double> peer_end_s;
+  long long cold_starts = 0, warm_starts = 0;
+  int max_containers = 0;  // containers alive at once, at most
+};
+
+nlohmann::json to_json(const RunOutput& r);
+RunOutput run_output_from_json(const nlohmann::json& j);
+
+}  // namespace p2psim

@@ -1,0 +1,150 @@
+#include "xml_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace p2psim {
+
+XmlFile::XmlFile(const std::string& path) : path_(path), doc_(std::make_unique<pugi::xml_document>()) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  parse(text.data(), text.size());
+}
+
+XmlFile::XmlFile(const std::string& name, const std::string& text)
+    : path_(name), doc_(std::make_unique<pugi::xml_document>()) {
+  parse(text.data(), text.size());
+}
+
+void XmlFile::parse(const char* data, size_t size) {
+  line_starts_.push_back(0);
+  for (size_t i = 0; i < size; ++i)
+    if (data[i] == '\n') line_starts_.push_back(i + 1);
+  auto result = doc_->load_buffer(data, size, pugi::parse_default | pugi::parse_comments);
+  if (!result) {
+    auto line = static_cast<long>(std::upper_bound(line_starts_.begin(), line_starts_.end(),
+                                                   static_cast<size_t>(result.offset)) - line_starts_.begin());
+    throw InputError(path_, line, "", std::string("malformed XML: ") + result.description());
+  }
+}
+
+pugi::xml_node XmlFile::root(const char* expected_name) const {
+  auto root = doc_->document_element();
+  if (std::string(root.name()) != expected_name)
+    throw InputError(path_, line_of(root), "", "the root element is <" + std::string(root.name()) + ">, expected <" +
+                                                  expected_name + ">");
+  return root;
+}
+
+long XmlFile::line_of(const pugi::xml_node& node) const {
+  const auto offset = node.offset_debug();
+  if (offset < 0) return 0;
+  return static_cast<long>(std::upper_bound(line_starts_.begin(), line_starts_.end(), static_cast<size_t>(offset)) -
+                           line_starts_.begin());
+}
+
+std::string XmlFile::field_name(const pugi::xml_node& node, const char* attr) {
+  std::string name = node.name();
+  if (node.parent() && node.parent().parent()) name = std::string(node.parent().name()) + "/" + name;
+  return attr && *attr ? name + "/@" + attr : name;
+}
+
+InputError XmlFile::error(const pugi::xml_node& node, const std::string& field, const std::string& what) const {
+  return InputError(path_, line_of(node), field, what);
+}
+
+void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string>& allowed,
+                          const std::set<std::string>& children) const {
+  for (auto a : node.attributes())
+    if (!allowed.count(a.name())) {
+      std::string list;
+      for (const auto& n : allowed) list += (list.empty() ? "" : ", ") + n;
+      throw error(node, field_name(node, a.name()), "unknown attribute (allowed: " + list + ")");
+    }
+  for (auto c : node.children()) {
+    if (c.type() != pugi::node_element) continue;
+    if (!children.count(c.name())) {
+      std::string list;
+      for (const auto& n : children) list += (list.empty() ? "" : ", ") + n;
+      throw error(c, field_name(c, ""), "unknown element <" + std::string(c.name()) + "> inside <" + node.name() +
+                                            "> (allowed: " + (list.empty() ? "none" : list) + ")");
+    }
+  }
+}
+
+std::string XmlFile::text(const pugi::xml_node& node, const char* attr) const {
+  auto a = node.attribute(attr);
+  if (!a) throw error(node, field_name(node, attr), "required attribute is missing");
+  return a.value();
+}
+
+std::string XmlFile::text_or(const pugi::xml_node& node, const char* attr, const std::string& fallback) const {
+  return node.attribute(attr) ? std::string(node.attribute(attr).value()) : fallback;
+}
+
+double XmlFile::number(const pugi::xml_node& node, const char* attr, double min, double max) const {
+  const std::string s = text(node, attr);
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v))
+    throw error(node, field_name(node, attr), "expected a number, got '" + s + "'");
+  if (v < min || v > max) {
+    std::ostringstream range;
+    range << "expected a number in [" << min << ", " << max << "], got " << s;
+    throw error(node, field_name(node, attr), range.str());
+  }
+  return v;
+}
+
+double XmlFile::number_or(const pugi::xml_node& node, const char* attr, double min, double max, double fallback) const {
+  return node.attribute(attr) ? number(node, attr, min, max) : fallback;
+}
+
+long long XmlFile::integer(const pugi::xml_node& node, const char* attr, long long min, long long max) const {
+  const std::string s = text(node, attr);
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) throw error(node, field_name(node, attr), "expected an integer, got '" + s + "'");
+  if (v < min || v > max)
+    throw error(node, field_name(node, attr), "expected an integer in [" + std::to_string(min) + ", " +
+                                                  std::to_string(max) + "], got " + s);
+  return v;
+}
+
+long long XmlFile::integer_or(const pugi::xml_node& node, const char* attr, long long min, long long max,
+                              long long fallback) const {
+  return node.attribute(attr) ? integer(node, attr, min, max) : fallback;
+}
+
+bool XmlFile::boolean(const pugi::xml_node& node, const char* attr) const {
+  return choice(node, attr, {"true", "false"}) == "true";
+}
+
+bool XmlFile::boolean_or(const pugi::xml_node& node, const char* attr, bool fallback) const {
+  return node.attribute(attr) ? boolean(node, attr) : fallback;
+}
+
+std::string XmlFile::choice(const pugi::xml_node& node, const char* attr, const std::vector<std::string>& choices) const {
+  const std::string s = text(node, attr);
+  if (std::find(choices.begin(), choices.end(), s) != choices.end()) return s;
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  throw error(node, field_name(node, attr), "expected one of " + list + ", got '" + s + "'");
+}
+
+}  // namespace p2psim
