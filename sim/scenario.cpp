@@ -117,6 +117,15 @@ Scenario resolve_scenario(const Experiment& e) {
   s.function_speed_factor = arm ? fs.cpu_speed_factor_arm : fs.cpu_speed_factor_x86;
   s.function_price_per_gb_s_usd = arm ? fs.price_per_gb_s_arm_usd : fs.price_per_gb_s_x86_usd;
 
+  for (Architecture a : {Architecture::Instance, Architecture::Serverless}) {
+    const bool runs = a == Architecture::Instance ? e.run_instance : e.run_serverless;
+    if (runs && s.sends_inline(a) && s.gradient_bytes > s.profile.broker.max_message_bytes)
+      throw e.error("exchange", std::string(to_string(a)) + "_transport",
+                    "a " + std::to_string(s.gradient_bytes) + "-byte " + w.model +
+                        " gradient sent inline exceeds the broker's maximum message size of " +
+                        std::to_string(s.profile.broker.max_message_bytes) +
+                        " bytes (RabbitMQ would refuse it); use storage or auto");
+  }
   // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
   try {
     for (long long b : std::set<long long>(s.minibatches.begin(), s.minibatches.end())) {
@@ -128,15 +137,6 @@ Scenario resolve_scenario(const Experiment& e) {
     throw e.error("workload", "model", ex.what());
   }
 
-  for (Architecture a : {Architecture::Instance, Architecture::Serverless}) {
-    const bool runs = a == Architecture::Instance ? e.run_instance : e.run_serverless;
-    if (runs && s.sends_inline(a) && s.gradient_bytes > s.profile.broker.max_message_bytes)
-      throw e.error("exchange", std::string(to_string(a)) + "_transport",
-                    "a " + std::to_string(s.gradient_bytes) + "-byte " + w.model +
-                        " gradient sent inline exceeds the broker's maximum message size of " +
-                        std::to_string(s.profile.broker.max_message_bytes) +
-                        " bytes (RabbitMQ would refuse it); use storage or auto");
-  }
   if (e.run_serverless)
     for (const auto& inv : s.invocations) {
       double seconds = 0;

@@ -49,8 +49,10 @@ long XmlFile::line_of(const pugi::xml_node& node) const {
 }
 
 std::string XmlFile::field_name(const pugi::xml_node& node, const char* attr) {
+  // The path below the root element: "peers/@count", "function_service/cold_start/@image_sigma".
   std::string name = node.name();
-  if (node.parent() && node.parent().parent()) name = std::string(node.parent().name()) + "/" + name;
+  for (auto p = node.parent(); p.parent() && p.parent().type() == pugi::node_element; p = p.parent())
+    name = std::string(p.name()) + "/" + name;
   return attr && *attr ? name + "/@" + attr : name;
 }
 

@@ -1,0 +1,56 @@
+// Experiments for simulation tests: the shipped AWS profile, made exact with overrides, and a hand-made
+// calibration in which one mnist_cnn step takes 1 + 1e-4 * batch seconds on one thread (0.6x that on two).
+#pragma once
+#include <fstream>
+#include <string>
+
+#include "experiment.hpp"
+#include "isolate.hpp"
+#include "scenario.hpp"
+#include "simulation/simulate.hpp"
+#include "temp_dir.hpp"
+
+namespace fixture {
+
+inline const std::string kSource = P2PSIM_SOURCE_DIR;
+
+/// Removes what makes hand computation hard: CM02 (no TCP corrections), no network latency, no cold-start
+/// spread. Values like first-byte latency and bandwidths stay the profile's own.
+inline const char* kExactOverrides = R"(
+    <override select="simulation/@network_model" value="CM02"/>
+    <override select="network/@one_way_latency_s" value="0"/>
+    <override select="function_service/cold_start/@image_sigma" value="0"/>)";
+
+/// Writes an experiment into `dir` with `body` inside <experiment>, after the profile and calibration.
+inline std::string write_experiment(const TempDir& dir, const std::string& body,
+                                    const std::string& extra_overrides = "") {
+  const std::string path = dir.path("experiment.xml");
+  std::ofstream(path) << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << kSource
+                      << "/platforms/aws_us_east_1.xml\">" << kExactOverrides << extra_overrides
+                      << "\n  </profile>\n  <calibration files=\"" << kSource
+                      << "/tests/data/hand_calibration.csv\"/>\n"
+                      << body << "\n</experiment>\n";
+  return path;
+}
+
+/// ":N:" where N is the first line of `path` containing `needle`, as error messages write it.
+inline std::string line_tag(const std::string& path, const std::string& needle) {
+  std::ifstream in(path);
+  int n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (++n, line.find(needle) != std::string::npos) return ":" + std::to_string(n) + ":";
+  return ":?:";
+}
+
+inline p2psim::Scenario scenario(const std::string& path) {
+  return p2psim::resolve_scenario(
+      p2psim::load_experiment(path, kSource + "/experiments/defaults.xml"));
+}
+
+/// Simulates in a child process (SimGrid: one engine per process).
+inline p2psim::RunOutput simulate(const p2psim::Scenario& s, p2psim::Architecture a) {
+  return p2psim::run_output_from_json(
+      nlohmann::json::parse(p2psim::run_isolated([&] { return p2psim::to_json(p2psim::simulate(s, a)).dump(); })));
+}
+
+}  // namespace fixture

@@ -1,0 +1,138 @@
+// Experiment parsing and validation: defaults, derived quantities, and bad input named by file, line, field.
+#include <doctest/doctest.h>
+
+#include "sim_fixture.hpp"
+
+using namespace p2psim;
+using fixture::write_experiment;
+
+namespace {
+const char* kMnist4 = R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="2"/>
+  <peers count="4" instance_type="t2.medium"/>)";
+
+std::string load_error(const std::string& path) {
+  try {
+    fixture::scenario(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("unset values come from experiments/defaults.xml") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(dir, kMnist4));
+  const auto& e = s.experiment;
+  CHECK(e.exchange.poll_interval_s == 2);
+  CHECK(e.exchange.consume == Consume::Poll);
+  CHECK(e.barrier.instance);
+  CHECK_FALSE(e.barrier.serverless);
+  CHECK(e.functions.memory_mb == 3008);
+  CHECK(e.workflow_status_poll_interval_s == 2);
+  CHECK(e.run_instance);
+  CHECK(e.run_serverless);
+}
+
+TEST_CASE("minibatches and invocations derive from the dataset's real size") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(dir, kMnist4));
+  CHECK(s.shard_samples == 15000);  // MNIST's 60,000 over 4 peers
+  CHECK(s.minibatches.size() == 15);
+  CHECK(s.minibatches.front() == 1024);
+  CHECK(s.minibatches.back() == 15000 - 14 * 1024);
+  CHECK(s.gradient_bytes == 4799528);
+  CHECK(s.sends_inline(Architecture::Instance));     // auto: 4.8 MB is under the broker's 128 MiB
+  CHECK_FALSE(s.sends_inline(Architecture::Serverless));  // the paper's serverless path uses S3
+
+  auto grouped = fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="cifar10" minibatches_per_peer="5" iterations="1"/>
+    <peers count="10" instance_type="t2.medium"/>
+    <functions minibatches_per_invocation="2"/>)"));
+  CHECK(grouped.minibatches == std::vector<long long>(5, 1000));  // CIFAR-10's 50,000 / 10 peers / 5
+  REQUIRE(grouped.invocations.size() == 3);
+  CHECK(grouped.invocations[2].size() == 1);
+}
+
+TEST_CASE("a profile value can be overridden from the experiment") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, kMnist4, R"(<override select="instance_types/instance[@type='t2.medium']/@price_per_hour_usd" value="1.5"/>)"));
+  CHECK(s.peer_type.price_per_hour_usd == 1.5);
+  auto t = fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(<functions keep_alive_s="42"/>)"));
+  CHECK(t.profile.functions.keep_alive_s == 42);
+}
+
+TEST_CASE("bad experiments name the file, the line and the field") {
+  TempDir dir;
+  const std::pair<std::string, std::string> cases[] = {
+      {R"(<peers count="-3" instance_type="t2.medium"/>)",
+       "field 'peers/@count': expected an integer in [1, 100000], got -3"},
+      {R"(<peers count="0" instance_type="t2.medium"/>)", "field 'peers/@count'"},
+      {R"(<peers count="four" instance_type="t2.medium"/>)", "expected an integer, got 'four'"},
+      {R"(<peers count="4" instance_type="t2.huge"/>)", "field 'peers/@instance_type': unknown instance type 't2.huge'"},
+      {R"(<peers cont="4" instance_type="t2.medium"/>)", "field 'peers/@cont': unknown attribute"},
+      {R"(<peer count="4"/>)", "unknown element <peer> inside <experiment>"},
+      {R"(<functions memory_mb="64"/>)", "field 'functions/@memory_mb': expected 128..10240 MB, got 64"},
+      {R"(<functions arch="sparc"/>)", "expected one of x86, arm, got 'sparc'"},
+      {R"(<exchange consume="sometimes"/>)", "field 'exchange/@consume'"},
+  };
+  for (const auto& [body, message] : cases) {
+    CAPTURE(body);
+    const std::string peers = body.find("<peer") == std::string::npos ? R"(<peers count="4" instance_type="t2.medium"/>)" : "";
+    const auto path = write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="2"/>
+)" + body + peers);
+    const auto error = load_error(path);
+    CHECK(error.find(message) != std::string::npos);
+    CHECK(error.find(fixture::line_tag(path, body)) != std::string::npos);
+    CHECK(error.find(dir.path("experiment.xml")) != std::string::npos);
+  }
+}
+
+TEST_CASE("workload errors") {
+  TempDir dir;
+  auto err = [&](const std::string& workload) {
+    return load_error(write_experiment(dir, workload + R"(<peers count="4" instance_type="t2.medium"/>)"));
+  };
+  CHECK(err(R"(<workload model="vgg99" input_shape="3x32x32" dataset="mnist" batch_size="64"/>)")
+            .find("field 'workload/@model': unknown model 'vgg99' (known: vgg11") != std::string::npos);
+  CHECK(err(R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="64" minibatches_per_peer="2"/>)")
+            .find("exactly one of batch_size and minibatches_per_peer") != std::string::npos);
+  CHECK(err(R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="imagenet" batch_size="64"/>)")
+            .find("expected one of mnist, fashion_mnist, cifar10") != std::string::npos);
+  CHECK(err(R"(<workload model="mnist_cnn" input_shape="1x28" dataset="mnist" batch_size="1024"/>)")
+            .find("field 'workload/@input_shape': expected CxHxW") != std::string::npos);
+  // The hand-made calibration covers batches 1,000..60,000, so 500..120,000 with extrapolation.
+  CHECK(err(R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="64"/>)")
+            .find("batch size 24 is outside what the calibration of mnist_cnn@1x28x28 supports") !=
+        std::string::npos);  // 15,000 samples: 234 minibatches of 64 and one of 24
+}
+
+TEST_CASE("a gradient over the broker's maximum message size sent inline is refused") {
+  TempDir dir;
+  const auto path = write_experiment(dir, R"(
+  <workload model="vgg11" input_shape="3x32x32" dataset="cifar10" batch_size="1024"/>
+  <peers count="4" instance_type="t2.large"/>
+  <exchange instance_transport="inline"/>)");
+  const auto error = load_error(path);
+  CHECK(error.find(fixture::line_tag(path, "<exchange") +
+                   " field 'exchange/@instance_transport': a 515229224-byte vgg11 gradient sent inline exceeds "
+                   "the broker's maximum message size of 134217728 bytes") != std::string::npos);
+}
+
+TEST_CASE("missing files, malformed XML and overrides that select nothing") {
+  TempDir dir;
+  CHECK(load_error(dir.path("nope.xml")).find("nope.xml: cannot open file") != std::string::npos);
+  std::ofstream(dir.path("broken.xml")) << "<experiment name=\"x\">\n  <peers count=\"4\"\n</experiment>\n";
+  CHECK(load_error(dir.path("broken.xml")).find("broken.xml:3: malformed XML") != std::string::npos);
+  const auto path = write_experiment(dir, kMnist4, R"(
+    <override select="function_service/@no_such_value" value="1"/>)");
+  CHECK(load_error(path).find(fixture::line_tag(path, "no_such_value") +
+                              " field 'override/@select': 'function_service/@no_such_value' selects no attribute") !=
+        std::string::npos);
+  std::ofstream(dir.path("nocal.xml")) << R"(<experiment name="x"><calibration files="/nonexistent.csv"/></experiment>)";
+  CHECK(load_error(dir.path("nocal.xml")).find("field 'calibration/@files': no such file: /nonexistent.csv") !=
+        std::string::npos);
+}
