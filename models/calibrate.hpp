@@ -23,6 +23,7 @@ struct CalibrateOptions {
   int repeats = 5;          // samples per configuration at most ...
   int min_repeats = 2;      // ... and at least, whatever the budget
   double budget_s = 20;     // repeats are cut so a configuration's samples take about this long
+  double max_foreign_cpu = 0.1;  // a sample during which other processes took more of the CPUs is redone
   bool train_steps = true;  // time forward + loss + backward
   bool tensor_ops = true;   // time averaging and compression on tensors of each model's gradient size
   std::vector<int> average_counts{2, 4, 8};

@@ -73,6 +73,8 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "repeats", po::value<std::string>()->default_value("5"), "timed samples per configuration, at most")(
       "min-repeats", po::value<std::string>()->default_value("2"), "timed samples per configuration, at least")(
       "budget-s", po::value<double>()->default_value(20), "time per configuration that sets the repeat count")(
+      "max-foreign-cpu", po::value<double>()->default_value(0.1),
+      "redo a sample (up to 10 times) when other processes took more than this share of the CPUs")(
       "average-counts", po::value<std::string>()->default_value("2,4,8"), "gradient counts N to average")(
       "codecs", po::value<std::string>()->default_value("qsgd8_paper,qsgd8_packed,topk,fp16"),
       "compression codecs to time")("topk-ratio", po::value<double>()->default_value(0.01), "fraction kept by topk")(
@@ -104,6 +106,8 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
   o.min_repeats = cli::parse_int(vm["min-repeats"].as<std::string>(), "min-repeats", 1, o.repeats);
   o.budget_s = vm["budget-s"].as<double>();
   if (!(o.budget_s > 0)) throw cli::UsageError("--budget-s must be > 0");
+  o.max_foreign_cpu = vm["max-foreign-cpu"].as<double>();
+  if (!(o.max_foreign_cpu >= 0 && o.max_foreign_cpu <= 1)) throw cli::UsageError("--max-foreign-cpu must be in [0, 1]");
   o.average_counts = cli::parse_int_list<int>(vm["average-counts"].as<std::string>(), "average-counts", 1, 1024);
   o.codecs = cli::split_list(vm["codecs"].as<std::string>(), "codecs");
   o.topk_ratio = vm["topk-ratio"].as<double>();

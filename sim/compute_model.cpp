@@ -37,6 +37,17 @@ LinearFit fit_groups(const Groups& groups) {
   return fit;
 }
 
+ComputeModel::Curve make_curve(const Groups& groups) {
+  ComputeModel::Curve c;
+  for (const auto& [x, samples] : groups) c.batches.push_back(x);
+  if (groups.size() == 1) c.segments.push_back(fit_groups(groups));
+  for (auto it = groups.begin(); std::next(it) != groups.end(); ++it) {
+    Groups pair{*it, *std::next(it)};
+    c.segments.push_back(fit_groups(pair));
+  }
+  return c;
+}
+
 struct Sample {
   std::string kernel, model, input_shape;
   int64_t batch = 0, n_tensors = 0, elements = 0;
@@ -112,11 +123,11 @@ ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
     auto one = by_threads.find(1);
     if (one == by_threads.end()) continue;  // the model needs 1-thread samples as its reference
     StepFit f;
-    f.one_thread = fit_groups(one->second);
+    f.one_thread = make_curve(one->second);
     f.min_batch = one->second.begin()->first;
     f.max_batch = one->second.rbegin()->first;
     if (auto two = by_threads.find(2); two != by_threads.end()) {
-      f.two_threads = fit_groups(two->second);
+      f.two_threads = make_curve(two->second);
       f.has_two_threads = true;
     }
     for (const auto& [threads, groups] : by_threads)
@@ -129,6 +140,20 @@ ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
   }
   for (const auto& [kernel, groups] : ops) cm.tensor_ops_[kernel] = fit_groups(groups);
   return cm;
+}
+
+double ComputeModel::Curve::operator()(double batch) const {
+  // The segment whose span holds the batch; below the first or above the last, that end segment extended.
+  if (segments.empty()) throw std::logic_error("no samples for this curve");
+  size_t i = std::upper_bound(batches.begin(), batches.end(), batch) - batches.begin();
+  i = std::min(i == 0 ? 0 : i - 1, segments.size() - 1);
+  return segments[i](batch);
+}
+
+double ComputeModel::Curve::max_relative_error() const {
+  double worst = 0;
+  for (const auto& s : segments) worst = std::max(worst, s.max_relative_error);
+  return worst;
 }
 
 const ComputeModel::StepFit& ComputeModel::step_fit(const std::string& model, const std::string& input_shape) const {

@@ -43,8 +43,16 @@ class ComputeModel {
   /// Seconds of `<codec>_encode` or `<codec>_decode` on a gradient of `elements` entries, 1 thread.
   double codec_seconds(const std::string& kernel, double elements) const;
 
+  /// Seconds against batch size: a least-squares line through the samples of each pair of adjacent measured
+  /// batch sizes (so measured points are honoured even where the curve bends), the end segments extended.
+  struct Curve {
+    std::vector<double> batches;       // measured batch sizes, ascending
+    std::vector<LinearFit> segments;   // segments[i] spans batches[i]..batches[i+1]; one constant if one batch
+    double operator()(double batch) const;
+    double max_relative_error() const;
+  };
   struct StepFit {
-    LinearFit one_thread, two_threads;  // two_threads.slope_s == 0 && intercept_s == 0 when not measured
+    Curve one_thread, two_threads;
     bool has_two_threads = false;
     double min_batch = 0, max_batch = 0;
     std::vector<double> noise;  // sample / configuration median, over every sample

@@ -1,5 +1,6 @@
 #include "experiment.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -86,11 +87,22 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto cal = root.child("calibration");
   xml.check_names(cal, {"files", "models"});
   std::istringstream files(xml.text(cal, "files"));
-  for (std::string f; files >> f;) e.calibration_paths.push_back(f);
+  for (std::string f; files >> f;) {
+    if (fs::is_directory(f)) {  // a directory stands for every *.csv in it, in name order
+      std::vector<std::string> csvs;
+      for (const auto& entry : fs::directory_iterator(f))
+        if (entry.path().extension() == ".csv") csvs.push_back(entry.path().lexically_normal().string());
+      std::sort(csvs.begin(), csvs.end());
+      if (csvs.empty()) throw xml.error(cal, "calibration/@files", "directory " + f + " holds no .csv file");
+      e.calibration_paths.insert(e.calibration_paths.end(), csvs.begin(), csvs.end());
+    } else if (fs::is_regular_file(f)) {
+      e.calibration_paths.push_back(f);
+    } else {
+      throw xml.error(cal, "calibration/@files", "no such file: " + f);
+    }
+  }
   if (e.calibration_paths.empty()) throw xml.error(cal, "calibration/@files", "lists no file");
   e.models_path = xml.text(cal, "models");
-  for (const auto& f : e.calibration_paths)
-    if (!fs::is_regular_file(f)) throw xml.error(cal, "calibration/@files", "no such file: " + f);
   if (!fs::is_regular_file(e.models_path)) throw xml.error(cal, "calibration/@models", "no such file: " + e.models_path);
   if (!fs::is_regular_file(e.profile_path)) throw xml.error(profile, "profile/@file", "no such file: " + e.profile_path);
 

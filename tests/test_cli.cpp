@@ -77,3 +77,78 @@ TEST_CASE("bad calibrate and fit input exits 2 with a clear message") {
     CHECK(r.output.find(message) != std::string::npos);
   }
 }
+
+namespace {
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST_CASE("run: every shipped experiment simulates both architectures and writes its files") {
+  for (const char* name : {"vgg11_cifar", "squeezenet_mnist", "mobilenet_v3_small_mnist"}) {
+    CAPTURE(name);
+    TempDir dir;
+    auto r = run_cli(std::string("run " P2PSIM_SOURCE_DIR "/experiments/") + name + ".xml --out " + dir.path("out"));
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("gradient-computation time improvement") != std::string::npos);
+    CHECK(r.output.find("cost ratio (serverless / instance)") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+    for (const char* arch : {"instance", "serverless"}) {
+      const auto& a = j["architectures"][arch];
+      CHECK(a["gradient_s_per_iteration"].get<double>() > 0);
+      CHECK(a["total_s"].get<double>() >= a["iteration_s"].get<double>());
+      CHECK(a["cost_usd"]["total"].get<double>() > 0);
+      CHECK(a["usage"]["gradient_deliveries"].get<int>() == 4 * 3 * 4);  // 4 peers, 3 others, 4 iterations
+    }
+    CHECK(j["architectures"]["serverless"]["cost_usd"]["function_compute"].get<double>() > 0);
+    CHECK(j["architectures"]["instance"]["cost_usd"]["function_compute"].get<double>() == 0);
+    CHECK(j["inputs_xxh64"].size() >= 4);
+    CHECK(read_file(dir.path("out/result.csv")).find("gradient_s_per_iteration") != std::string::npos);
+    CHECK(read_file(dir.path("out/trace.csv")).find("serverless,3,3,-1,aggregate_update,") != std::string::npos);
+  }
+}
+
+TEST_CASE("run: the same inputs and seed give byte-identical files") {
+  TempDir dir;
+  const std::string exp = P2PSIM_SOURCE_DIR "/experiments/squeezenet_mnist.xml";
+  REQUIRE(run_cli("run " + exp + " -q --out " + dir.path("a")).exit_code == 0);
+  REQUIRE(run_cli("run " + exp + " -q --out " + dir.path("b")).exit_code == 0);
+  for (const char* f : {"result.json", "result.csv", "trace.csv"}) {
+    CAPTURE(f);
+    CHECK(read_file(dir.path(std::string("a/") + f)) == read_file(dir.path(std::string("b/") + f)));
+  }
+}
+
+TEST_CASE("run: bad input exits 2 with the file, line and field") {
+  TempDir dir;
+  auto experiment = [&](const std::string& name, const std::string& body) {
+    std::ofstream(dir.path(name)) << "<experiment name=\"bad\">\n" << body << "\n</experiment>\n";
+    return dir.path(name);
+  };
+  const std::string workload =
+      R"(<workload model="squeezenet1_1" input_shape="3x21x21" dataset="mnist" batch_size="1024"/>)";
+  const std::pair<std::string, std::string> cases[] = {
+      {experiment("malformed.xml", "<peers count=\"4\" instance_type=\"t2.medium\">"), "malformed.xml:3: malformed XML"},
+      {experiment("model.xml", R"(<workload model="alexnet" input_shape="3x21x21" dataset="mnist" batch_size="1024"/>
+<peers count="4" instance_type="t2.medium"/>)"), "model.xml:2: field 'workload/@model': unknown model 'alexnet'"},
+      {experiment("type.xml", workload + "\n<peers count=\"4\" instance_type=\"t9.mega\"/>"),
+       "type.xml:3: field 'peers/@instance_type': unknown instance type 't9.mega'"},
+      {experiment("zero.xml", workload + "\n<peers count=\"0\" instance_type=\"t2.medium\"/>"),
+       "zero.xml:3: field 'peers/@count': expected an integer in [1, 100000], got 0"},
+      {experiment("negative.xml", workload + "\n<peers count=\"-2\" instance_type=\"t2.medium\"/>"),
+       "negative.xml:3: field 'peers/@count'"},
+      {experiment("inline.xml", R"(<workload model="vgg11" input_shape="3x32x32" dataset="cifar10" batch_size="1024"/>
+<peers count="4" instance_type="t2.large"/>
+<exchange instance_transport="inline"/>)"),
+       "inline.xml:4: field 'exchange/@instance_transport': a 515229224-byte vgg11 gradient sent inline exceeds"},
+      {dir.path("missing.xml"), "missing.xml: cannot open file"},
+  };
+  for (const auto& [path, message] : cases) {
+    CAPTURE(path);
+    auto r = run_cli("run " + path);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(message) != std::string::npos);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);  // one clear line, no stack of messages
+  }
+}

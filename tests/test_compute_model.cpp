@@ -49,6 +49,22 @@ TEST_CASE("step time at measured and unmeasured CPU shares") {
   CHECK(cm.step_seconds("net", "3x8x8", 64, 4) == doctest::Approx(0.4 * 0.74));
 }
 
+TEST_CASE("where the time bends, each measured point is honoured and the end segments are extended") {
+  TempDir dir;
+  std::ofstream out(dir.path("bend.csv"));
+  out << kHeader;
+  for (auto [b, t] : {std::pair{16, 1.0}, std::pair{32, 2.0}, std::pair{64, 8.0}})
+    for (int r = 0; r < 2; ++r) out << "train_step,net,10,3x8x8," << b << ",1,0,100,400," << r << "," << t << "\n";
+  out.close();
+  auto cm = ComputeModel::load({dir.path("bend.csv")});
+  CHECK(cm.step_seconds("net", "3x8x8", 32, 1) == doctest::Approx(2.0));
+  CHECK(cm.step_seconds("net", "3x8x8", 48, 1) == doctest::Approx(5.0));
+  CHECK(cm.step_seconds("net", "3x8x8", 128, 1) == doctest::Approx(20.0));  // 8 + (6 / 32) * 64
+  CHECK(cm.step_seconds("net", "3x8x8", 8, 1) == doctest::Approx(0.5));
+  CHECK_THROWS_WITH_AS(cm.step_seconds("net", "3x8x8", 32, 2), doctest::Contains("no 2-thread samples"),
+                       std::out_of_range);
+}
+
 TEST_CASE("extrapolation in batch size stops at twice the measured range") {
   TempDir dir;
   auto cm = ComputeModel::load({hand_made_csv(dir)});

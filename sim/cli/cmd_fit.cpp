@@ -37,13 +37,13 @@ int cmd_fit(int argc, char** argv) {
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
-  fmt::print("{:<20} {:<9} {:>10} {:>12} {:>9} {:>12} {:>12} {:>9}\n", "model", "input", "batches", "1T a (s)",
-             "1T b(s/x)", "1T maxrelerr", "2T b(s/x)", "2T/1T@64");
+  fmt::print("{:<20} {:<9} {:>12} {:>12} {:>12} {:>12} {:>13}\n", "model", "input", "batches", "1T@min (s)",
+             "1T@max (s)", "2T speedup", "max rel err");
   for (const auto& [key, f] : cm.step_fits()) {
-    const double ratio = f.has_two_threads ? f.two_threads(64) / f.one_thread(64) : 0;
-    fmt::print("{:<20} {:<9} {:>4}..{:<5} {:>12.5f} {:>9.6f} {:>12.3f} {:>12.6f} {:>9.3f}\n", key.first, key.second,
-               f.min_batch, f.max_batch, f.one_thread.intercept_s, f.one_thread.slope_s,
-               f.one_thread.max_relative_error, f.two_threads.slope_s, ratio);
+    const double speedup = f.has_two_threads ? f.one_thread(f.max_batch) / f.two_threads(f.max_batch) : 0;
+    const double err = std::max(f.one_thread.max_relative_error(), f.two_threads.max_relative_error());
+    fmt::print("{:<20} {:<9} {:>5}..{:<6} {:>12.4f} {:>12.4f} {:>12.2f} {:>13.4f}\n", key.first, key.second,
+               f.min_batch, f.max_batch, f.one_thread(f.min_batch), f.one_thread(f.max_batch), speedup, err);
   }
   if (vm.count("model") || vm.count("input") || vm.count("batch")) {
     if (!vm.count("model") || !vm.count("input") || !vm.count("batch"))
