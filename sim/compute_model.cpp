@@ -1,10 +1,6 @@
 #include "compute_model.hpp"
 
-#define CSV_IO_NO_THREAD
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"  // inside the header, harmless
-#include <libfccp/csv.h>
-#pragma GCC diagnostic pop
+#include "csv_reader.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -58,7 +54,7 @@ struct Sample {
 std::vector<Sample> read_samples(const std::string& path) {
   std::vector<Sample> out;
   try {
-    io::CSVReader<11, io::trim_chars<' '>, io::no_quote_escape<','>, io::throw_on_overflow> in(path);
+    CsvReader<11> in(path);
     in.read_header(io::ignore_extra_column, "kernel", "model", "num_classes", "input_shape", "batch_size", "threads",
                    "n_tensors", "elements", "payload_bytes", "repeat", "seconds");
     Sample s;

@@ -29,10 +29,7 @@ std::string resolve_paths(const std::string& value, const fs::path& base) {
 }
 
 // Copies into `target` every attribute and element of `defaults` it lacks, recursively, making paths absolute.
-void merge_defaults(pugi::xml_node target, pugi::xml_node defaults, const fs::path& defaults_dir,
-                    const fs::path& target_dir) {
-  for (auto a : target.attributes())
-    if (kPathAttributes.count(a.name())) a.set_value(resolve_paths(a.value(), target_dir).c_str());
+void merge_defaults(pugi::xml_node target, pugi::xml_node defaults, const fs::path& defaults_dir) {
   for (auto a : defaults.attributes())
     if (!target.attribute(a.name())) {
       std::string v = kPathAttributes.count(a.name()) ? resolve_paths(a.value(), defaults_dir) : a.value();
@@ -42,11 +39,18 @@ void merge_defaults(pugi::xml_node target, pugi::xml_node defaults, const fs::pa
     if (d.type() != pugi::node_element) continue;
     auto t = target.child(d.name());
     if (!t) t = target.append_child(d.name());
-    merge_defaults(t, d, defaults_dir, target_dir);
+    merge_defaults(t, d, defaults_dir);
   }
 }
 
 }  // namespace
+
+void resolve_relative_paths(pugi::xml_node node, const std::string& base_dir) {
+  for (auto a : node.attributes())
+    if (kPathAttributes.count(a.name())) a.set_value(resolve_paths(a.value(), base_dir).c_str());
+  for (auto c : node.children())
+    if (c.type() == pugi::node_element) resolve_relative_paths(c, base_dir);
+}
 
 InputError Experiment::error(const std::string& element, const std::string& field, const std::string& what) const {
   auto it = lines.find(element);
@@ -63,11 +67,13 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
                   {"profile", "calibration", "workload", "peers", "architectures", "functions", "exchange", "barrier",
-                   "workflow"});
+                   "workflow", "sweep"});
+  if (auto sweep = root.child("sweep"))
+    throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
   XmlFile defaults(defaults_path);
-  merge_defaults(root, defaults.root("experiment"), fs::path(defaults_path).parent_path(),
-                 fs::path(path).parent_path());
+  resolve_relative_paths(root, fs::path(path).parent_path().string());
+  merge_defaults(root, defaults.root("experiment"), fs::path(defaults_path).parent_path());
 
   Experiment e;
   e.path = path;

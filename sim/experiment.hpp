@@ -1,6 +1,8 @@
 // An experiment file (experiments/*.xml), parsed and validated into plain values. Unset values come from
 // experiments/defaults.xml, whose every default cites its source.
 #pragma once
+#include <pugixml.hpp>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -62,6 +64,10 @@ struct Experiment {
 
 /// Parses `path`, filling unset values from `defaults_path`. Throws InputError naming file, line, field.
 Experiment load_experiment(const std::string& path, const std::string& defaults_path);
+
+/// Makes every file-naming attribute under `node` (profile/@file, calibration/@files, calibration/@models)
+/// absolute, relative to `base_dir`.
+void resolve_relative_paths(pugi::xml_node node, const std::string& base_dir);
 
 /// The defaults file shipped with p2psim (P2PSIM_DATA_DIR/experiments/defaults.xml).
 std::string default_experiment_defaults_path();

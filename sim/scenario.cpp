@@ -1,10 +1,6 @@
 #include "scenario.hpp"
 
-#define CSV_IO_NO_THREAD
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"  // inside the header, harmless
-#include <libfccp/csv.h>
-#pragma GCC diagnostic pop
+#include "csv_reader.hpp"
 
 #include <cmath>
 #include <set>
@@ -20,7 +16,7 @@ struct ModelSize {
 
 ModelSize model_size(const std::string& path, const std::string& model, long long classes) {
   try {
-    io::CSVReader<4, io::trim_chars<' '>, io::no_quote_escape<','>, io::throw_on_overflow> in(path);
+    CsvReader<4> in(path);
     in.read_header(io::ignore_extra_column, "model", "num_classes", "parameters", "default_input_shape");
     std::string name, shape;
     long long n_classes = 0, params = 0;

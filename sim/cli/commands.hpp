@@ -5,5 +5,7 @@ namespace p2psim::cli {
 
 int cmd_fit(int argc, char** argv);
 int cmd_run(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
+int cmd_merge(int argc, char** argv);
 
 }  // namespace p2psim::cli

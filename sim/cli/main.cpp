@@ -25,6 +25,8 @@ struct Command {
 const std::vector<Command>& commands() {
   static const std::vector<Command> list{
       {"run", "simulate an experiment: time and cost of instance-based and serverless P2P training", cli::cmd_run},
+      {"sweep", "run every scenario of an experiment's <sweep>, resumably, in parallel processes", cli::cmd_sweep},
+      {"merge", "merge sweep result folders (e.g. Slurm shards) into one results.csv", cli::cmd_merge},
       {"models", "list the model zoo with parameter counts and gradient sizes (runs LibTorch)", nullptr},
       {"calibrate", "time real LibTorch kernels and write calibration CSVs (runs LibTorch)", nullptr},
       {"fit", "show the compute model fitted to calibration CSVs", cli::cmd_fit},

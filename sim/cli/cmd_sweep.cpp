@@ -1,0 +1,269 @@
+// `p2psim sweep X.xml --out DIR [-j N] [--timeout S] [--shard i/n]`: every scenario of a sweep in its own
+// process, results written atomically per scenario, resumable, interruptible; `p2psim merge` joins folders.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "../input_error.hpp"
+#include "../sweep.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "sweep_results.hpp"
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+extern char** environ;
+
+namespace p2psim::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+using Clock = std::chrono::steady_clock;
+
+void write_atomically(const fs::path& path, const std::string& content) {
+  const fs::path tmp = path.string() + ".partial";
+  std::ofstream(tmp, std::ios::binary) << content;
+  fs::rename(tmp, path);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+struct Running {
+  SweepScenario scenario;
+  Clock::time_point started;
+  bool timed_out = false;
+};
+
+class Progress {
+ public:
+  Progress(int total, int skipped) : total_(total), skipped_(skipped), tty_(isatty(STDERR_FILENO)) {}
+  void update(int done, int failed, bool force = false) {
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (!force && !tty_ && now - last_ < std::chrono::seconds(10)) return;
+    if (!force && tty_ && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const int finished = done + failed, todo = total_ - skipped_;
+    const double rate = elapsed > 0 ? finished / elapsed : 0;
+    const double eta = rate > 0 ? (todo - finished) / rate : 0;
+    std::string line = "[" + std::to_string(finished + skipped_) + "/" + std::to_string(total_) + "] " +
+                       fmt_number(rate) + " scenarios/s, ETA " + fmt_number(eta) + " s, " + std::to_string(failed) +
+                       " failed";
+    if (tty_) {
+      const int width = 30, filled = todo > 0 ? width * finished / todo : width;
+      line = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + line;
+      std::fprintf(stderr, "\r%s\033[K", line.c_str());
+      if (force) std::fputc('\n', stderr);
+    } else {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  static std::string fmt_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+  }
+  int total_, skipped_;
+  bool tty_;
+  Clock::time_point start_ = Clock::now(), last_{};
+};
+
+// Runs `p2psim run` on one scenario into DIR/runs/.<id>.partial, stderr to DIR/runs/.<id>.stderr.
+pid_t spawn_run(const fs::path& dir, const SweepScenario& s) {
+  const fs::path xml = dir / "scenarios" / (s.id + ".xml");
+  if (!fs::exists(xml)) write_atomically(xml, s.experiment_xml);
+  const fs::path partial = dir / "runs" / ("." + s.id + ".partial");
+  fs::remove_all(partial);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string stderr_path = (dir / "runs" / ("." + s.id + ".stderr")).string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> args{self, "run", xml.string(), "-q", "--out", partial.string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + self + ": " + std::strerror(rc));
+  return pid;
+}
+
+// Moves a finished run into place (a directory rename: all or nothing), or records its failure.
+bool finish(const fs::path& dir, const Running& r, int status) {
+  const auto& s = r.scenario;
+  const fs::path partial = dir / "runs" / ("." + s.id + ".partial");
+  const fs::path err = dir / "runs" / ("." + s.id + ".stderr");
+  const bool ok = !r.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (ok) {
+    write_atomically(partial / "scenario.json", scenario_json(s).dump(2) + "\n");
+    fs::rename(partial, dir / "runs" / s.id);
+    fs::remove(dir / "failed" / (s.id + ".json"));
+  } else {
+    nlohmann::ordered_json f = scenario_json(s);
+    f["error"] = r.timed_out                ? "timed out"
+                 : WIFSIGNALED(status)      ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                            : "exit code " + std::to_string(WEXITSTATUS(status));
+    f["stderr"] = read_text(err);
+    write_atomically(dir / "failed" / (s.id + ".json"), f.dump(2) + "\n");
+    fs::remove_all(partial);
+  }
+  fs::remove(err);
+  return ok;
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw UsageError("--shard: expected i/n, got '" + text + "'");
+  const int n = static_cast<int>(parse_int(text.substr(slash + 1), "shard", 1, 1 << 20));
+  const int i = static_cast<int>(parse_int(text.substr(0, slash), "shard", 0, n - 1));
+  return {i, n};
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char** argv) {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")("experiment", po::value<std::string>()->required(),
+                                                  "experiment file with a <sweep>")(
+      "out,o", po::value<std::string>()->required(), "result folder (created; rerun to resume)")(
+      "jobs,j", po::value<std::string>()->default_value(std::to_string(std::thread::hardware_concurrency())),
+      "scenarios run at once")("timeout", po::value<double>()->default_value(0),
+                               "seconds before a scenario is killed and recorded as failed (0: none)")(
+      "shard", po::value<std::string>(), "run only share i of n (0-based), e.g. 0/4")("list", "list the scenarios and exit");
+  po::positional_options_description pos;
+  pos.add("experiment", 1);
+  po::variables_map vm;
+  if (!parse_or_help(argc, argv, desc,
+                     "usage: p2psim sweep EXPERIMENT.xml --out DIR [-j N] [--timeout S] [--shard i/n]\n"
+                     "Runs every scenario of the experiment's <sweep> in its own process; results land in\n"
+                     "DIR/runs/<id>/ (atomically), failures in DIR/failed/<id>.json, all rows in DIR/results.csv.\n"
+                     "Rerunning skips finished scenarios. Exit code 0 when every scenario succeeded, 1 otherwise.",
+                     vm, &pos))
+    return kExitOk;
+  const int jobs = static_cast<int>(parse_int(vm["jobs"].as<std::string>(), "jobs", 1, 4096));
+  const double timeout_s = vm["timeout"].as<double>();
+  if (timeout_s < 0) throw UsageError("--timeout must be >= 0");
+  std::vector<SweepScenario> scenarios;
+  try {
+    scenarios = expand_sweep(vm["experiment"].as<std::string>());
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("shard")) {
+    auto [i, n] = parse_shard(vm["shard"].as<std::string>());
+    scenarios = shard(scenarios, i, n);
+  }
+  if (vm.count("list")) {
+    for (const auto& s : scenarios) std::printf("%s\n", scenario_json(s).dump().c_str());
+    return kExitOk;
+  }
+  const fs::path dir = vm["out"].as<std::string>();
+  for (const char* sub : {"scenarios", "runs", "failed"}) fs::create_directories(dir / sub);
+
+  std::deque<SweepScenario> todo;
+  int skipped = 0;
+  for (auto& s : scenarios) {
+    if (fs::is_directory(dir / "runs" / s.id)) ++skipped;
+    else todo.push_back(std::move(s));
+  }
+  g_stop_signal = 0;
+  struct sigaction sa{};
+  sa.sa_handler = on_stop_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  Progress progress(static_cast<int>(scenarios.size()), skipped);
+  std::map<pid_t, Running> running;
+  int done = 0, failed = 0;
+  while ((!todo.empty() || !running.empty()) && !g_stop_signal) {
+    while (!todo.empty() && static_cast<int>(running.size()) < jobs) {
+      pid_t pid = spawn_run(dir, todo.front());
+      running[pid] = {std::move(todo.front()), Clock::now()};
+      todo.pop_front();
+    }
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0 && running.count(pid)) {
+      if (g_stop_signal) break;  // a child killed by the user's Ctrl-C is not a failure: leave it undone
+      (finish(dir, running[pid], status) ? done : failed)++;
+      running.erase(pid);
+      progress.update(done, failed);
+      continue;
+    }
+    if (timeout_s > 0)
+      for (auto& [p, r] : running)
+        if (!r.timed_out && Clock::now() - r.started > std::chrono::duration<double>(timeout_s)) {
+          r.timed_out = true;
+          kill(p, SIGKILL);
+        }
+    progress.update(done, failed);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (g_stop_signal) {
+    // Stop the workers; what they had not finished leaves no trace, finished results stay.
+    for (auto& [p, r] : running) kill(p, SIGKILL);
+    for (auto& [p, r] : running) {
+      waitpid(p, nullptr, 0);
+      fs::remove_all(dir / "runs" / ("." + r.scenario.id + ".partial"));
+      fs::remove(dir / "runs" / ("." + r.scenario.id + ".stderr"));
+    }
+    progress.update(done, failed, true);
+    std::fprintf(stderr, "interrupted: %d done, %d failed, %d skipped, %zu not run; rerun to finish\n", done, failed,
+                 skipped, todo.size() + running.size());
+    return 128 + g_stop_signal;
+  }
+  progress.update(done, failed, true);
+  const int rows = merge_results({dir}, dir);
+  std::fprintf(stderr, "sweep: %d done, %d failed, %d skipped; %d rows in %s\n", done, failed, skipped, rows,
+               (dir / "results.csv").c_str());
+  return failed == 0 && fs::is_empty(dir / "failed") ? kExitOk : kExitInternal;
+}
+
+int cmd_merge(int argc, char** argv) {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")("dirs", po::value<std::vector<std::string>>()->required(),
+                                                  "sweep result folders")(
+      "out,o", po::value<std::string>()->required(), "folder for the merged results.csv");
+  po::positional_options_description pos;
+  pos.add("dirs", -1);
+  po::variables_map vm;
+  if (!parse_or_help(argc, argv, desc,
+                     "usage: p2psim merge DIR... --out OUT\n"
+                     "Merges sweep result folders (e.g. shards) into OUT/results.csv, each scenario once.",
+                     vm, &pos))
+    return kExitOk;
+  std::vector<fs::path> dirs;
+  for (const auto& d : vm["dirs"].as<std::vector<std::string>>()) {
+    if (!fs::is_directory(fs::path(d) / "runs")) throw UsageError(d + ": not a sweep result folder (no runs/)");
+    dirs.emplace_back(d);
+  }
+  const fs::path out = vm["out"].as<std::string>();
+  fs::create_directories(out);
+  const int rows = merge_results(dirs, out);
+  std::fprintf(stderr, "merge: %d rows in %s\n", rows, (out / "results.csv").c_str());
+  return kExitOk;
+}
+
+}  // namespace p2psim::cli

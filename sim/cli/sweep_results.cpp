@@ -1,0 +1,72 @@
+#include "sweep_results.hpp"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace p2psim::cli {
+namespace {
+
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+nlohmann::ordered_json scenario_json(const SweepScenario& s) {
+  nlohmann::ordered_json j;
+  j["scenario_id"] = s.id;
+  j["axes"] = nlohmann::ordered_json::object();
+  for (const auto& [select, value] : s.values) j["axes"][select] = value;
+  return j;
+}
+
+int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
+  struct Run {
+    nlohmann::ordered_json axes;
+    std::string header;
+    std::vector<std::string> rows;
+  };
+  std::map<std::string, Run> runs;  // by scenario id: sorted, each once
+  std::vector<std::string> axis_names;
+  for (const auto& dir : dirs)
+    for (const auto& entry : fs::directory_iterator(dir / "runs")) {
+      const std::string id = entry.path().filename().string();
+      if (!entry.is_directory() || id.front() == '.' || runs.count(id)) continue;
+      std::ifstream scenario(entry.path() / "scenario.json"), result(entry.path() / "result.csv");
+      if (!scenario || !result) continue;  // not a finished run
+      Run r;
+      r.axes = nlohmann::ordered_json::parse(scenario)["axes"];
+      for (const auto& [name, value] : r.axes.items())
+        if (std::find(axis_names.begin(), axis_names.end(), name) == axis_names.end()) axis_names.push_back(name);
+      std::getline(result, r.header);
+      for (std::string line; std::getline(result, line);)
+        if (!line.empty()) r.rows.push_back(line);
+      runs.emplace(id, std::move(r));
+    }
+  std::ostringstream csv;
+  int rows = 0;
+  if (!runs.empty()) {
+    csv << "scenario_id";
+    for (const auto& a : axis_names) csv << ',' << csv_field(a);
+    csv << ',' << runs.begin()->second.header << '\n';
+    for (const auto& [id, r] : runs)
+      for (const auto& row : r.rows) {
+        csv << id;
+        for (const auto& a : axis_names) csv << ',' << csv_field(r.axes.contains(a) ? r.axes[a].get<std::string>() : "");
+        csv << ',' << row << '\n';
+        ++rows;
+      }
+  }
+  const fs::path tmp = out / "results.csv.partial";
+  std::ofstream(tmp, std::ios::binary) << csv.str();
+  fs::rename(tmp, out / "results.csv");
+  return rows;
+}
+
+}  // namespace p2psim::cli

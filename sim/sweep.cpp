@@ -1,0 +1,133 @@
+#include "sweep.hpp"
+
+#include <fmt/core.h>
+#include <xxhash.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "experiment.hpp"
+#include "xml_reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace p2psim {
+namespace {
+
+constexpr const char* kProfilePrefix = "profile:";
+
+struct Axis {
+  std::string select;
+  std::vector<std::string> values;
+  pugi::xml_node node;  // for messages
+};
+
+// A group of axes whose values go together (one axis alone is a group of one).
+using Group = std::vector<Axis>;
+
+Axis read_axis(const XmlFile& xml, const pugi::xml_node& n) {
+  xml.check_names(n, {"select", "values"});
+  Axis a{xml.text(n, "select"), {}, n};
+  std::istringstream in(xml.text(n, "values"));
+  for (std::string v; in >> v;) a.values.push_back(v);
+  if (a.values.empty()) throw xml.error(n, "axis/@values", "lists no value");
+  return a;
+}
+
+// Sets `value` on what `axis` selects in `root` (an experiment), or adds a profile override.
+void apply(const XmlFile& xml, pugi::xml_node root, const Axis& axis, const std::string& value) {
+  if (axis.select.rfind(kProfilePrefix, 0) == 0) {
+    auto profile = root.child("profile") ? root.child("profile") : root.append_child("profile");
+    auto o = profile.append_child("override");
+    o.append_attribute("select").set_value(axis.select.substr(std::string(kProfilePrefix).size()).c_str());
+    o.append_attribute("value").set_value(value.c_str());
+    return;
+  }
+  // "element/@attr": the element is created when the experiment leaves it to the defaults.
+  const auto at = axis.select.rfind("/@");
+  if (at == std::string::npos)
+    throw xml.error(axis.node, "axis/@select", "expected element/@attribute or profile:xpath, got '" + axis.select + "'");
+  const std::string element = axis.select.substr(0, at), attribute = axis.select.substr(at + 2);
+  pugi::xml_node node;
+  try {
+    node = root.select_node(element.c_str()).node();
+  } catch (const pugi::xpath_exception& e) {
+    throw xml.error(axis.node, "axis/@select", std::string("invalid XPath: ") + e.what());
+  }
+  if (!node) {
+    if (element.find_first_of("/[@") != std::string::npos)
+      throw xml.error(axis.node, "axis/@select", "'" + element + "' selects no element of the experiment");
+    node = root.append_child(element.c_str());
+  }
+  if (!node.attribute(attribute.c_str())) node.append_attribute(attribute.c_str());
+  node.attribute(attribute.c_str()).set_value(value.c_str());
+}
+
+std::string to_text(const pugi::xml_document& doc) {
+  std::ostringstream out;
+  doc.save(out, "  ", pugi::format_indent | pugi::format_no_declaration);
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<SweepScenario> expand_sweep(const std::string& path) {
+  XmlFile xml(path);
+  auto root = xml.root("experiment");
+  std::vector<Group> groups;
+  if (auto sweep = root.child("sweep")) {
+    xml.check_names(sweep, {}, {"axis", "together"});
+    for (auto c : sweep.children()) {
+      if (c.type() != pugi::node_element) continue;
+      if (std::string(c.name()) == "axis") {
+        groups.push_back({read_axis(xml, c)});
+        continue;
+      }
+      xml.check_names(c, {}, {"axis"});
+      Group g;
+      for (auto a : c.children("axis")) g.push_back(read_axis(xml, a));
+      if (g.empty()) throw xml.error(c, "sweep/together", "holds no axis");
+      for (const auto& a : g)
+        if (a.values.size() != g.front().values.size())
+          throw xml.error(a.node, "axis/@values", "axes that vary together need as many values each (" +
+                                                       std::to_string(g.front().values.size()) + " expected, got " +
+                                                       std::to_string(a.values.size()) + ")");
+      groups.push_back(std::move(g));
+    }
+    root.remove_child(sweep);
+  }
+
+  // Odometer over the groups: the last group varies fastest.
+  std::vector<size_t> index(groups.size(), 0);
+  std::vector<SweepScenario> out;
+  const std::string base = fs::path(path).parent_path().string();
+  for (;;) {
+    pugi::xml_document doc;
+    doc.append_copy(root);
+    auto exp = doc.document_element();
+    SweepScenario sc;
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (const auto& axis : groups[g]) {
+        apply(xml, exp, axis, axis.values[index[g]]);
+        sc.values.emplace_back(axis.select, axis.values[index[g]]);
+      }
+    // The id hashes the scenario as written, before paths become absolute: stable across checkouts.
+    const std::string content = to_text(doc);
+    sc.id = fmt::format("{:016x}", XXH64(content.data(), content.size(), 0));
+    resolve_relative_paths(exp, base);
+    sc.experiment_xml = to_text(doc);
+    out.push_back(std::move(sc));
+    size_t g = groups.size();
+    while (g > 0 && ++index[g - 1] == groups[g - 1].front().values.size()) index[--g] = 0;
+    if (g == 0) break;
+  }
+  return out;
+}
+
+std::vector<SweepScenario> shard(const std::vector<SweepScenario>& all, int index, int count) {
+  std::vector<SweepScenario> mine;
+  for (size_t i = static_cast<size_t>(index); i < all.size(); i += static_cast<size_t>(count)) mine.push_back(all[i]);
+  return mine;
+}
+
+}  // namespace p2psim

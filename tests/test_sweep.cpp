@@ -1,0 +1,211 @@
+// Sweeps: expansion into scenarios, and `p2psim sweep` / `merge` end to end (resume, failures, timeouts,
+// interrupts, shards).
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "input_error.hpp"
+#include "run_cli.hpp"
+#include "sweep.hpp"
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace p2psim;
+
+namespace {
+
+// mnist_cnn on the hand-made calibration: fast to simulate.
+std::string sweep_file(const TempDir& dir, const std::string& sweep, const std::string& peers = "4",
+                       const std::string& iterations = "1") {
+  const std::string path = dir.path("sweep.xml");
+  std::ofstream(path) << R"(<experiment name="s" seed="3">
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="4" iterations=")"
+                      << iterations << R"("/>
+  <peers count=")" << peers << R"(" instance_type="t2.medium"/>
+  <sweep>
+)" << sweep << R"(
+  </sweep>
+</experiment>
+)";
+  return path;
+}
+
+int count_lines(const fs::path& p) {
+  std::ifstream in(p);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+std::set<std::string> finished_ids(const fs::path& dir) {
+  std::set<std::string> ids;
+  for (const auto& e : fs::directory_iterator(dir / "runs")) ids.insert(e.path().filename().string());
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("axes multiply, axes in <together> vary together, ids are stable and distinct") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(
+    <axis select="peers/@count" values="2 4 8"/>
+    <together>
+      <axis select="functions/@memory_mb" values="1024 2048"/>
+      <axis select="functions/@arch" values="x86 arm"/>
+    </together>
+    <axis select="profile:function_service/@keep_alive_s" values="60 600"/>)");
+  auto scenarios = expand_sweep(path);
+  REQUIRE(scenarios.size() == 3 * 2 * 2);
+  std::set<std::string> ids;
+  for (const auto& s : scenarios) ids.insert(s.id);
+  CHECK(ids.size() == scenarios.size());
+  CHECK(scenarios[1].values[1] == std::pair<std::string, std::string>{"functions/@memory_mb", "1024"});
+  CHECK(scenarios[2].values[2] == std::pair<std::string, std::string>{"functions/@arch", "arm"});
+  CHECK(scenarios[2].experiment_xml.find("memory_mb=\"2048\"") != std::string::npos);
+  CHECK(scenarios[3].experiment_xml.find(R"(<override select="function_service/@keep_alive_s" value="600")") !=
+        std::string::npos);
+  CHECK(scenarios[0].experiment_xml.find("<sweep") == std::string::npos);
+  // The same content elsewhere gives the same ids.
+  TempDir other;
+  fs::copy_file(path, other.path("sweep.xml"));
+  CHECK(expand_sweep(other.path("sweep.xml"))[5].id == scenarios[5].id);
+  // Shards are disjoint and together complete.
+  CHECK(shard(scenarios, 0, 5).size() + shard(scenarios, 1, 5).size() + shard(scenarios, 2, 5).size() +
+            shard(scenarios, 3, 5).size() + shard(scenarios, 4, 5).size() == scenarios.size());
+}
+
+TEST_CASE("malformed axes are named by file, line and field") {
+  TempDir dir;
+  CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<together>
+      <axis select="functions/@memory_mb" values="1024 2048"/>
+      <axis select="functions/@arch" values="x86"/></together>)")),
+                       doctest::Contains(":8: field 'axis/@values': axes that vary together need as many values"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<axis select="peers/@count" values=""/>)")),
+                       doctest::Contains("field 'axis/@values': lists no value"), InputError);
+  CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<axis select="peers" values="1"/>)")),
+                       doctest::Contains("expected element/@attribute or profile:xpath"), InputError);
+  CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<axes select="peers/@count" values="1"/>)")),
+                       doctest::Contains("unknown element <axes> inside <sweep>"), InputError);
+}
+
+TEST_CASE("sweep: runs every scenario, merges the rows, and a rerun skips what is done") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="2 3 4"/>
+    <axis select="functions/@memory_mb" values="1024 2048"/>)");
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("sweep: 6 done, 0 failed, 0 skipped; 12 rows") != std::string::npos);
+  CHECK(count_lines(dir.path("out/results.csv")) == 1 + 12);
+  CHECK(finished_ids(dir.path("out")).size() == 6);
+  auto again = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
+  CHECK(again.exit_code == 0);
+  CHECK(again.output.find("sweep: 0 done, 0 failed, 6 skipped; 12 rows") != std::string::npos);
+  // A run outside the sweep on the same scenario gives the same rows: nothing depends on the worker.
+  auto bad = run_cli("run " + path);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("this experiment declares a sweep") != std::string::npos);
+}
+
+TEST_CASE("sweep: a failing scenario is recorded with its error and the others finish") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="64 1024 2048"/>)");
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("sweep: 2 done, 1 failed") != std::string::npos);
+  int failures = 0;
+  for (const auto& e : fs::directory_iterator(dir.path("out/failed"))) {
+    ++failures;
+    std::ifstream in(e.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text.find("exit code 2") != std::string::npos);
+    CHECK(text.find("expected 128..10240 MB, got 64") != std::string::npos);
+  }
+  CHECK(failures == 1);
+  CHECK(count_lines(dir.path("out/results.csv")) == 1 + 4);
+}
+
+TEST_CASE("sweep: a scenario over the timeout is killed and recorded") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="1024 2048"/>)", "24", "40");
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2 --timeout 0.05");
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("0 done, 2 failed") != std::string::npos);
+  for (const auto& e : fs::directory_iterator(dir.path("out/failed"))) {
+    std::ifstream in(e.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text.find("timed out") != std::string::npos);
+  }
+  CHECK(finished_ids(dir.path("out")).empty());  // no partial run left behind
+}
+
+TEST_CASE("sweep: SIGTERM keeps finished results, leaves no partial file, and a rerun finishes the rest") {
+  TempDir dir;
+  // 24 peers x 10 iterations: long enough (~0.5 s each) to interrupt between scenarios.
+  const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="1024 1100 1200 1300 1400 1500"/>)",
+                               "24", "10");
+  const std::string out = dir.path("out");
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 2);
+    execl(P2PSIM_BIN, "p2psim", "sweep", path.c_str(), "--out", out.c_str(), "-j", "1", nullptr);
+    _exit(127);
+  }
+  // Wait until at least one scenario is done, then stop the sweep.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::is_directory(out + "/runs")) {
+      int finished = 0;
+      for (const auto& e : fs::directory_iterator(out + "/runs")) finished += e.path().filename().string()[0] != '.';
+      if (finished >= 1) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  const auto kept = finished_ids(out);
+  CHECK(kept.size() >= 1);
+  CHECK(kept.size() < 6);
+  for (const auto& id : kept) {
+    CHECK(id[0] != '.');  // no partial run, no stray stderr file
+    CHECK(fs::exists(out + "/runs/" + id + "/result.csv"));
+    CHECK(fs::exists(out + "/runs/" + id + "/scenario.json"));
+  }
+  auto rerun = run_cli("sweep " + path + " --out " + out + " -j 2");
+  CHECK(rerun.exit_code == 0);
+  CHECK(rerun.output.find(std::to_string(6 - kept.size()) + " done, 0 failed, " + std::to_string(kept.size()) +
+                          " skipped") != std::string::npos);
+  CHECK(finished_ids(out).size() == 6);
+}
+
+TEST_CASE("shards run disjoint shares that merge into every scenario exactly once") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="2 3 4 5 6"/>)");
+  for (const char* s : {"0/3", "1/3", "2/3"})
+    CHECK(run_cli("sweep " + path + " --out " + dir.path(std::string("shard") + s[0]) + " --shard " + s).exit_code == 0);
+  auto m = run_cli("merge " + dir.path("shard0") + " " + dir.path("shard1") + " " + dir.path("shard2") + " " +
+                   dir.path("shard0") + " --out " + dir.path("all"));
+  CHECK(m.exit_code == 0);
+  std::ifstream in(dir.path("all/results.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::map<std::string, int> rows_per_scenario;
+  while (std::getline(in, line)) ++rows_per_scenario[line.substr(0, line.find(','))];
+  CHECK(rows_per_scenario.size() == 5);
+  for (const auto& [id, rows] : rows_per_scenario) CHECK(rows == 2);  // instance and serverless
+  CHECK(run_cli("merge " + dir.path("nothing") + " --out " + dir.path("x")).exit_code == 2);
+}
