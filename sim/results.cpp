@@ -180,19 +180,27 @@ void write_results(const Result& r, const std::string& dir) {
       "experiment,architecture,model,dataset,peers,instance_type,function_memory_mb,function_arch,iterations,"
       "transport,gradient_s_per_iteration,communication_s_per_iteration,aggregate_update_s_per_iteration,"
       "barrier_s_per_iteration,iteration_s,total_s,instances_usd,broker_usd,function_compute_usd,"
-      "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts\n";
+      "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts";
+  for (int p = 0; p <= static_cast<int>(Phase::Barrier); ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
+  csv += ",profile,p2psim_version\n";
   std::string trace = "architecture,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
   for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
     if (!a) continue;
     const auto& c = a->cost;
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
-                       "{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n",
+                       "{:.9g},{:.9g},{:.9g},{:.9g},{},{}",
                        e.name, to_string(a->architecture), e.workload.model, e.workload.dataset, e.peers,
                        e.instance_type, e.functions.memory_mb, e.functions.arch, e.workload.iterations,
                        transport_name(s, a->architecture), a->gradient_s, a->communication_s, a->aggregate_update_s,
                        a->barrier_s, a->iteration_s, a->total_s, c.instances_usd, c.broker_usd, c.function_compute_usd,
                        c.function_requests_usd, c.workflow_usd, c.storage_usd, c.total_usd(),
                        a->run.ledger.function_runs.size(), a->run.cold_starts);
+    // Mean duration of each phase where it occurs (per peer-iteration, or per invocation for functions).
+    for (int p = 0; p <= static_cast<int>(Phase::Barrier); ++p) {
+      auto it = a->phase_means_s.find(to_string(Phase(p)));
+      csv += fmt::format(",{:.9g}", it == a->phase_means_s.end() ? 0.0 : it->second);
+    }
+    csv += fmt::format(",{},{}\n", s.profile.name, P2PSIM_VERSION);
     for (const auto& p : a->run.trace)
       trace += fmt::format("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n", to_string(a->architecture), p.peer, p.iteration,
                            p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Figures, reports and recommendations from p2psim results.
+
+A results table is a sweep's `results.csv` (or one run's `result.csv`): one row per scenario x architecture,
+units in the column names. Run with Debian's Python (/usr/bin/python3), which sees python3-matplotlib and
+python3-pandas:
+
+    /usr/bin/python3 notebooks/p2psim_plots.py report DIR            # DIR/report/: figures + report.html
+    /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 600
+    /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --budget-usd 0.5
+
+`p2psim report` and `p2psim recommend` run exactly these.
+"""
+import argparse
+import base64
+import datetime
+import html
+import io
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: figures go to files
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+TIME = "total_s"
+COST = "total_usd"
+ARCH_COLORS = {"instance": "tab:blue", "serverless": "tab:orange"}
+# Stacked phases: (label, columns of results.csv summed for it).
+PHASES = [
+    ("compute", ["phase_compute_s"]),
+    ("cold start", ["phase_cold_start_s"]),
+    ("orchestration and polling", ["phase_orchestration_s", "phase_polling_wait_s"]),
+    ("data and gradient transfer", ["phase_data_fetch_s", "phase_function_upload_s", "phase_collect_s"]),
+    ("communication", ["communication_s_per_iteration"]),
+    ("aggregate and update", ["aggregate_update_s_per_iteration"]),
+    ("barrier", ["barrier_s_per_iteration"]),
+]
+# Columns that describe a configuration (what a user chooses), in the order tables show them.
+CONFIG_COLUMNS = ["architecture", "model", "dataset", "peers", "instance_type", "function_memory_mb",
+                  "function_arch", "iterations", "transport"]
+
+
+class ResultsError(Exception):
+    """Bad or missing results: reported on one line, exit code 2."""
+
+
+# ---- loading and pure logic (unit-tested) ------------------------------------------------------------------
+
+def load_results(path):
+    """Reads DIR/results.csv, DIR/result.csv or a CSV file."""
+    candidates = [path] if os.path.isfile(path) else [os.path.join(path, "results.csv"),
+                                                      os.path.join(path, "result.csv")]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            try:
+                df = pd.read_csv(candidate)
+            except Exception as e:  # pandas raises several types for malformed CSV
+                raise ResultsError(f"{candidate}: cannot read CSV: {e}") from e
+            missing = [c for c in ("architecture", TIME, COST) if c not in df.columns]
+            if missing:
+                raise ResultsError(f"{candidate}: missing column(s) {', '.join(missing)}")
+            if df.empty:
+                raise ResultsError(f"{candidate}: holds no result row")
+            return df
+    raise ResultsError(f"{path}: no results.csv or result.csv")
+
+
+def pareto_mask(df, time_col=TIME, cost_col=COST):
+    """True for rows no other row beats on both time and cost (ties: the first of equal rows is kept)."""
+    order = df.sort_values([time_col, cost_col], kind="mergesort").index
+    best_cost = float("inf")
+    keep = pd.Series(False, index=df.index)
+    for i in order:
+        if df.at[i, cost_col] < best_cost:
+            keep[i] = True
+            best_cost = df.at[i, cost_col]
+    return keep
+
+
+def recommend(df, deadline_s=None, budget_usd=None, runners_up=3):
+    """The cheapest row within the deadline, or the fastest within the budget, and the next runners-up.
+
+    Returns (best_row_or_None, runners_up_dataframe, slack_column_name). Each row gains a `slack` column:
+    seconds left before the deadline, or dollars left in the budget.
+    """
+    if (deadline_s is None) == (budget_usd is None):
+        raise ValueError("give exactly one of a deadline and a budget")
+    df = df.copy()
+    if deadline_s is not None:
+        df["slack_s"] = deadline_s - df[TIME]
+        ok = df[df[TIME] <= deadline_s].sort_values([COST, TIME], kind="mergesort")
+        slack = "slack_s"
+    else:
+        df["slack_usd"] = budget_usd - df[COST]
+        ok = df[df[COST] <= budget_usd].sort_values([TIME, COST], kind="mergesort")
+        slack = "slack_usd"
+    if ok.empty:
+        return None, ok, slack
+    return ok.iloc[0], ok.iloc[1:1 + runners_up], slack
+
+
+def comparison(df, axes):
+    """Per configuration (the axes, without the architecture): serverless vs instance improvement % in
+    gradient-computation time and cost ratio, the paper's two metrics."""
+    keys = [a for a in axes if a != "architecture"]
+    wide = df.pivot_table(index=keys, columns="architecture",
+                          values=["gradient_s_per_iteration", COST], aggfunc="first")
+    out = pd.DataFrame(index=wide.index)
+    out["improvement_percent"] = 100 * (1 - wide[("gradient_s_per_iteration", "serverless")]
+                                        / wide[("gradient_s_per_iteration", "instance")])
+    out["cost_ratio"] = wide[(COST, "serverless")] / wide[(COST, "instance")]
+    return out.reset_index()
+
+
+def swept_axes(df):
+    """Configuration columns that take more than one value in the table."""
+    axes = [c for c in df.columns if c.endswith(("@count", "@memory_mb")) or "/@" in c]
+    axes += [c for c in CONFIG_COLUMNS if c in df.columns and c != "architecture"]
+    seen = []
+    for c in axes:
+        if c not in seen and df[c].nunique() > 1:
+            seen.append(c)
+    return seen
+
+
+# ---- figures -----------------------------------------------------------------------------------------------
+
+def provenance(df):
+    version = df["p2psim_version"].iloc[0] if "p2psim_version" in df.columns else "?"
+    profile = df["profile"].iloc[0] if "profile" in df.columns else "?"
+    experiment = df["experiment"].iloc[0] if "experiment" in df.columns else "?"
+    return (f"experiment {experiment}, profile {profile}, p2psim {version}, "
+            f"drawn {datetime.date.today().isoformat()}")
+
+
+def _finish(fig, df, title):
+    fig.suptitle(title)
+    fig.text(0.01, 0.005, provenance(df), fontsize=7, color="0.35", ha="left", va="bottom")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+def fig_time_vs_cost(df):
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for arch, group in df.groupby("architecture"):
+        color = ARCH_COLORS.get(arch, None)
+        ax.scatter(group[TIME], group[COST], s=14, alpha=0.5, color=color, label=f"{arch} ({len(group)})")
+        front = group[pareto_mask(group)].sort_values(TIME)
+        ax.plot(front[TIME], front[COST], "-o", ms=4, color=color, label=f"{arch} Pareto front")
+    ax.set_xlabel("total training time (s)")
+    ax.set_ylabel("total cost (USD)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="best", fontsize=8, framealpha=0.7)
+    return _finish(fig, df, "Time against cost, every scenario, with each architecture's Pareto front")
+
+
+def fig_against_axis(df, axis):
+    fig, (ax_t, ax_c) = plt.subplots(1, 2, figsize=(10, 4))
+    for arch, group in df.groupby("architecture"):
+        med = group.groupby(axis)[[TIME, COST]].median().sort_index()
+        ax_t.plot(med.index, med[TIME], "-o", color=ARCH_COLORS.get(arch), label=arch)
+        ax_c.plot(med.index, med[COST], "-o", color=ARCH_COLORS.get(arch), label=arch)
+    for ax, label in ((ax_t, "total training time (s), median"), (ax_c, "total cost (USD), median")):
+        ax.set_xlabel(axis)
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    return _finish(fig, df, f"Time and cost against {axis} (median over the other axes)")
+
+
+def fig_phase_breakdown(df):
+    present = [(label, [c for c in cols if c in df.columns]) for label, cols in PHASES]
+    present = [(label, cols) for label, cols in present if cols]
+    by_arch = df.groupby("architecture")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    bottom = pd.Series(0.0, index=list(by_arch.groups))
+    for label, cols in present:
+        values = by_arch[cols].median().sum(axis=1)
+        ax.bar(values.index, values, bottom=bottom[values.index], label=label)
+        bottom = bottom.add(values, fill_value=0)
+    ax.set_ylabel("seconds per iteration (median over scenarios)")
+    ax.legend(fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
+    return _finish(fig, df, "Where an iteration's time goes")
+
+
+def fig_heatmaps(df, x_axis, y_axis):
+    comp = comparison(df, [x_axis, y_axis])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    for ax, (column, label, cmap) in zip(axes, (("improvement_percent", "improvement in gradient time (%)", "RdYlGn"),
+                                               ("cost_ratio", "cost ratio serverless / instance", "RdYlGn_r"))):
+        grid = comp.pivot_table(index=y_axis, columns=x_axis, values=column, aggfunc="median")
+        image = ax.imshow(grid.values, cmap=cmap, aspect="auto", origin="lower")
+        ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
+        ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
+        ax.set_xlabel(x_axis)
+        ax.set_ylabel(y_axis)
+        for (r, c), v in pd.DataFrame(grid.values).stack().items():
+            ax.text(c, r, f"{v:.1f}", ha="center", va="center", fontsize=7)
+        fig.colorbar(image, ax=ax, label=label)
+        ax.set_title(label, fontsize=9)
+    return _finish(fig, df, f"Serverless against instance-based over {x_axis} and {y_axis}")
+
+
+def all_figures(df):
+    """(name, figure) for every figure the table supports."""
+    figures = [("time_vs_cost", fig_time_vs_cost(df)), ("phase_breakdown", fig_phase_breakdown(df))]
+    axes = swept_axes(df)
+    for axis in [a for a in axes if pd.api.types.is_numeric_dtype(df[a])]:
+        figures.append((f"against_{axis.replace('/', '_').replace('@', '')}", fig_against_axis(df, axis)))
+    if len(axes) >= 2 and set(df["architecture"]) >= {"instance", "serverless"}:
+        figures.append(("heatmaps", fig_heatmaps(df, axes[0], axes[1])))
+    return figures
+
+
+# ---- commands ------------------------------------------------------------------------------------------------
+
+def pareto_table(df):
+    rows = df[pareto_mask(df)].sort_values(TIME)
+    cols = [c for c in ["scenario_id"] + swept_axes(df) + ["architecture", TIME, COST] if c in rows.columns]
+    return rows[list(dict.fromkeys(cols))]
+
+
+def report(results_dir):
+    df = load_results(results_dir)
+    out = os.path.join(results_dir if os.path.isdir(results_dir) else os.path.dirname(results_dir), "report")
+    os.makedirs(out, exist_ok=True)
+    sections = []
+    for name, fig in all_figures(df):
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=110)
+        with open(os.path.join(out, name + ".png"), "wb") as f:
+            f.write(png.getvalue())
+        fig.savefig(os.path.join(out, name + ".svg"))
+        plt.close(fig)
+        sections.append(f'<h2>{html.escape(name.replace("_", " "))}</h2>\n'
+                        f'<img alt="{html.escape(name)}" src="data:image/png;base64,'
+                        f'{base64.b64encode(png.getvalue()).decode()}">')
+    table = pareto_table(df).to_html(index=False, float_format=lambda v: f"{v:.6g}")
+    page = (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>p2psim report</title></head><body>\n"
+            f"<h1>p2psim report</h1>\n<p>{html.escape(provenance(df))}; {len(df)} rows.</p>\n"
+            f"<h2>Pareto-optimal configurations (time, cost)</h2>\n{table}\n" + "\n".join(sections) +
+            "\n</body></html>\n")
+    tmp = os.path.join(out, "report.html.partial")
+    with open(tmp, "w") as f:
+        f.write(page)
+    os.replace(tmp, os.path.join(out, "report.html"))
+    print(f"wrote {out}/report.html and {len(sections)} figures (PNG and SVG)")
+
+
+def describe(row, columns):
+    return ", ".join(f"{c}={row[c]}" for c in columns if c in row.index)
+
+
+def recommend_command(results_dir, deadline_s, budget_usd, runners_up):
+    df = load_results(results_dir)
+    best, others, slack = recommend(df, deadline_s, budget_usd, runners_up)
+    columns = ["scenario_id"] + swept_axes(df) + CONFIG_COLUMNS
+    columns = list(dict.fromkeys(columns))
+    if best is None:
+        if deadline_s is not None:
+            fastest = df.loc[df[TIME].idxmin()]
+            print(f"no configuration meets the deadline of {deadline_s} s; the fastest takes {fastest[TIME]:.1f} s "
+                  f"({describe(fastest, columns)})")
+        else:
+            cheapest = df.loc[df[COST].idxmin()]
+            print(f"no configuration fits the budget of {budget_usd} USD; the cheapest costs "
+                  f"{cheapest[COST]:.6f} USD ({describe(cheapest, columns)})")
+        return 3
+    unit = "s before the deadline" if slack == "slack_s" else "USD left in the budget"
+    goal = "cheapest within the deadline" if deadline_s is not None else "fastest within the budget"
+    print(f"{goal}: {best[TIME]:.1f} s, {best[COST]:.6f} USD, {best[slack]:.6g} {unit}\n  {describe(best, columns)}")
+    for i, (_, row) in enumerate(others.iterrows(), start=2):
+        print(f"#{i}: {row[TIME]:.1f} s, {row[COST]:.6f} USD, {row[slack]:.6g} {unit}\n  {describe(row, columns)}")
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="p2psim", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("report", help="render every figure and an HTML report into DIR/report/")
+    rep.add_argument("dir")
+    rec = sub.add_parser("recommend", help="the best configuration for a deadline or a budget")
+    rec.add_argument("dir")
+    limit = rec.add_mutually_exclusive_group(required=True)
+    limit.add_argument("--deadline-s", type=float)
+    limit.add_argument("--budget-usd", type=float)
+    rec.add_argument("--runners-up", type=int, default=3)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "report":
+            report(args.dir)
+            return 0
+        return recommend_command(args.dir, args.deadline_s, args.budget_usd, args.runners_up)
+    except ResultsError as e:
+        print(f"p2psim {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

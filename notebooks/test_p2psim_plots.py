@@ -1,0 +1,87 @@
+"""Unit tests of the analysis layer on small hand-made tables (run: /usr/bin/python3 -m unittest)."""
+import os
+import tempfile
+import unittest
+
+import pandas as pd
+
+import p2psim_plots as p
+
+
+def table(rows):
+    return pd.DataFrame(rows, columns=["scenario_id", "architecture", "peers", "function_memory_mb",
+                                       "gradient_s_per_iteration", "total_s", "total_usd"])
+
+
+class ParetoFront(unittest.TestCase):
+    def test_dominated_rows_are_dropped(self):
+        df = table([
+            ("a", "serverless", 2, 1024, 1, 100, 1.0),   # fastest
+            ("b", "serverless", 4, 1024, 1, 200, 0.5),   # slower, cheaper: on the front
+            ("c", "serverless", 8, 1024, 1, 250, 0.7),   # dominated by b
+            ("d", "instance", 2, 1024, 1, 300, 0.2),     # cheapest
+            ("e", "instance", 4, 1024, 1, 300, 0.2),     # equal to d: only the first kept
+        ])
+        self.assertEqual(list(df[p.pareto_mask(df)]["scenario_id"]), ["a", "b", "d"])
+
+    def test_single_row_is_its_own_front(self):
+        df = table([("a", "instance", 2, 1024, 1, 10, 1)])
+        self.assertTrue(p.pareto_mask(df).all())
+
+
+class Recommend(unittest.TestCase):
+    df = table([
+        ("a", "serverless", 2, 1024, 1, 100, 1.0),
+        ("b", "serverless", 4, 1024, 1, 200, 0.5),
+        ("c", "instance", 2, 1024, 1, 400, 0.1),
+        ("d", "instance", 4, 1024, 1, 250, 0.6),
+    ])
+
+    def test_cheapest_within_deadline(self):
+        best, others, slack = p.recommend(self.df, deadline_s=260)
+        self.assertEqual(best["scenario_id"], "b")
+        self.assertEqual(best[slack], 60)
+        self.assertEqual(list(others["scenario_id"]), ["d", "a"])  # by cost
+
+    def test_fastest_within_budget(self):
+        best, others, slack = p.recommend(self.df, budget_usd=0.55)
+        self.assertEqual(best["scenario_id"], "b")
+        self.assertAlmostEqual(best[slack], 0.05)
+        self.assertEqual(list(others["scenario_id"]), ["c"])
+
+    def test_nothing_meets_the_limit(self):
+        best, others, _ = p.recommend(self.df, deadline_s=50)
+        self.assertIsNone(best)
+        self.assertTrue(others.empty)
+
+    def test_exactly_one_limit(self):
+        with self.assertRaises(ValueError):
+            p.recommend(self.df)
+        with self.assertRaises(ValueError):
+            p.recommend(self.df, deadline_s=1, budget_usd=1)
+
+
+class Comparison(unittest.TestCase):
+    def test_the_papers_two_metrics(self):
+        df = table([
+            ("a", "instance", 2, 1024, 10.0, 100, 0.1),
+            ("a", "serverless", 2, 1024, 2.5, 50, 0.4),
+        ])
+        comp = p.comparison(df, ["peers"])
+        self.assertAlmostEqual(comp["improvement_percent"].iloc[0], 75.0)
+        self.assertAlmostEqual(comp["cost_ratio"].iloc[0], 4.0)
+
+
+class Loading(unittest.TestCase):
+    def test_missing_and_bad_tables_are_clear_errors(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(p.ResultsError, "no results.csv or result.csv"):
+                p.load_results(d)
+            with open(os.path.join(d, "results.csv"), "w") as f:
+                f.write("a,b\n1,2\n")
+            with self.assertRaisesRegex(p.ResultsError, "missing column"):
+                p.load_results(d)
+
+
+if __name__ == "__main__":
+    unittest.main()
