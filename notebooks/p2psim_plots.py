@@ -23,6 +23,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless: figures go to files
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
 
 TIME = "total_s"
@@ -97,6 +98,8 @@ def recommend(df, deadline_s=None, budget_usd=None, runners_up=3):
         df["slack_usd"] = budget_usd - df[COST]
         ok = df[df[COST] <= budget_usd].sort_values([TIME, COST], kind="mergesort")
         slack = "slack_usd"
+    # Rows with the same architecture, time and cost are one choice (e.g. instance runs across function sizes).
+    ok = ok.drop_duplicates(subset=["architecture", TIME, COST])
     if ok.empty:
         return None, ok, slack
     return ok.iloc[0], ok.iloc[1:1 + runners_up], slack
@@ -116,14 +119,12 @@ def comparison(df, axes):
 
 
 def swept_axes(df):
-    """Configuration columns that take more than one value in the table."""
-    axes = [c for c in df.columns if c.endswith(("@count", "@memory_mb")) or "/@" in c]
-    axes += [c for c in CONFIG_COLUMNS if c in df.columns and c != "architecture"]
-    seen = []
-    for c in axes:
-        if c not in seen and df[c].nunique() > 1:
-            seen.append(c)
-    return seen
+    """Configuration columns that take more than one value in the table: the resolved configuration columns
+    first, then sweep axes (`element/@attr`, `profile:...`) that no configuration column already shows."""
+    config = [c for c in CONFIG_COLUMNS if c in df.columns and c != "architecture" and df[c].nunique() > 1]
+    axes = [c for c in df.columns if ("/@" in c or c.startswith("profile:")) and df[c].nunique() > 1]
+    same = lambda a, c: (df[a].astype(str) == df[c].astype(str)).all()  # noqa: E731
+    return config + [a for a in axes if not any(same(a, c) for c in config)]
 
 
 # ---- figures -----------------------------------------------------------------------------------------------
@@ -154,6 +155,11 @@ def fig_time_vs_cost(df):
     ax.set_ylabel("total cost (USD)")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(plain)
+    ax.tick_params(which="minor", labelsize=7)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="best", fontsize=8, framealpha=0.7)
     return _finish(fig, df, "Time against cost, every scenario, with each architecture's Pareto front")
@@ -253,14 +259,16 @@ def report(results_dir):
 
 
 def describe(row, columns):
+    # Function settings mean nothing for an instance-based run.
+    if row.get("architecture") == "instance":
+        columns = [c for c in columns if "function" not in c]
     return ", ".join(f"{c}={row[c]}" for c in columns if c in row.index)
 
 
 def recommend_command(results_dir, deadline_s, budget_usd, runners_up):
     df = load_results(results_dir)
     best, others, slack = recommend(df, deadline_s, budget_usd, runners_up)
-    columns = ["scenario_id"] + swept_axes(df) + CONFIG_COLUMNS
-    columns = list(dict.fromkeys(columns))
+    columns = list(dict.fromkeys(["scenario_id", "architecture"] + swept_axes(df) + CONFIG_COLUMNS))
     if best is None:
         if deadline_s is not None:
             fastest = df.loc[df[TIME].idxmin()]

@@ -49,6 +49,12 @@ class Recommend(unittest.TestCase):
         self.assertAlmostEqual(best[slack], 0.05)
         self.assertEqual(list(others["scenario_id"]), ["c"])
 
+    def test_equal_outcomes_are_one_choice(self):
+        df = pd.concat([self.df, self.df.iloc[[1]].assign(scenario_id="b2", function_memory_mb=2048)])
+        best, others, _ = p.recommend(df, deadline_s=260)
+        self.assertEqual(best["scenario_id"], "b")
+        self.assertNotIn("b2", list(others["scenario_id"]))
+
     def test_nothing_meets_the_limit(self):
         best, others, _ = p.recommend(self.df, deadline_s=50)
         self.assertIsNone(best)

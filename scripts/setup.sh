@@ -12,6 +12,8 @@ packages=(
   libfccp-dev libxxhash-dev zlib1g-dev
   # kernels: Debian's libtorch falls back to reference BLAS unless OpenBLAS is installed explicitly
   libtorch-dev libopenblas0-openmp
+  # figures, reports and notebooks (run with /usr/bin/python3)
+  python3-matplotlib python3-pandas jupyter-nbconvert python3-ipykernel
   # tests
   doctest-dev dataset-fashion-mnist
 )

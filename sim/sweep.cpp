@@ -100,7 +100,7 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
   // Odometer over the groups: the last group varies fastest.
   std::vector<size_t> index(groups.size(), 0);
   std::vector<SweepScenario> out;
-  const std::string base = fs::path(path).parent_path().string();
+  const std::string base = fs::absolute(path).parent_path().string();  // scenario files live elsewhere
   for (;;) {
     pugi::xml_document doc;
     doc.append_copy(root);

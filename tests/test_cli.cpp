@@ -1,6 +1,7 @@
 // The p2psim command line end to end: help, the torch-backed subcommands, and bad input.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -151,4 +152,43 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
     CHECK(r.output.find(message) != std::string::npos);
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);  // one clear line, no stack of messages
   }
+}
+
+TEST_CASE("report renders every figure and a self-contained HTML report, and recommend answers limits") {
+  TempDir dir;
+  std::filesystem::copy_file(P2PSIM_SOURCE_DIR "/notebooks/example_results/results.csv", dir.path("results.csv"));
+  auto r = run_cli("report " + dir.root.string());
+  REQUIRE(r.exit_code == 0);
+  int pngs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path("report"))) {
+    const auto ext = e.path().extension();
+    if (ext != ".png" && ext != ".svg") continue;
+    const std::string bytes = read_file(e.path().string());
+    CAPTURE(e.path());
+    CHECK(bytes.size() > 5000);  // a drawn figure, not an empty canvas
+    if (ext == ".png") {
+      ++pngs;
+      CHECK(bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+      CHECK(std::filesystem::exists(e.path().parent_path() / (e.path().stem().string() + ".svg")));
+    }
+  }
+  CHECK(pngs >= 4);  // time vs cost, phases, against peers, against memory, heatmaps
+  const std::string html = read_file(dir.path("report/report.html"));
+  CHECK(html.find("Pareto-optimal configurations") != std::string::npos);
+  CHECK(html.find("data:image/png;base64,") != std::string::npos);
+  CHECK(html.find("p2psim 0.1.0") != std::string::npos);
+
+  auto deadline = run_cli("recommend " + dir.root.string() + " --deadline-s 30");
+  CHECK(deadline.exit_code == 0);
+  CHECK(deadline.output.find("cheapest within the deadline") != std::string::npos);
+  auto budget = run_cli("recommend " + dir.root.string() + " --budget-usd 0.01");
+  CHECK(budget.exit_code == 0);
+  CHECK(budget.output.find("fastest within the budget") != std::string::npos);
+  auto impossible = run_cli("recommend " + dir.root.string() + " --deadline-s 1");
+  CHECK(impossible.exit_code == 3);
+  CHECK(impossible.output.find("no configuration meets the deadline of 1.0 s") != std::string::npos);
+  auto missing = run_cli("report " + dir.path("nothing"));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find("no results.csv or result.csv") != std::string::npos);
+  CHECK(run_cli("recommend " + dir.root.string()).exit_code == 2);  // neither limit given
 }

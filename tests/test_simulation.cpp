@@ -152,7 +152,7 @@ TEST_CASE("the broker delivers each gradient to every other peer exactly once") 
     }
 }
 
-TEST_CASE("the same scenario and seed give the same run; another seed another one") {
+TEST_CASE("the same scenario and seed give the same run and another seed another one") {
   TempDir dir;
   const std::string body = R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="3" iterations="2"/>

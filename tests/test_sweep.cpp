@@ -117,6 +117,23 @@ TEST_CASE("sweep: runs every scenario, merges the rows, and a rerun skips what i
   CHECK(bad.output.find("this experiment declares a sweep") != std::string::npos);
 }
 
+TEST_CASE("sweep: paths relative to the experiment still resolve from the scenario files") {
+  TempDir dir;
+  fs::create_directories(dir.path("cal"));
+  fs::copy_file(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv", dir.path("cal/hand.csv"));
+  const std::string path = dir.path("relative.xml");
+  std::ofstream(path) << R"(<experiment name="r">
+  <calibration files="cal/hand.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="4" iterations="1"/>
+  <peers count="4" instance_type="t2.medium"/>
+  <sweep><axis select="peers/@count" values="2 3"/></sweep>
+</experiment>)";
+  // Run from another working directory, with a relative experiment path.
+  auto r = run_cli("sweep relative.xml --out out", "cd " + dir.root.string() + " &&");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("2 done, 0 failed") != std::string::npos);
+}
+
 TEST_CASE("sweep: a failing scenario is recorded with its error and the others finish") {
   TempDir dir;
   const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="64 1024 2048"/>)");
