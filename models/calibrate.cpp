@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/version.h>
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ namespace p2psim::models {
 
 const char* const kKernelCsvHeader =
     "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds,"
-    "foreign_cpu_share";
+    "foreign_cpu_share,peak_rss_bytes,runtime_rss_bytes";
 
 namespace {
 
@@ -55,19 +56,40 @@ double machine_busy_s() {
   return static_cast<double>(user + nice + system + irq + softirq + steal) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+// A field of /proc/self/status in bytes ("VmRSS", "VmHWM"), or -1.
+long long proc_status_bytes(const std::string& key) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1)) * 1024;
+  return -1;
+}
+
+// Returns freed heap to the system, then resets the peak-RSS mark (Linux: "5" to clear_refs), so that the next
+// peak is this run's own. False when the kernel refuses the reset.
+bool reset_peak_rss() {
+  malloc_trim(0);
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return static_cast<bool>(clear);
+}
+
 struct Timed {
   double seconds, foreign_cpu_share;
+  long long peak_rss_bytes;  // the process's peak resident memory during the run; -1 when unknown
 };
 
 // One timed run, with the share of the machine's CPU that other processes took meanwhile (0 when the run is
 // too short for /proc/stat's 10 ms ticks to say anything).
 Timed time_with_contention(const std::function<void()>& fn) {
+  const bool peak_known = reset_peak_rss();
   const double busy0 = machine_busy_s(), own0 = own_cpu_s();
   const double seconds = time_once(fn);
+  const long long peak = peak_known ? proc_status_bytes("VmHWM") : -1;
   const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - (own_cpu_s() - own0));
   const double share = seconds < kMinContentionWindowS ? 0.0
                                                         : foreign_s / (seconds * std::thread::hardware_concurrency());
-  return {seconds, share};
+  return {seconds, share, peak};
 }
 
 std::string shape_text(const InputShape& s) {
@@ -123,8 +145,8 @@ struct Row {
 
 class Sampler {
  public:
-  Sampler(const CalibrateOptions& o, std::ostream& csv, std::ostream& progress, int total)
-      : o_(o), csv_(csv), progress_(progress), total_(total) {}
+  Sampler(const CalibrateOptions& o, std::ostream& csv, std::ostream& progress, int total, long long runtime_rss)
+      : o_(o), csv_(csv), progress_(progress), total_(total), runtime_rss_bytes_(runtime_rss) {}
 
   /// Warm up, then time `fn` repeatedly; one CSV row per timed sample.
   void sample(const Row& row, const std::function<void()>& fn, const std::string& label) {
@@ -135,7 +157,7 @@ class Sampler {
     std::vector<double> samples;
     for (int r = 0; r < repeats; ++r) {
       // On a shared machine, a sample during which others took the CPU is measured again.
-      Timed best{0, 2};
+      Timed best{0, 2, -1};
       for (int attempt = 0; attempt < kMaxAttempts && best.foreign_cpu_share > o_.max_foreign_cpu; ++attempt) {
         Timed t = time_with_contention(fn);
         if (t.foreign_cpu_share < best.foreign_cpu_share) best = t;
@@ -145,7 +167,8 @@ class Sampler {
       csv_ << row.kernel << ',' << row.model << ',' << row.num_classes << ',' << row.input_shape << ','
            << row.batch_size << ',' << row.threads << ',' << row.n_tensors << ',' << row.elements << ','
            << row.payload_bytes << ',' << r << ',' << std::setprecision(9) << best.seconds << ','
-           << std::setprecision(3) << best.foreign_cpu_share << '\n';
+           << std::setprecision(3) << best.foreign_cpu_share << ',' << best.peak_rss_bytes << ','
+           << runtime_rss_bytes_ << '\n';
     }
     csv_.flush();
     std::sort(samples.begin(), samples.end());
@@ -160,6 +183,7 @@ class Sampler {
   std::ostream& progress_;
   int total_, done_ = 0;
   int retried_ = 0;  // samples measured again because of contention
+  long long runtime_rss_bytes_;  // this process with LibTorch loaded, before any model was built
 
  public:
   int retried() const { return retried_; }
@@ -247,7 +271,10 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
       {"payload_bytes", "bytes of the gradient (train_step, average) or of the encoded message (codecs)"},
       {"seconds", "wall time of one sample, steady clock"},
       {"foreign_cpu_share", "share of all CPUs used by other processes during the sample (0 below 0.5 s); "
-                            "a sample above max_foreign_cpu_share was measured again, up to 10 times"}};
+                            "a sample above max_foreign_cpu_share was measured again, up to 10 times"},
+      {"peak_rss_bytes", "peak resident memory of this process during the sample (VmHWM after resetting it; "
+                         "model, inputs, activations, gradients and the runtime); -1 when unknown"},
+      {"runtime_rss_bytes", "resident memory of this process with LibTorch loaded, before any model was built"}};
   std::ofstream(path) << std::setw(2) << meta << '\n';
 }
 
@@ -255,6 +282,8 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
 
 void calibrate(const CalibrateOptions& o, std::ostream& progress) {
   if (o.out_csv.empty()) throw std::invalid_argument("no output CSV given");
+  malloc_trim(0);
+  const long long runtime_rss = proc_status_bytes("VmRSS");  // before any model exists
   for (const auto& spec : o.models) build_model(spec.name, o.num_classes, spec.input);  // fail before timing
   for (const auto& c : o.codecs) parse_codec(c);
 
@@ -267,7 +296,7 @@ void calibrate(const CalibrateOptions& o, std::ostream& progress) {
   std::ofstream csv(tmp);
   if (!csv) throw std::runtime_error("cannot write " + tmp);
   csv << kKernelCsvHeader << '\n';
-  Sampler sampler(o, csv, progress, total);
+  Sampler sampler(o, csv, progress, total, runtime_rss);
   const double seconds = time_once([&] {
     if (o.train_steps) time_train_steps(o, sampler);
     if (o.tensor_ops) time_tensor_ops(o, sampler);

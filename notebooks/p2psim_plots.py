@@ -69,6 +69,13 @@ def load_results(path):
     raise ResultsError(f"{path}: no results.csv or result.csv")
 
 
+def feasible(df):
+    """Rows whose run could finish (tables written before the status column count as feasible)."""
+    if "status" not in df.columns:
+        return df
+    return df[df["status"] == "ok"]
+
+
 def pareto_mask(df, time_col=TIME, cost_col=COST):
     """True for rows no other row beats on both time and cost (ties: the first of equal rows is kept)."""
     order = df.sort_values([time_col, cost_col], kind="mergesort").index
@@ -89,7 +96,7 @@ def recommend(df, deadline_s=None, budget_usd=None, runners_up=3):
     """
     if (deadline_s is None) == (budget_usd is None):
         raise ValueError("give exactly one of a deadline and a budget")
-    df = df.copy()
+    df = feasible(df).copy()  # an infeasible configuration is never proposed
     if deadline_s is not None:
         df["slack_s"] = deadline_s - df[TIME]
         ok = df[df[TIME] <= deadline_s].sort_values([COST, TIME], kind="mergesort")
@@ -107,7 +114,8 @@ def recommend(df, deadline_s=None, budget_usd=None, runners_up=3):
 
 def comparison(df, axes):
     """Per configuration (the axes, without the architecture): serverless vs instance improvement % in
-    gradient-computation time and cost ratio, the paper's two metrics."""
+    gradient-computation time and cost ratio, the paper's two metrics (feasible runs only)."""
+    df = feasible(df)
     keys = [a for a in axes if a != "architecture"]
     wide = df.pivot_table(index=keys, columns="architecture",
                           values=["gradient_s_per_iteration", COST], aggfunc="first")
@@ -146,6 +154,11 @@ def _finish(fig, df, title):
 
 def fig_time_vs_cost(df):
     fig, ax = plt.subplots(figsize=(7, 5))
+    infeasible = df.drop(feasible(df).index)
+    if not infeasible.empty:  # what was spent before failing, where it failed: never on a front
+        ax.scatter(infeasible[TIME], infeasible[COST], marker="x", s=30, color="tab:red",
+                   label=f"infeasible: out of memory ({len(infeasible)}), cost until failure")
+    df = feasible(df)
     for arch, group in df.groupby("architecture"):
         color = ARCH_COLORS.get(arch, None)
         ax.scatter(group[TIME], group[COST], s=14, alpha=0.5, color=color, label=f"{arch} ({len(group)})")
@@ -167,6 +180,11 @@ def fig_time_vs_cost(df):
 
 def fig_against_axis(df, axis):
     fig, (ax_t, ax_c) = plt.subplots(1, 2, figsize=(10, 4))
+    infeasible = df.drop(feasible(df).index)
+    for ax in (ax_t, ax_c):  # shade the values at which some run cannot fit
+        for value in sorted(infeasible[axis].unique()) if axis in infeasible else []:
+            ax.axvline(value, color="tab:red", alpha=0.25, lw=6)
+    df = feasible(df)
     for arch, group in df.groupby("architecture"):
         med = group.groupby(axis)[[TIME, COST]].median().sort_index()
         ax_t.plot(med.index, med[TIME], "-o", color=ARCH_COLORS.get(arch), label=arch)
@@ -176,10 +194,12 @@ def fig_against_axis(df, axis):
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    return _finish(fig, df, f"Time and cost against {axis} (median over the other axes)")
+    note = " (red: some runs infeasible)" if not infeasible.empty else ""
+    return _finish(fig, df, f"Time and cost against {axis} (median over the other feasible runs){note}")
 
 
 def fig_phase_breakdown(df):
+    df = feasible(df)
     present = [(label, [c for c in cols if c in df.columns]) for label, cols in PHASES]
     present = [(label, cols) for label, cols in present if cols]
     by_arch = df.groupby("architecture")
@@ -226,6 +246,7 @@ def all_figures(df):
 # ---- commands ------------------------------------------------------------------------------------------------
 
 def pareto_table(df):
+    df = feasible(df)
     rows = df[pareto_mask(df)].sort_values(TIME)
     cols = [c for c in ["scenario_id"] + swept_axes(df) + ["architecture", TIME, COST] if c in rows.columns]
     return rows[list(dict.fromkeys(cols))]

@@ -55,6 +55,12 @@ class Recommend(unittest.TestCase):
         self.assertEqual(best["scenario_id"], "b")
         self.assertNotIn("b2", list(others["scenario_id"]))
 
+    def test_infeasible_configurations_are_never_proposed(self):
+        df = self.df.assign(status=["ok", "infeasible", "ok", "ok"])
+        best, others, _ = p.recommend(df, deadline_s=260)
+        self.assertEqual(best["scenario_id"], "d")  # b would be cheaper, but it cannot run
+        self.assertNotIn("b", list(others["scenario_id"]))
+
     def test_nothing_meets_the_limit(self):
         best, others, _ = p.recommend(self.df, deadline_s=50)
         self.assertIsNone(best)

@@ -55,7 +55,7 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   apply_overrides(xml, overrides);
   auto root = xml.root("cloud");
   xml.check_names(root, {"name", "region", "currency", "collected"},
-                  {"simulation", "network", "instance_types", "instance_billing", "function_service",
+                  {"simulation", "network", "runtime", "instance_types", "instance_billing", "function_service",
                    "workflow_service", "object_storage", "broker", "sources"});
   CloudProfile p;
   p.path = path;
@@ -73,6 +73,10 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   auto net = required("network");
   xml.check_names(net, {"one_way_latency_s", kSource});
   p.one_way_latency_s = xml.number(net, "one_way_latency_s", 0, 10);
+
+  auto runtime = required("runtime");
+  xml.check_names(runtime, {"baseline_mb", kSource});
+  p.runtime_baseline_mb = xml.number(runtime, "baseline_mb", 0, 1e6);
 
   auto types = required("instance_types");
   xml.check_names(types, {kSource}, {"instance"});
@@ -136,7 +140,8 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
 
   auto wf = required("workflow_service");
   xml.check_names(wf, {"transition_latency_s", "parallel_burst_branches", "parallel_ramp_branches_per_s",
-                       "price_per_transition_usd", "transitions_per_execution", "transitions_per_branch", kSource});
+                       "price_per_transition_usd", "transitions_per_execution", "transitions_per_branch",
+                       "task_retry_attempts", kSource});
   auto& w = p.workflow;
   w.transition_latency_s = xml.number(wf, "transition_latency_s", 0, 3600);
   w.parallel_burst_branches = static_cast<int>(xml.integer(wf, "parallel_burst_branches", 0, 1 << 20));
@@ -144,6 +149,7 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   w.price_per_transition_usd = xml.number(wf, "price_per_transition_usd", 0, 1);
   w.transitions_per_execution = static_cast<int>(xml.integer(wf, "transitions_per_execution", 0, 1000));
   w.transitions_per_branch = static_cast<int>(xml.integer(wf, "transitions_per_branch", 0, 1000));
+  w.task_retry_attempts = static_cast<int>(xml.integer(wf, "task_retry_attempts", 0, 100));
 
   auto st = required("object_storage");
   xml.check_names(st, {"first_byte_latency_s", "per_connection_bandwidth_bps", "aggregate_bandwidth_bps",

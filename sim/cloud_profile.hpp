@@ -40,6 +40,7 @@ struct WorkflowService {
   double parallel_ramp_branches_per_s = 0;
   double price_per_transition_usd = 0;
   int transitions_per_execution = 0, transitions_per_branch = 0;
+  int task_retry_attempts = 0;  // retries of a failed function before the execution fails
 
   /// Delay from the Parallel state's start until branch `i` (0-based) starts.
   double branch_start_delay_s(int i) const;
@@ -61,6 +62,7 @@ struct CloudProfile {
   std::string name, path;
   std::string network_model;
   double one_way_latency_s = 0;
+  double runtime_baseline_mb = 0;  // the training process before any model (Python + torch + torchvision)
   std::map<std::string, InstanceType> instance_types;
   double instance_billing_granularity_s = 0, instance_billing_minimum_s = 0;
   FunctionService functions;

@@ -49,18 +49,27 @@ struct Sample {
   int64_t batch = 0, n_tensors = 0, elements = 0;
   int threads = 0;
   double seconds = 0;
+  int64_t peak_rss_bytes = -1, runtime_rss_bytes = -1;  // -1: not measured
 };
 
 std::vector<Sample> read_samples(const std::string& path) {
   std::vector<Sample> out;
   try {
-    CsvReader<11> in(path);
-    in.read_header(io::ignore_extra_column, "kernel", "model", "num_classes", "input_shape", "batch_size", "threads",
-                   "n_tensors", "elements", "payload_bytes", "repeat", "seconds");
+    CsvReader<13> in(path);
+    // Memory columns came later: older files without them still load (their rows carry no memory).
+    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "kernel", "model", "num_classes",
+                   "input_shape", "batch_size", "threads", "n_tensors", "elements", "payload_bytes", "repeat",
+                   "seconds", "peak_rss_bytes", "runtime_rss_bytes");
+    for (const char* required : {"kernel", "model", "num_classes", "input_shape", "batch_size", "threads", "n_tensors",
+                                 "elements", "payload_bytes", "repeat", "seconds"})
+      if (!in.has_column(required)) throw InputError(path, 1, required, "column is missing");
     Sample s;
     int64_t classes = 0, payload = 0, repeat = 0;
-    while (in.read_row(s.kernel, s.model, classes, s.input_shape, s.batch, s.threads, s.n_tensors, s.elements, payload,
-                       repeat, s.seconds)) {
+    for (;;) {
+      s.peak_rss_bytes = s.runtime_rss_bytes = -1;
+      if (!in.read_row(s.kernel, s.model, classes, s.input_shape, s.batch, s.threads, s.n_tensors, s.elements, payload,
+                       repeat, s.seconds, s.peak_rss_bytes, s.runtime_rss_bytes))
+        break;
       const long line = static_cast<long>(in.get_file_line());
       if (!(s.seconds > 0) || !std::isfinite(s.seconds)) throw InputError(path, line, "seconds", "must be > 0");
       if (s.threads < 1) throw InputError(path, line, "threads", "must be >= 1");
@@ -104,10 +113,15 @@ ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
   // (model, shape) -> threads -> batch -> samples; kernel -> x -> samples
   std::map<std::pair<std::string, std::string>, std::map<int, Groups>> steps;
   std::map<std::string, Groups> ops;
+  std::map<std::pair<std::string, std::string>, Groups> memory;  // (model, shape) -> batch -> bytes
   for (const auto& path : csv_paths)
     for (const Sample& s : read_samples(path)) {
-      if (s.kernel == "train_step")
+      if (s.kernel == "train_step") {
         steps[{s.model, s.input_shape}][s.threads][static_cast<double>(s.batch)].push_back(s.seconds);
+        if (s.peak_rss_bytes > 0 && s.runtime_rss_bytes > 0 && s.peak_rss_bytes > s.runtime_rss_bytes)
+          memory[{s.model, s.input_shape}][static_cast<double>(s.batch)].push_back(
+              static_cast<double>(s.peak_rss_bytes - s.runtime_rss_bytes));
+      }
       else if (s.threads == 1 && s.kernel == "average")
         ops["average"][static_cast<double>(s.n_tensors * s.elements)].push_back(s.seconds);
       else if (s.threads == 1)
@@ -135,6 +149,7 @@ ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
     cm.steps_[key] = std::move(f);
   }
   for (const auto& [kernel, groups] : ops) cm.tensor_ops_[kernel] = fit_groups(groups);
+  for (const auto& [key, groups] : memory) cm.memory_[key] = make_curve(groups);
   return cm;
 }
 
@@ -188,6 +203,24 @@ double ComputeModel::draw_step_noise(const std::string& model, const std::string
   const auto& noise = step_fit(model, input_shape).noise;
   // rng() is specified bit-for-bit by the standard; std::uniform_int_distribution is not.
   return noise[rng() % noise.size()];
+}
+
+double ComputeModel::step_memory_bytes(const std::string& model, const std::string& input_shape,
+                                       double batch) const {
+  auto it = memory_.find({model, input_shape});
+  if (it == memory_.end())
+    throw std::out_of_range("no memory samples for " + model + "@" + input_shape +
+                            " (calibrate it with a p2psim that records peak_rss_bytes)");
+  const Curve& c = it->second;
+  const double lo = c.batches.front() / kExtrapolationFactor, hi = c.batches.back() * kExtrapolationFactor;
+  if (batch < lo || batch > hi)
+    throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) +
+                            " is outside the memory calibration of " + model + "@" + input_shape);
+  return std::max(0.0, c(batch));
+}
+
+bool ComputeModel::has_memory(const std::string& model, const std::string& input_shape) const {
+  return memory_.count({model, input_shape}) > 0;
 }
 
 double ComputeModel::average_seconds(double elements, int n) const {

@@ -38,6 +38,12 @@ class ComputeModel {
   /// of its configuration), so that repeated draws reproduce the calibration machine's variability.
   double draw_step_noise(const std::string& model, const std::string& input_shape, std::mt19937_64& rng) const;
 
+  /// Bytes one training step needs above the bare runtime (model, optimiser-free gradients, inputs and
+  /// activations): measured peak RSS minus the runtime's RSS, fitted in batch size like time. Throws
+  /// std::out_of_range when not measured or beyond the extrapolation limits.
+  double step_memory_bytes(const std::string& model, const std::string& input_shape, double batch) const;
+  bool has_memory(const std::string& model, const std::string& input_shape) const;
+
   /// Seconds to average `n` float32 gradients of `elements` entries (running sum, then a division), 1 thread.
   double average_seconds(double elements, int n) const;
   /// Seconds of `<codec>_encode` or `<codec>_decode` on a gradient of `elements` entries, 1 thread.
@@ -63,6 +69,7 @@ class ComputeModel {
   const StepFit& step_fit(const std::string& model, const std::string& input_shape) const;
   std::map<std::pair<std::string, std::string>, StepFit> steps_;  // (model, input shape) -> fit
   std::map<std::string, LinearFit> tensor_ops_;                    // kernel -> fit in elements (or n*elements)
+  std::map<std::pair<std::string, std::string>, Curve> memory_;    // (model, input shape) -> bytes vs batch
 };
 
 }  // namespace p2psim

@@ -1,5 +1,7 @@
 #include "results.hpp"
 
+#include "atomic_file.hpp"
+
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <xxhash.h>
@@ -12,16 +14,6 @@ namespace fs = std::filesystem;
 
 namespace p2psim {
 namespace {
-
-void write_atomically(const fs::path& path, const std::string& content) {
-  const fs::path tmp = path.string() + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << content;
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
-}
 
 std::string transport_name(const Scenario& s, Architecture a) {
   return s.sends_inline(a) ? "inline" : "storage";
@@ -79,7 +71,7 @@ ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run) {
 }
 
 std::optional<Comparison> Result::comparison() const {
-  if (!instance || !serverless) return std::nullopt;
+  if (!instance || !serverless || !instance->feasible() || !serverless->feasible()) return std::nullopt;
   return Comparison{100.0 * (1.0 - serverless->gradient_s / instance->gradient_s),
                     serverless->cost.total_usd() / instance->cost.total_usd()};
 }
@@ -115,6 +107,10 @@ void print_table(const Result& r, std::FILE* out) {
   row("cost: workflow (USD)", [](auto& a) { return a.cost.workflow_usd; }, "{:>14.6f}");
   row("cost: storage requests (USD)", [](auto& a) { return a.cost.storage_usd; }, "{:>14.6f}");
   row("cost: total (USD)", [](auto& a) { return a.cost.total_usd(); }, "{:>14.6f}");
+  for (const auto* a : archs)
+    if (!a->feasible())
+      fmt::print(out, "\n{} is INFEASIBLE, its times mean nothing; the cost is what was spent before it failed:\n  {}\n",
+                 to_string(a->architecture), a->run.failure);
   if (auto c = r.comparison())
     fmt::print(out, "\ngradient-computation time improvement (serverless vs instance): {:.2f} %\n"
                     "cost ratio (serverless / instance): {:.2f}x\n",
@@ -129,6 +125,15 @@ nlohmann::ordered_json result_json(const Result& r) {
   j["experiment"] = e.name;
   j["seed"] = e.seed;
   j["inputs_xxh64"] = r.input_hashes;
+  j["memory"] = {{"checked", s.memory_checked},
+                 {"peer_need_bytes", s.peer_need_bytes},
+                 {"peer_memory_bytes", s.peer_memory_bytes},
+                 {"function_need_bytes_max",
+                  s.invocation_need_bytes.empty()
+                      ? 0.0
+                      : *std::max_element(s.invocation_need_bytes.begin(), s.invocation_need_bytes.end())},
+                 {"function_memory_bytes", s.function_memory_bytes},
+                 {"smallest_function_memory_mb", s.smallest_function_memory_mb()}};
   j["scenario"] = {{"model", e.workload.model},
                    {"input_shape", e.workload.input_shape},
                    {"dataset", e.workload.dataset},
@@ -147,6 +152,8 @@ nlohmann::ordered_json result_json(const Result& r) {
     if (!a) continue;
     const auto& c = a->cost;
     j["architectures"][to_string(a->architecture)] = {
+        {"status", a->feasible() ? "ok" : "infeasible"},
+        {"reason", a->run.failure},
         {"transport", transport_name(s, a->architecture)},
         {"gradient_s_per_iteration", a->gradient_s},
         {"communication_s_per_iteration", a->communication_s},
@@ -173,7 +180,7 @@ nlohmann::ordered_json result_json(const Result& r) {
 
 void write_results(const Result& r, const std::string& dir) {
   fs::create_directories(dir);
-  write_atomically(fs::path(dir) / "result.json", result_json(r).dump(2) + "\n");
+  write_file_atomically(fs::path(dir) / "result.json", result_json(r).dump(2) + "\n");
   const Scenario& s = *r.scenario;
   const auto& e = s.experiment;
   std::string csv =
@@ -181,8 +188,8 @@ void write_results(const Result& r, const std::string& dir) {
       "transport,gradient_s_per_iteration,communication_s_per_iteration,aggregate_update_s_per_iteration,"
       "barrier_s_per_iteration,iteration_s,total_s,instances_usd,broker_usd,function_compute_usd,"
       "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts";
-  for (int p = 0; p <= static_cast<int>(Phase::Barrier); ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
-  csv += ",profile,p2psim_version\n";
+  for (int p = 0; p < kPhaseCount; ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
+  csv += ",profile,p2psim_version,status,reason\n";
   std::string trace = "architecture,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
   for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
     if (!a) continue;
@@ -196,17 +203,18 @@ void write_results(const Result& r, const std::string& dir) {
                        c.function_requests_usd, c.workflow_usd, c.storage_usd, c.total_usd(),
                        a->run.ledger.function_runs.size(), a->run.cold_starts);
     // Mean duration of each phase where it occurs (per peer-iteration, or per invocation for functions).
-    for (int p = 0; p <= static_cast<int>(Phase::Barrier); ++p) {
+    for (int p = 0; p < kPhaseCount; ++p) {
       auto it = a->phase_means_s.find(to_string(Phase(p)));
       csv += fmt::format(",{:.9g}", it == a->phase_means_s.end() ? 0.0 : it->second);
     }
-    csv += fmt::format(",{},{}\n", s.profile.name, P2PSIM_VERSION);
+    csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
+                       a->run.failure);  // the reason holds no double quote
     for (const auto& p : a->run.trace)
       trace += fmt::format("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n", to_string(a->architecture), p.peer, p.iteration,
                            p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
   }
-  write_atomically(fs::path(dir) / "result.csv", csv);
-  write_atomically(fs::path(dir) / "trace.csv", trace);
+  write_file_atomically(fs::path(dir) / "result.csv", csv);
+  write_file_atomically(fs::path(dir) / "trace.csv", trace);
 }
 
 }  // namespace p2psim

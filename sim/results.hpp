@@ -22,6 +22,7 @@ struct ArchitectureResult {
   double aggregate_update_s = 0, barrier_s = 0, iteration_s = 0;
   double total_s = 0;          // until the last peer finishes
   std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
+  bool feasible() const { return run.failure.empty(); }
 };
 
 ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run);

@@ -2,6 +2,7 @@
 
 #include "csv_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -41,6 +42,15 @@ long long shape_volume(const std::string& shape, const Experiment& e) {
 }
 
 }  // namespace
+
+constexpr double kMiB = 1024.0 * 1024.0;  // Lambda's "MB" of memory are MiB
+
+int Scenario::smallest_function_memory_mb() const {
+  if (!memory_checked) return -1;
+  const double need = *std::max_element(invocation_need_bytes.begin(), invocation_need_bytes.end());
+  const int mb = std::max(profile.functions.memory_min_mb, static_cast<int>(std::ceil(need / kMiB)));
+  return mb <= profile.functions.memory_max_mb ? mb : 0;
+}
 
 const char* to_string(Architecture a) { return a == Architecture::Instance ? "instance" : "serverless"; }
 
@@ -132,6 +142,25 @@ Scenario resolve_scenario(const Experiment& e) {
   } catch (const std::logic_error& ex) {
     throw e.error("workload", "model", ex.what());
   }
+
+  // Memory: the largest minibatch of a peer (one after another) or of an invocation sets the peak.
+  const auto& model = w.model;
+  s.memory_checked = s.compute.has_memory(model, w.input_shape);
+  if (s.memory_checked) {
+    try {
+      auto need = [&](const std::vector<long long>& batches) {
+        return s.profile.runtime_baseline_mb * kMiB +
+               s.compute.step_memory_bytes(model, w.input_shape,
+                                           static_cast<double>(*std::max_element(batches.begin(), batches.end())));
+      };
+      s.peer_need_bytes = need(s.minibatches);
+      for (const auto& inv : s.invocations) s.invocation_need_bytes.push_back(need(inv));
+    } catch (const std::logic_error& ex) {
+      throw e.error("workload", "model", ex.what());
+    }
+  }
+  s.peer_memory_bytes = s.peer_type.memory_gib * 1024 * kMiB;
+  s.function_memory_bytes = e.functions.memory_mb * kMiB;
 
   if (e.run_serverless)
     for (const auto& inv : s.invocations) {

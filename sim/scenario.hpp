@@ -26,6 +26,17 @@ struct Scenario {
   std::vector<std::vector<long long>> invocations;  // minibatch sizes handled by each function invocation
   double function_vcpus = 0, function_speed_factor = 1, function_price_per_gb_s_usd = 0;
 
+  // Memory feasibility: what a training step needs (the runtime's footprint + the measured step memory) against
+  // what a function or a peer instance has. Unchecked when the calibration holds no memory samples.
+  bool memory_checked = false;
+  double peer_need_bytes = 0, peer_memory_bytes = 0;
+  std::vector<double> invocation_need_bytes;  // per invocation: its largest minibatch's step
+  double function_memory_bytes = 0;
+  bool peer_fits() const { return !memory_checked || peer_need_bytes <= peer_memory_bytes; }
+  bool invocation_fits(size_t k) const { return !memory_checked || invocation_need_bytes[k] <= function_memory_bytes; }
+  /// The smallest function memory (MB) in which every invocation fits; 0 when none does; -1 when unchecked.
+  int smallest_function_memory_mb() const;
+
   bool sends_inline(Architecture a) const;
 
   /// Seconds of one training step on `vcpus` CPUs whose speed is `speed_factor` x the calibration CPU.

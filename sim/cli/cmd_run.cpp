@@ -1,4 +1,7 @@
 // `p2psim run EXPERIMENT.xml [--out DIR]`: simulate the experiment's architectures, print the table, write files.
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <filesystem>
 
 #include "../experiment.hpp"
@@ -13,12 +16,40 @@ namespace po = boost::program_options;
 
 namespace p2psim::cli {
 
+namespace {
+
+// `p2psim run --check`: what cannot fit, and the smallest function memory that would.
+int print_memory_check(const Scenario& s) {
+  if (!s.memory_checked) {
+    fmt::print("memory not checked: the calibration has no memory samples for {}@{}\n", s.experiment.workload.model,
+               s.experiment.workload.input_shape);
+    return kExitOk;
+  }
+  const double gib = 1024.0 * 1024 * 1024;
+  const double fn_need = *std::max_element(s.invocation_need_bytes.begin(), s.invocation_need_bytes.end());
+  fmt::print("instance: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n", s.peer_type.name,
+             s.peer_memory_bytes / gib, s.peer_need_bytes / gib, s.peer_fits() ? "fits" : "DOES NOT FIT");
+  bool all = true;
+  for (size_t k = 0; k < s.invocations.size(); ++k) all = all && s.invocation_fits(k);
+  fmt::print("serverless: a function ({} MB) needs up to {:.2f} GiB: {}\n", s.experiment.functions.memory_mb,
+             fn_need / gib, all ? "fits" : "DOES NOT FIT");
+  const int smallest = s.smallest_function_memory_mb();
+  if (smallest > 0)
+    fmt::print("smallest function memory that fits: {} MB\n", smallest);
+  else
+    fmt::print("no function memory up to {} MB fits\n", s.profile.functions.memory_max_mb);
+  return kExitOk;
+}
+
+}  // namespace
+
 int cmd_run(int argc, char** argv) {
   po::options_description desc("Options");
   desc.add_options()("help,h", "show this help")("experiment", po::value<std::string>()->required(),
                                                   "experiment file (XML)")(
       "out,o", po::value<std::string>(), "write result.json, result.csv and trace.csv into this directory")(
-      "quiet,q", "do not print the table");
+      "quiet,q", "do not print the table")(
+      "check", "only check that functions and peers can hold a training step, and exit");
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;
@@ -31,6 +62,7 @@ int cmd_run(int argc, char** argv) {
   try {
     const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
     const Scenario scenario = resolve_scenario(experiment);
+    if (vm.count("check")) return print_memory_check(scenario);
     Result result;
     result.scenario = &scenario;
     // Keyed by path relative to the experiment, so results do not depend on where the tree is checked out.

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "../atomic_file.hpp"
 #include "../input_error.hpp"
 #include "../sweep.hpp"
 #include "args.hpp"
@@ -32,12 +33,6 @@ volatile std::sig_atomic_t g_stop_signal = 0;
 void on_stop_signal(int sig) { g_stop_signal = sig; }
 
 using Clock = std::chrono::steady_clock;
-
-void write_atomically(const fs::path& path, const std::string& content) {
-  const fs::path tmp = path.string() + ".partial";
-  std::ofstream(tmp, std::ios::binary) << content;
-  fs::rename(tmp, path);
-}
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -90,7 +85,7 @@ class Progress {
 // Runs `p2psim run` on one scenario into DIR/runs/.<id>.partial, stderr to DIR/runs/.<id>.stderr.
 pid_t spawn_run(const fs::path& dir, const SweepScenario& s) {
   const fs::path xml = dir / "scenarios" / (s.id + ".xml");
-  if (!fs::exists(xml)) write_atomically(xml, s.experiment_xml);
+  if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
   const fs::path partial = dir / "runs" / ("." + s.id + ".partial");
   fs::remove_all(partial);
   const std::string self = fs::read_symlink("/proc/self/exe").string();
@@ -117,7 +112,7 @@ bool finish(const fs::path& dir, const Running& r, int status) {
   const fs::path err = dir / "runs" / ("." + s.id + ".stderr");
   const bool ok = !r.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (ok) {
-    write_atomically(partial / "scenario.json", scenario_json(s).dump(2) + "\n");
+    write_file_atomically(partial / "scenario.json", scenario_json(s).dump(2) + "\n");
     fs::rename(partial, dir / "runs" / s.id);
     fs::remove(dir / "failed" / (s.id + ".json"));
   } else {
@@ -126,7 +121,7 @@ bool finish(const fs::path& dir, const Running& r, int status) {
                  : WIFSIGNALED(status)      ? "killed by signal " + std::to_string(WTERMSIG(status))
                                             : "exit code " + std::to_string(WEXITSTATUS(status));
     f["stderr"] = read_text(err);
-    write_atomically(dir / "failed" / (s.id + ".json"), f.dump(2) + "\n");
+    write_file_atomically(dir / "failed" / (s.id + ".json"), f.dump(2) + "\n");
     fs::remove_all(partial);
   }
   fs::remove(err);

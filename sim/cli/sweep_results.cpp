@@ -1,5 +1,7 @@
 #include "sweep_results.hpp"
 
+#include "../atomic_file.hpp"
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -63,9 +65,7 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
         ++rows;
       }
   }
-  const fs::path tmp = out / "results.csv.partial";
-  std::ofstream(tmp, std::ios::binary) << csv.str();
-  fs::rename(tmp, out / "results.csv");
+  write_file_atomically(out / "results.csv", csv.str());
   return rows;
 }
 

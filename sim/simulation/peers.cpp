@@ -1,5 +1,7 @@
 // The peers' per-iteration workflows (paper-system.md §1.2 instance-based, §1.3 serverless) and the
 // all-to-all gradient exchange they share.
+#include <fmt/core.h>
+
 #include <algorithm>
 
 #include "world.hpp"
@@ -126,47 +128,80 @@ void finish_iteration(World& w, int peer, int iteration) {
 
 struct Execution {
   int remaining = 0;
-  double end_s = -1;  // when the workflow reports success; -1 while running
+  double end_s = -1;    // when the workflow reports success or failure; -1 while running
+  std::string failure;  // why the execution failed; empty when it succeeded
 };
+
+std::string gb(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
+
+/// A step that cannot fit runs until its memory crosses the limit, then dies. Memory above the runtime's own
+/// footprint is taken to grow evenly over the step, so it dies after that share of the step's time.
+double seconds_until_out_of_memory(const World& w, double step_s, double need_bytes, double limit_bytes) {
+  const double runtime = w.s.profile.runtime_baseline_mb * 1024 * 1024;
+  return step_s * std::clamp((limit_bytes - runtime) / (need_bytes - runtime), 0.0, 1.0);
+}
 
 void function_invocation(World& w, int peer, int iteration, int k, double start_delay_s, Execution* exec) {
   sg4::this_actor::sleep_for(start_delay_s);
   const auto& fs = w.s.profile.functions;
-  const FunctionPool::Lease lease = w.pool.acquire();
-  sg4::Host* host = w.hosts.function_slots[lease.slot];
-  FunctionRun run;
-  if (lease.cold) {
-    const double start = now();
-    const double image_s = fs.cold_start_image_median_s * std::exp(fs.cold_start_image_sigma * w.standard_normal());
-    run.init_s = image_s + fs.runtime_import_s_at_1_vcpu / std::min(1.0, w.s.function_vcpus);
-    sg4::this_actor::sleep_for(run.init_s);
-    w.trace(peer, iteration, Phase::ColdStart, start, k);
-    ++w.out.cold_starts;
-  } else {
-    ++w.out.warm_starts;
-  }
-  const double run_start = now();
   const auto& batches = w.s.invocations[k];
-  long long samples = 0;
-  for (long long b : batches) samples += b;
-  storage_get(w, host, static_cast<double>(samples * w.s.sample_bytes));
-  w.trace(peer, iteration, Phase::DataFetch, run_start, k);
+  const bool fits = w.s.invocation_fits(k);
+  const int attempts = fits ? 1 : 1 + w.s.profile.workflow.task_retry_attempts;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    if (attempt > 0) w.out.ledger.workflow_transitions += w.s.profile.workflow.transitions_per_branch;  // retry
+    const FunctionPool::Lease lease = w.pool.acquire();
+    sg4::Host* host = w.hosts.function_slots[lease.slot];
+    FunctionRun run;
+    if (lease.cold) {
+      const double start = now();
+      const double image_s = fs.cold_start_image_median_s * std::exp(fs.cold_start_image_sigma * w.standard_normal());
+      run.init_s = image_s + fs.runtime_import_s_at_1_vcpu / std::min(1.0, w.s.function_vcpus);
+      sg4::this_actor::sleep_for(run.init_s);
+      w.trace(peer, iteration, Phase::ColdStart, start, k);
+      ++w.out.cold_starts;
+    } else {
+      ++w.out.warm_starts;
+    }
+    const double run_start = now();
+    long long samples = 0;
+    for (long long b : batches) samples += b;
+    storage_get(w, host, static_cast<double>(samples * w.s.sample_bytes));
+    w.trace(peer, iteration, Phase::DataFetch, run_start, k);
 
-  const double compute_start = now();
-  double compute_s = 0;
-  for (long long b : batches) compute_s += w.s.step_seconds(b, w.s.function_vcpus, w.s.function_speed_factor) * w.step_noise();
-  sg4::this_actor::sleep_for(compute_s);
-  w.trace(peer, iteration, Phase::Compute, compute_start, k);
+    const double compute_start = now();
+    double compute_s = 0;
+    for (long long b : batches)
+      compute_s += w.s.step_seconds(b, w.s.function_vcpus, w.s.function_speed_factor) * w.step_noise();
+    if (!fits) {
+      const double need = w.s.invocation_need_bytes[k], limit = w.s.function_memory_bytes;
+      sg4::this_actor::sleep_for(seconds_until_out_of_memory(w, compute_s, need, limit));
+      w.trace(peer, iteration, Phase::OutOfMemory, compute_start, k);
+      run.run_s = now() - run_start;
+      w.out.ledger.function_runs.push_back(run);
+      w.pool.discard(lease.slot);
+      if (exec->failure.empty())
+        exec->failure = fmt::format(
+            "serverless: out of memory: a function invocation of peer {} needs {} for its {}-sample {} step "
+            "but has {} ({} MB); it died after {:.1f} s, {} attempt(s); the smallest function that fits has {} MB",
+            peer, gb(need), *std::max_element(batches.begin(), batches.end()), w.s.experiment.workload.model,
+            gb(limit), w.s.experiment.functions.memory_mb, run.run_s, attempts,
+            w.s.smallest_function_memory_mb() > 0 ? std::to_string(w.s.smallest_function_memory_mb()) : "no size");
+      continue;
+    }
+    sg4::this_actor::sleep_for(compute_s);
+    w.trace(peer, iteration, Phase::Compute, compute_start, k);
 
-  const double upload_start = now();
-  storage_put(w, host, gradient_bytes(w));
-  broker_request(w);  // publish the key to the peer's lambda queue
-  broker_process_message(w);
-  w.trace(peer, iteration, Phase::FunctionUpload, upload_start, k);
+    const double upload_start = now();
+    storage_put(w, host, gradient_bytes(w));
+    broker_request(w);  // publish the key to the peer's lambda queue
+    broker_process_message(w);
+    w.trace(peer, iteration, Phase::FunctionUpload, upload_start, k);
 
-  run.run_s = now() - run_start;
-  w.out.ledger.function_runs.push_back(run);
-  w.pool.release(lease.slot);
+    run.run_s = now() - run_start;
+    w.out.ledger.function_runs.push_back(run);
+    w.pool.release(lease.slot);
+    break;
+  }
   if (--exec->remaining == 0) exec->end_s = now() + w.s.profile.workflow.transition_latency_s;
 }
 
@@ -176,6 +211,20 @@ void instance_peer(World& w, int peer) {
   const double fetch_start = now();
   storage_get(w, w.hosts.peers[peer], static_cast<double>(w.s.shard_samples * w.s.sample_bytes));
   w.trace(peer, 0, Phase::DataFetch, fetch_start);
+  if (!w.s.peer_fits()) {  // its first minibatch dies: the instance-based run cannot train
+    const double start = now();
+    const long long b = *std::max_element(w.s.minibatches.begin(), w.s.minibatches.end());
+    const double step_s = w.s.step_seconds(b, w.s.peer_type.vcpus, w.s.peer_type.cpu_speed_factor);
+    sg4::this_actor::sleep_for(
+        seconds_until_out_of_memory(w, step_s, w.s.peer_need_bytes, w.s.peer_memory_bytes));
+    w.trace(peer, 0, Phase::OutOfMemory, start);
+    if (w.out.failure.empty())
+      w.out.failure = fmt::format("instance: out of memory: a {}-sample {} step needs {} but a {} peer has {}", b,
+                                  w.s.experiment.workload.model, gb(w.s.peer_need_bytes), w.s.peer_type.name,
+                                  gb(w.s.peer_memory_bytes));
+    w.out.peer_end_s[peer] = now();
+    return;
+  }
   for (int it = 0; it < w.s.experiment.workload.iterations; ++it) {
     const double start = now();
     double compute_s = 0;  // every minibatch one after another on the peer's own CPU
@@ -214,6 +263,11 @@ void serverless_peer(World& w, int peer) {
       sg4::this_actor::sleep_until(next_poll);
     }
     w.trace(peer, it, Phase::PollingWait, exec.end_s);
+    if (!exec.failure.empty()) {  // the peer exits on any status other than SUCCEEDED (paper-system.md §1.3)
+      if (w.out.failure.empty()) w.out.failure = exec.failure;
+      w.out.peer_end_s[peer] = now();
+      return;
+    }
 
     const double collect_start = now();
     for (int k = 0; k < invocations; ++k) {

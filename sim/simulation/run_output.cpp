@@ -16,6 +16,7 @@ const char* to_string(Phase p) {
     case Phase::Receive: return "receive";
     case Phase::AggregateUpdate: return "aggregate_update";
     case Phase::Barrier: return "barrier";
+    case Phase::OutOfMemory: return "out_of_memory";
   }
   return "?";
 }
@@ -46,6 +47,7 @@ nlohmann::json to_json(const RunOutput& r) {
   j["cold_starts"] = r.cold_starts;
   j["warm_starts"] = r.warm_starts;
   j["max_containers"] = r.max_containers;
+  j["failure"] = r.failure;
   return j;
 }
 
@@ -68,6 +70,7 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   r.cold_starts = j.at("cold_starts");
   r.warm_starts = j.at("warm_starts");
   r.max_containers = j.at("max_containers");
+  r.failure = j.at("failure");
   return r;
 }
 

@@ -22,7 +22,9 @@ enum class Phase {
   Receive,          // collecting the other peers' gradients
   AggregateUpdate,  // averaging the N gradients and the optimiser step
   Barrier,
+  OutOfMemory,      // a step that ran until it exceeded its memory, then was killed
 };
+constexpr int kPhaseCount = static_cast<int>(Phase::OutOfMemory) + 1;
 const char* to_string(Phase p);
 
 struct PhaseRecord {
@@ -43,6 +45,7 @@ struct RunOutput {
   std::vector<double> peer_end_s;
   long long cold_starts = 0, warm_starts = 0;
   int max_containers = 0;  // containers alive at once, at most
+  std::string failure;     // why the run could not finish (e.g. out of memory); empty when it did
 };
 
 nlohmann::json to_json(const RunOutput& r);

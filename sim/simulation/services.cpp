@@ -72,6 +72,12 @@ FunctionPool::Lease FunctionPool::acquire() {
   return {slot, true};
 }
 
+void FunctionPool::discard(int slot) {
+  free_slots_.push_back(slot);
+  --alive_;
+  running_->release();
+}
+
 void FunctionPool::release(int slot) {
   idle_.push_back({slot, sg4::Engine::get_clock()});
   running_->release();

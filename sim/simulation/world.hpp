@@ -42,6 +42,7 @@ class FunctionPool {
   };
   Lease acquire();   // blocks while `concurrency_limit` invocations run
   void release(int slot);
+  void discard(int slot);  // the container died (e.g. out of memory): its slot is free, nothing stays warm
   int max_alive() const { return max_alive_; }
 
  private:

@@ -1,0 +1,20 @@
+// Writing a file so that readers see the old content or the new one, never a part: write beside, then rename.
+#pragma once
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace p2psim {
+
+inline void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+  const std::filesystem::path tmp = path.string() + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << content;
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace p2psim
