@@ -148,10 +148,12 @@ Scenario resolve_scenario(const Experiment& e) {
   s.memory_checked = s.compute.has_memory(model, w.input_shape);
   if (s.memory_checked) {
     try {
+      // Whole bytes, as measured: a fit's 1e-7 bytes of rounding noise must not move the threshold by a MB.
       auto need = [&](const std::vector<long long>& batches) {
-        return s.profile.runtime_baseline_mb * kMiB +
-               s.compute.step_memory_bytes(model, w.input_shape,
-                                           static_cast<double>(*std::max_element(batches.begin(), batches.end())));
+        return std::round(s.profile.runtime_baseline_mb * kMiB +
+                          s.compute.step_memory_bytes(
+                              model, w.input_shape,
+                              static_cast<double>(*std::max_element(batches.begin(), batches.end()))));
       };
       s.peer_need_bytes = need(s.minibatches);
       for (const auto& inv : s.invocations) s.invocation_need_bytes.push_back(need(inv));

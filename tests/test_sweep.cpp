@@ -226,3 +226,40 @@ TEST_CASE("shards run disjoint shares that merge into every scenario exactly onc
   for (const auto& [id, rows] : rows_per_scenario) CHECK(rows == 2);  // instance and serverless
   CHECK(run_cli("merge " + dir.path("nothing") + " --out " + dir.path("x")).exit_code == 2);
 }
+
+TEST_CASE("a sweep over function memory marks exactly the sizes below the threshold infeasible") {
+  TempDir dir;
+  // One mnist_cnn step needs 200 MiB above the 262 MB runtime at batch 1000 (see test_memory.cpp): 462 MB.
+  std::ofstream(dir.path("memory.csv"))
+      << "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds,"
+         "foreign_cpu_share,peak_rss_bytes,runtime_rss_bytes\n"
+         "train_step,mnist_cnn,10,1x28x28,1000,1,0,1199882,4799528,0,1.1,0,524288000,314572800\n"
+         "train_step,mnist_cnn,10,1x28x28,1000,2,0,1199882,4799528,0,0.66,0,524288000,314572800\n"
+         "train_step,mnist_cnn,10,1x28x28,2000,1,0,1199882,4799528,0,1.2,0,629145600,314572800\n"
+         "train_step,mnist_cnn,10,1x28x28,2000,2,0,1199882,4799528,0,0.72,0,629145600,314572800\n"
+         "average,mnist_cnn,10,,0,1,2,1199882,4799528,0,0.0024,0,-1,-1\n"
+         "average,mnist_cnn,10,,0,1,4,1199882,4799528,0,0.0048,0,-1,-1\n";
+  std::ofstream(dir.path("sweep.xml")) << R"(<experiment name="m">
+  <calibration files="memory.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1000" iterations="1"/>
+  <peers count="2" instance_type="t2.medium"/>
+  <sweep><axis select="functions/@memory_mb" values="400 461 462 1024"/></sweep>
+</experiment>)";
+  auto r = run_cli("sweep " + dir.path("sweep.xml") + " --out " + dir.path("out"));
+  CHECK(r.exit_code == 0);  // infeasible is an answer, not a failure
+  CHECK(r.output.find("4 done, 0 failed") != std::string::npos);
+  std::ifstream in(dir.path("out/results.csv"));
+  std::string header, line;
+  std::getline(in, header);
+  std::map<std::string, std::string> serverless_status;  // memory -> status
+  while (std::getline(in, line)) {
+    if (line.find(",serverless,") == std::string::npos) {
+      CHECK(line.find(",ok,") != std::string::npos);  // instance runs do not depend on function memory
+      continue;
+    }
+    const auto memory = line.substr(line.find(',') + 1, line.find(',', line.find(',') + 1) - line.find(',') - 1);
+    serverless_status[memory] = line.find(",infeasible,") != std::string::npos ? "infeasible" : "ok";
+  }
+  CHECK(serverless_status == std::map<std::string, std::string>{
+                                 {"400", "infeasible"}, {"461", "infeasible"}, {"462", "ok"}, {"1024", "ok"}});
+}
