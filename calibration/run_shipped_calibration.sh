@@ -21,3 +21,12 @@ steps="--threads 1,2 --repeats 5 --min-repeats 2 --budget-s 20 --no-tensor-ops"
 # MobileNetV2 at 224x224 takes ~30 s per 64-sample step on one thread: batches up to 128 only.
 "$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 16,32,64,128 --threads 1,2 \
   --repeats 3 --min-repeats 2 --budget-s 20 --no-tensor-ops -o calibration/kernels/train_steps_mobilenet_v2_224.csv
+# Peak memory of each step, for the files above that predate the memory columns: one memory run per
+# configuration, one thread (train_step_memory rows; their time is not a timing sample).
+m="--threads 1 --warmup 1 --no-tensor-ops"
+"$P2PSIM" calibrate -m vgg11@3x32x32 -m squeezenet1_1@3x21x21 -m mobilenet_v3_small@3x29x29 -m vgg11_cifar@3x32x32 \
+  -m mnist_cnn@1x28x28 --batch-sizes 16,32,64,128,256,512,1024 $m --memory-only -o calibration/kernels/train_steps_memory.csv
+"$P2PSIM" calibrate -m resnet18_cifar@3x32x32 --batch-sizes 16,32,64,128,256 $m --memory-only \
+  -o calibration/kernels/train_steps_memory_resnet18_cifar.csv
+"$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 16,32,64 $m --memory-only \
+  -o calibration/kernels/train_steps_memory_mobilenet_v2_224.csv

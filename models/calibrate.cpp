@@ -76,20 +76,17 @@ bool reset_peak_rss() {
 
 struct Timed {
   double seconds, foreign_cpu_share;
-  long long peak_rss_bytes;  // the process's peak resident memory during the run; -1 when unknown
 };
 
 // One timed run, with the share of the machine's CPU that other processes took meanwhile (0 when the run is
 // too short for /proc/stat's 10 ms ticks to say anything).
 Timed time_with_contention(const std::function<void()>& fn) {
-  const bool peak_known = reset_peak_rss();
   const double busy0 = machine_busy_s(), own0 = own_cpu_s();
   const double seconds = time_once(fn);
-  const long long peak = peak_known ? proc_status_bytes("VmHWM") : -1;
   const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - (own_cpu_s() - own0));
   const double share = seconds < kMinContentionWindowS ? 0.0
                                                         : foreign_s / (seconds * std::thread::hardware_concurrency());
-  return {seconds, share, peak};
+  return {seconds, share};
 }
 
 std::string shape_text(const InputShape& s) {
@@ -149,32 +146,49 @@ class Sampler {
       : o_(o), csv_(csv), progress_(progress), total_(total), runtime_rss_bytes_(runtime_rss) {}
 
   /// Warm up, then time `fn` repeatedly; one CSV row per timed sample.
+  /// Warm up, then time `fn` repeatedly; one CSV row per timed sample. For training steps, one more untimed run
+  /// measures the peak memory (after returning freed heap to the system, which would slow a timed run), and
+  /// every row of the configuration records it. With memory_only, that run is the only one after the warm-up,
+  /// written as a `train_step_memory` row.
   void sample(const Row& row, const std::function<void()>& fn, const std::string& label) {
     const double first = time_once(fn);
     for (int i = 1; i < o_.warmup && first * o_.warmup < o_.budget_s; ++i) fn();
     const int fit = static_cast<int>(o_.budget_s / std::max(first, 1e-9));
-    const int repeats = std::clamp(fit, o_.min_repeats, o_.repeats);
-    std::vector<double> samples;
+    const int repeats = o_.memory_only ? 0 : std::clamp(fit, o_.min_repeats, o_.repeats);
+    std::vector<Timed> samples;
     for (int r = 0; r < repeats; ++r) {
       // On a shared machine, a sample during which others took the CPU is measured again.
-      Timed best{0, 2, -1};
+      Timed best{0, 2};
       for (int attempt = 0; attempt < kMaxAttempts && best.foreign_cpu_share > o_.max_foreign_cpu; ++attempt) {
         Timed t = time_with_contention(fn);
         if (t.foreign_cpu_share < best.foreign_cpu_share) best = t;
         if (best.foreign_cpu_share > o_.max_foreign_cpu) ++retried_;
       }
-      samples.push_back(best.seconds);
-      csv_ << row.kernel << ',' << row.model << ',' << row.num_classes << ',' << row.input_shape << ','
-           << row.batch_size << ',' << row.threads << ',' << row.n_tensors << ',' << row.elements << ','
-           << row.payload_bytes << ',' << r << ',' << std::setprecision(9) << best.seconds << ','
-           << std::setprecision(3) << best.foreign_cpu_share << ',' << best.peak_rss_bytes << ','
-           << runtime_rss_bytes_ << '\n';
+      samples.push_back(best);
     }
+    long long peak = -1;
+    Row written = row;
+    if (row.kernel == "train_step") {
+      const bool reset = reset_peak_rss();
+      const Timed t = time_with_contention(fn);
+      peak = reset ? proc_status_bytes("VmHWM") : -1;
+      if (o_.memory_only) samples.push_back(t), written.kernel = "train_step_memory";
+    }
+    for (size_t r = 0; r < samples.size(); ++r)
+      csv_ << written.kernel << ',' << row.model << ',' << row.num_classes << ',' << row.input_shape << ','
+           << row.batch_size << ',' << row.threads << ',' << row.n_tensors << ',' << row.elements << ','
+           << row.payload_bytes << ',' << r << ',' << std::setprecision(9) << samples[r].seconds << ','
+           << std::setprecision(3) << samples[r].foreign_cpu_share << ',' << peak << ',' << runtime_rss_bytes_
+           << '\n';
     csv_.flush();
-    std::sort(samples.begin(), samples.end());
+    std::vector<double> seconds;
+    for (const auto& t : samples) seconds.push_back(t.seconds);
+    std::sort(seconds.begin(), seconds.end());
     progress_ << "[" << ++done_ << "/" << total_ << "] " << label << ": median " << std::setprecision(4)
-              << samples[samples.size() / 2] << " s over " << repeats << " samples\n"
-              << std::flush;
+              << (seconds.empty() ? 0.0 : seconds[seconds.size() / 2]) << " s over " << seconds.size()
+              << " samples";
+    if (peak > 0) progress_ << ", peak memory " << std::setprecision(4) << peak / 1048576.0 << " MiB";
+    progress_ << '\n' << std::flush;
   }
 
  private:
@@ -272,8 +286,11 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
       {"seconds", "wall time of one sample, steady clock"},
       {"foreign_cpu_share", "share of all CPUs used by other processes during the sample (0 below 0.5 s); "
                             "a sample above max_foreign_cpu_share was measured again, up to 10 times"},
-      {"peak_rss_bytes", "peak resident memory of this process during the sample (VmHWM after resetting it; "
-                         "model, inputs, activations, gradients and the runtime); -1 when unknown"},
+      {"peak_rss_bytes", "peak resident memory of this process during one more, untimed run of the configuration "
+                         "(VmHWM after malloc_trim and a reset; model, inputs, activations, gradients and the "
+                         "runtime); -1 when unknown or not a training step"},
+      {"train_step_memory", "kernel of --memory-only rows: their seconds come from the memory run (after "
+                            "malloc_trim, so slower than a timed step) and are not used as timing samples"},
       {"runtime_rss_bytes", "resident memory of this process with LibTorch loaded, before any model was built"}};
   std::ofstream(path) << std::setw(2) << meta << '\n';
 }

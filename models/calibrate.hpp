@@ -26,6 +26,7 @@ struct CalibrateOptions {
   double max_foreign_cpu = 0.1;  // a sample during which other processes took more of the CPUs is redone
   bool train_steps = true;  // time forward + loss + backward
   bool tensor_ops = true;   // time averaging and compression on tensors of each model's gradient size
+  bool memory_only = false; // training steps: only the warm-up and the memory run, as train_step_memory rows
   std::vector<int> average_counts{2, 4, 8};
   std::vector<std::string> codecs{"qsgd8_paper", "qsgd8_packed", "topk", "fp16"};
   double topk_ratio = 0.01;

@@ -73,7 +73,8 @@ std::vector<Sample> read_samples(const std::string& path) {
       const long line = static_cast<long>(in.get_file_line());
       if (!(s.seconds > 0) || !std::isfinite(s.seconds)) throw InputError(path, line, "seconds", "must be > 0");
       if (s.threads < 1) throw InputError(path, line, "threads", "must be >= 1");
-      if (s.kernel == "train_step" && s.batch < 1) throw InputError(path, line, "batch_size", "must be >= 1");
+      if (s.kernel.rfind("train_step", 0) == 0 && s.batch < 1)
+        throw InputError(path, line, "batch_size", "must be >= 1");
       if (s.elements < 1) throw InputError(path, line, "elements", "must be >= 1");
       out.push_back(s);
     }
@@ -116,8 +117,10 @@ ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
   std::map<std::pair<std::string, std::string>, Groups> memory;  // (model, shape) -> batch -> bytes
   for (const auto& path : csv_paths)
     for (const Sample& s : read_samples(path)) {
-      if (s.kernel == "train_step") {
-        steps[{s.model, s.input_shape}][s.threads][static_cast<double>(s.batch)].push_back(s.seconds);
+      if (s.kernel == "train_step" || s.kernel == "train_step_memory") {
+        // Memory runs follow malloc_trim: their time is not a timing sample.
+        if (s.kernel == "train_step")
+          steps[{s.model, s.input_shape}][s.threads][static_cast<double>(s.batch)].push_back(s.seconds);
         if (s.peak_rss_bytes > 0 && s.runtime_rss_bytes > 0 && s.peak_rss_bytes > s.runtime_rss_bytes)
           memory[{s.model, s.input_shape}][static_cast<double>(s.batch)].push_back(
               static_cast<double>(s.peak_rss_bytes - s.runtime_rss_bytes));

@@ -95,3 +95,23 @@ TEST_CASE("a peer that cannot hold its own step fails the instance-based run") {
   // The serverless architecture is unaffected: its functions have their own memory.
   CHECK(fixture::simulate(s, Architecture::Serverless).failure.empty());
 }
+
+TEST_CASE("with the shipped calibration, torchvision VGG-11 cannot train in 512 MB and can in 3008 MB") {
+  TempDir dir;
+  auto vgg11 = [&](int memory_mb) {
+    const std::string path = dir.path("vgg11.xml");
+    std::ofstream(path) << R"(<experiment name="v">
+  <workload model="vgg11" input_shape="3x32x32" dataset="cifar10" batch_size="32" iterations="1"/>
+  <peers count="4" instance_type="t2.large"/>
+  <functions memory_mb=")" << memory_mb << R"("/>
+</experiment>)";
+    return fixture::scenario(path);
+  };
+  auto small = vgg11(512);
+  REQUIRE(small.memory_checked);
+  CHECK_FALSE(small.invocation_fits(0));
+  // A 515 MB gradient plus its weights alone exceed 512 MB; the reference measured ~1.7 GB at batch 32.
+  CHECK(small.invocation_need_bytes[0] > 1.2 * 1024 * 1024 * 1024);
+  CHECK(vgg11(3008).invocation_fits(0));
+  CHECK(small.peer_fits());  // a t2.large has 8 GiB
+}
