@@ -155,7 +155,11 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
       e.overrides.push_back({std::string("function_service/@") + a, fn.attribute(a).value(), path, xml.line_of(fn)});
 
   auto ex = root.child("exchange");
-  xml.check_names(ex, {"instance_transport", "serverless_transport", "inline_max_bytes", "consume", "poll_interval_s"});
+  xml.check_names(ex, {"instance_transport", "serverless_transport", "inline_max_bytes", "consume", "poll_interval_s",
+                       "compression", "topk_ratio", "compress_functions"});
+  e.exchange.compression = xml.choice(ex, "compression", {"none", "qsgd8_paper", "qsgd8_packed", "topk", "fp16"});
+  e.exchange.topk_ratio = xml.number(ex, "topk_ratio", 1e-9, 1);
+  e.exchange.compress_functions = xml.boolean(ex, "compress_functions");
   e.exchange.instance_transport = to_transport(xml.choice(ex, "instance_transport", kTransports));
   e.exchange.serverless_transport = to_transport(xml.choice(ex, "serverless_transport", kTransports));
   e.exchange.inline_max_bytes = xml.integer(ex, "inline_max_bytes", 0, 1LL << 40);

@@ -48,6 +48,9 @@ struct Experiment {
     long long inline_max_bytes = 0;  // Auto sends inline up to this size, through storage above
     Consume consume = Consume::Poll;
     double poll_interval_s = 0;
+    std::string compression = "none";  // none | qsgd8_paper | qsgd8_packed | topk | fp16 (see sim/codec.hpp)
+    double topk_ratio = 0.01;
+    bool compress_functions = false;   // also the functions' gradients to their peer
   } exchange;
 
   struct Barrier {

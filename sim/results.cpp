@@ -147,7 +147,10 @@ nlohmann::ordered_json result_json(const Result& r) {
                    {"function_arch", e.functions.arch},
                    {"function_vcpus", s.function_vcpus},
                    {"parameters", s.parameters},
-                   {"gradient_bytes", s.gradient_bytes}};
+                   {"gradient_bytes", s.gradient_bytes},
+                   {"compression", e.exchange.compression},
+                   {"exchange_bytes", s.exchange_bytes},
+                   {"function_gradient_bytes", s.function_gradient_bytes}};
   for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
     if (!a) continue;
     const auto& c = a->cost;

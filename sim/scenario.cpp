@@ -1,5 +1,6 @@
 #include "scenario.hpp"
 
+#include "codec.hpp"
 #include "csv_reader.hpp"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ const char* to_string(Architecture a) { return a == Architecture::Instance ? "in
 bool Scenario::sends_inline(Architecture a) const {
   Transport t = a == Architecture::Instance ? experiment.exchange.instance_transport
                                             : experiment.exchange.serverless_transport;
-  return t == Transport::Inline || (t == Transport::Auto && gradient_bytes <= experiment.exchange.inline_max_bytes);
+  return t == Transport::Inline || (t == Transport::Auto && exchange_bytes <= experiment.exchange.inline_max_bytes);
 }
 
 double Scenario::step_seconds(long long batch, double vcpus, double speed_factor) const {
@@ -94,6 +95,10 @@ Scenario resolve_scenario(const Experiment& e) {
                                                  size.default_input_shape + " only");
   s.parameters = size.parameters;
   s.gradient_bytes = size.parameters * 4;
+  const auto& x = e.exchange;
+  const double elements = static_cast<double>(s.parameters);
+  s.exchange_bytes = encoded_bytes(x.compression, elements, x.topk_ratio);
+  s.function_gradient_bytes = x.compress_functions ? s.exchange_bytes : static_cast<double>(s.gradient_bytes);
 
   s.shard_samples = w.train_samples / e.peers;
   if (s.shard_samples < 1)
@@ -125,13 +130,26 @@ Scenario resolve_scenario(const Experiment& e) {
 
   for (Architecture a : {Architecture::Instance, Architecture::Serverless}) {
     const bool runs = a == Architecture::Instance ? e.run_instance : e.run_serverless;
-    if (runs && s.sends_inline(a) && s.gradient_bytes > s.profile.broker.max_message_bytes)
+    if (runs && s.sends_inline(a) && s.exchange_bytes > s.profile.broker.max_message_bytes)
       throw e.error("exchange", std::string(to_string(a)) + "_transport",
-                    "a " + std::to_string(s.gradient_bytes) + "-byte " + w.model +
+                    "a " + std::to_string(static_cast<long long>(s.exchange_bytes)) + "-byte " + w.model +
                         " gradient sent inline exceeds the broker's maximum message size of " +
                         std::to_string(s.profile.broker.max_message_bytes) +
                         " bytes (RabbitMQ would refuse it); use storage or auto");
   }
+  if (x.compression != "none") {  // codec times: measured at one thread on the calibration CPU
+    try {
+      const double encode = s.compute.codec_seconds(x.compression + "_encode", elements);
+      const double decode = s.compute.codec_seconds(x.compression + "_decode", elements);
+      s.peer_encode_s = encode / s.peer_type.cpu_speed_factor;
+      s.peer_decode_s = decode / s.peer_type.cpu_speed_factor;
+      if (x.compress_functions)
+        s.function_encode_s = encode / (s.function_speed_factor * std::min(1.0, s.function_vcpus));
+    } catch (const std::out_of_range& ex) {
+      throw e.error("exchange", "compression", ex.what());
+    }
+  }
+
   // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
   try {
     for (long long b : std::set<long long>(s.minibatches.begin(), s.minibatches.end())) {

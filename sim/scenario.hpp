@@ -20,6 +20,10 @@ struct Scenario {
   InstanceType peer_type;
 
   long long parameters = 0, gradient_bytes = 0;
+  // Gradient messages as they travel (encoded when the experiment compresses), and the codec's CPU time.
+  double exchange_bytes = 0;           // a peer's gradient to the other peers
+  double function_gradient_bytes = 0;  // a function's gradient to its peer
+  double peer_encode_s = 0, peer_decode_s = 0, function_encode_s = 0;
   long long sample_bytes = 0;                // one float32 input sample as the paper's pickles hold it
   long long shard_samples = 0;               // per peer
   std::vector<long long> minibatches;        // sizes of one peer's minibatches, in order

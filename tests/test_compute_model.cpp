@@ -3,7 +3,9 @@
 
 #include <fstream>
 
+#include "codec.hpp"
 #include "compute_model.hpp"
+#include "csv_reader.hpp"
 #include "input_error.hpp"
 #include "temp_dir.hpp"
 
@@ -116,4 +118,22 @@ TEST_CASE("malformed calibration files name the file, line and field") {
   std::ofstream(dir.path("cols.csv")) << "kernel,model\ntrain_step,net\n";
   CHECK_THROWS_WITH_AS(ComputeModel::load({dir.path("cols.csv")}), doctest::Contains("num_classes"), InputError);
   CHECK_THROWS_AS(ComputeModel::load({dir.path("absent.csv")}), InputError);
+}
+
+TEST_CASE("the simulator's message sizes equal the payloads the calibration measured on real tensors") {
+  // Every codec row of the shipped tensor_ops.csv: the bytes models/compression.cpp produced.
+  CsvReader<4> in(P2PSIM_SOURCE_DIR "/calibration/kernels/tensor_ops.csv");
+  in.read_header(io::ignore_extra_column, "kernel", "elements", "payload_bytes", "model");
+  std::string kernel, model;
+  long long elements = 0, payload = 0;
+  int checked = 0;
+  while (in.read_row(kernel, elements, payload, model)) {
+    if (kernel.size() < 7 || kernel.compare(kernel.size() - 7, 7, "_encode") != 0) continue;
+    CAPTURE(kernel);
+    CAPTURE(model);
+    CHECK(encoded_bytes(kernel.substr(0, kernel.size() - 7), static_cast<double>(elements), 0.01) ==
+          static_cast<double>(payload));
+    ++checked;
+  }
+  CHECK(checked >= 4 * 7);
 }

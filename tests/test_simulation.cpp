@@ -166,3 +166,37 @@ TEST_CASE("the same scenario and seed give the same run and another seed another
   s.experiment.seed = 8;
   CHECK(to_json(fixture::simulate(s, Architecture::Serverless)).dump() != to_json(a).dump());
 }
+
+TEST_CASE("compression: top-k at ratio r sends about 2r of the bytes (values and indices), the paper's QSGD none less") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none"/>
+    <peers count="2" instance_type="t2.medium"/>)";
+  auto topk = fixture::scenario(write_experiment(dir, body + R"(<exchange compression="topk" topk_ratio="0.01"/>)"));
+  CHECK(topk.exchange_bytes == 8 * 11998);  // floor(0.01 x 1,199,882) entries of 4 + 4 bytes
+  CHECK(topk.exchange_bytes / topk.gradient_bytes == doctest::Approx(2 * 0.01).epsilon(1e-3));
+  CHECK(topk.function_gradient_bytes == topk.gradient_bytes);  // functions' gradients stay raw unless asked
+  auto r = fixture::simulate(topk, Architecture::Instance);
+  double send = 0;
+  for (const auto& p : r.trace)
+    if (p.phase == Phase::Send && p.peer == 0) send = p.end_s - p.start_s;
+  // Encode (calibrated 0.01 s), then the message inline through the broker at the t2.medium NIC's rate.
+  CHECK(send == doctest::Approx(0.01 + 8 * 11998 / 37.5e6 + 0.0000113).epsilon(1e-9));
+
+  auto qsgd = fixture::scenario(write_experiment(dir, body + R"(<exchange compression="qsgd8_paper"/>)"));
+  CHECK(qsgd.exchange_bytes == qsgd.gradient_bytes + 4);  // N+1 float32: no smaller than the gradient
+
+  auto both = fixture::scenario(
+      write_experiment(dir, body + R"(<exchange compression="topk" compress_functions="true"/>)"));
+  CHECK(both.function_gradient_bytes == both.exchange_bytes);
+  CHECK(both.function_encode_s > 0);
+
+  auto uncalibrated = std::string("no error");
+  try {
+    fixture::scenario(write_experiment(dir, body + R"(<exchange compression="fp16"/>)"));
+  } catch (const InputError& e) {
+    uncalibrated = e.what();
+  }
+  CHECK(uncalibrated.find("field 'exchange/@compression': no 'fp16_encode' samples") != std::string::npos);
+}

@@ -11,7 +11,6 @@ namespace {
 
 double now() { return sg4::Engine::get_clock(); }
 
-double gradient_bytes(const World& w) { return static_cast<double>(w.s.gradient_bytes); }
 
 // Seconds of the kernels measured at one thread on the calibration CPU, on this peer's CPU.
 double peer_kernel_seconds(const World& w, double calibration_seconds) {
@@ -22,10 +21,11 @@ double peer_kernel_seconds(const World& w, double calibration_seconds) {
 /// through the broker.
 void send_gradient(World& w, int peer, int iteration) {
   const double start = now();
+  sg4::this_actor::sleep_for(w.s.peer_encode_s);
   if (w.s.sends_inline(w.arch)) {
-    sg4::Comm::sendto(w.hosts.peers[peer], w.hosts.broker, static_cast<uint64_t>(gradient_bytes(w)));
+    sg4::Comm::sendto(w.hosts.peers[peer], w.hosts.broker, static_cast<uint64_t>(w.s.exchange_bytes));
   } else {
-    storage_put(w, w.hosts.peers[peer], gradient_bytes(w));
+    storage_put(w, w.hosts.peers[peer], w.s.exchange_bytes);
     broker_request(w);
   }
   broker_process_message(w);
@@ -41,10 +41,11 @@ void send_gradient(World& w, int peer, int iteration) {
 void fetch_gradient(World& w, int peer, int producer, int iteration) {
   if (w.s.sends_inline(w.arch)) {
     broker_process_message(w);
-    sg4::Comm::sendto(w.hosts.broker, w.hosts.peers[peer], static_cast<uint64_t>(gradient_bytes(w)));
+    sg4::Comm::sendto(w.hosts.broker, w.hosts.peers[peer], static_cast<uint64_t>(w.s.exchange_bytes));
   } else {
-    storage_get(w, w.hosts.peers[peer], gradient_bytes(w));
+    storage_get(w, w.hosts.peers[peer], w.s.exchange_bytes);
   }
+  sg4::this_actor::sleep_for(w.s.peer_decode_s);
   w.out.deliveries.push_back({peer, producer, iteration});
 }
 
@@ -192,7 +193,8 @@ void function_invocation(World& w, int peer, int iteration, int k, double start_
     w.trace(peer, iteration, Phase::Compute, compute_start, k);
 
     const double upload_start = now();
-    storage_put(w, host, gradient_bytes(w));
+    sg4::this_actor::sleep_for(w.s.function_encode_s);
+    storage_put(w, host, w.s.function_gradient_bytes);
     broker_request(w);  // publish the key to the peer's lambda queue
     broker_process_message(w);
     w.trace(peer, iteration, Phase::FunctionUpload, upload_start, k);
@@ -272,7 +274,8 @@ void serverless_peer(World& w, int peer) {
     const double collect_start = now();
     for (int k = 0; k < invocations; ++k) {
       broker_request(w);  // basic_get on the lambda queue: an S3 key
-      storage_get(w, w.hosts.peers[peer], gradient_bytes(w));
+      storage_get(w, w.hosts.peers[peer], w.s.function_gradient_bytes);
+      if (w.s.experiment.exchange.compress_functions) sg4::this_actor::sleep_for(w.s.peer_decode_s);
     }
     w.trace(peer, it, Phase::Collect, collect_start);
     const double average_start = now();
