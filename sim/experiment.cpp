@@ -1,6 +1,7 @@
 #include "experiment.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -67,7 +68,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
                   {"profile", "calibration", "workload", "peers", "architectures", "functions", "exchange", "barrier",
-                   "workflow", "sweep"});
+                   "workflow", "stragglers", "sweep"});
   if (auto sweep = root.child("sweep"))
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
@@ -173,6 +174,29 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.barrier.initial_wait_s = xml.number(bar, "initial_wait_s", 0, 3600);
   e.barrier.poll_interval_s = xml.number(bar, "poll_interval_s", 1e-6, 3600);
   e.barrier.settle_s = xml.number(bar, "settle_s", 0, 3600);
+
+  auto st = root.child("stragglers");
+  xml.check_names(st, {"slowdown", "tail_probability", "tail_shape"});
+  {
+    std::istringstream factors(xml.text_or(st, "slowdown", ""));
+    for (std::string f; factors >> f;) {
+      size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(f, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != f.size() || !(v >= 1) || !std::isfinite(v))
+        throw xml.error(st, "stragglers/@slowdown", "expected factors >= 1, got '" + f + "'");
+      e.stragglers.slowdown.push_back(v);
+    }
+    if (static_cast<int>(e.stragglers.slowdown.size()) > e.peers)
+      throw xml.error(st, "stragglers/@slowdown", std::to_string(e.stragglers.slowdown.size()) +
+                                                      " factors for " + std::to_string(e.peers) + " peers");
+  }
+  e.stragglers.tail_probability = xml.number(st, "tail_probability", 0, 1);
+  e.stragglers.tail_shape = xml.number(st, "tail_shape", 1.01, 1000);
 
   auto wf = root.child("workflow");
   xml.check_names(wf, {"status_poll_interval_s"});

@@ -59,6 +59,12 @@ struct Experiment {
   } barrier;
 
   double workflow_status_poll_interval_s = 0;
+
+  struct Stragglers {
+    std::vector<double> slowdown;  // per peer: its own CPU work takes this many times longer (1 when not listed)
+    double tail_probability = 0;   // a step (peer or function) is hit by a heavy tail with this probability ...
+    double tail_shape = 3;         // ... and then lasts Pareto(shape, scale 1) times longer
+  } stragglers;
   /// Line of each top-level element, for errors found after parsing (e.g. an unknown instance type).
   std::map<std::string, long> lines;
   /// An InputError about `field` of element `element` of this experiment.

@@ -200,3 +200,58 @@ TEST_CASE("compression: top-k at ratio r sends about 2r of the bytes (values and
   }
   CHECK(uncalibrated.find("field 'exchange/@compression': no 'fp16_encode' samples") != std::string::npos);
 }
+
+TEST_CASE("stragglers: a slowed peer computes longer and, in synchronous mode, the others wait for it") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="1"
+              compute_variability="none"/>
+    <peers count="3" instance_type="t2.medium"/>
+    <barrier instance="false"/>)";
+  auto even = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  auto slow = fixture::simulate(fixture::scenario(write_experiment(dir, body + R"(<stragglers slowdown="1 2.5"/>)")),
+                                Architecture::Instance);
+  auto phase_of = [](const RunOutput& r, int peer, Phase phase) {
+    for (const auto& p : r.trace)
+      if (p.peer == peer && p.phase == phase) return p.end_s - p.start_s;
+    return -1.0;
+  };
+  CHECK(phase_of(slow, 1, Phase::Compute) == doctest::Approx(2.5 * phase_of(slow, 0, Phase::Compute)));
+  CHECK(phase_of(slow, 2, Phase::Compute) == doctest::Approx(phase_of(even, 2, Phase::Compute)));
+  // Peer 0 waits for peer 1's gradient: its receive grows by about the straggler's extra compute.
+  const double extra = 1.5 * phase_of(slow, 0, Phase::Compute);
+  CHECK(phase_of(slow, 0, Phase::Receive) >= phase_of(even, 0, Phase::Receive) + extra - 2.0);  // 2 s polling
+  CHECK(slow.peer_end_s[0] > even.peer_end_s[0] + extra - 2.0);
+
+  CHECK_THROWS_WITH_AS(fixture::scenario(write_experiment(dir, body + R"(<stragglers slowdown="1 0.5"/>)")),
+                       doctest::Contains("field 'stragglers/@slowdown': expected factors >= 1, got '0.5'"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(fixture::scenario(write_experiment(dir, body + R"(<stragglers slowdown="1 1 1 1"/>)")),
+                       doctest::Contains("4 factors for 3 peers"), InputError);
+}
+
+TEST_CASE("stragglers: heavy-tailed steps are never faster and average about shape / (shape - 1) times slower") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1000" iterations="2"
+              compute_variability="none"/>
+    <peers count="4" instance_type="t2.medium"/>)";
+  auto plain = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Serverless);
+  auto tail = fixture::simulate(
+      fixture::scenario(write_experiment(dir, body + R"(<stragglers tail_probability="1" tail_shape="3"/>)")),
+      Architecture::Serverless);
+  std::vector<double> base, tailed;
+  for (const auto& p : plain.trace)
+    if (p.phase == Phase::Compute) base.push_back(p.end_s - p.start_s);
+  for (const auto& p : tail.trace)
+    if (p.phase == Phase::Compute) tailed.push_back(p.end_s - p.start_s);
+  REQUIRE(base.size() == tailed.size());
+  REQUIRE(base.size() == 4 * 15 * 2);  // 15 one-minibatch invocations per peer and iteration
+  double ratio = 0;
+  for (size_t i = 0; i < base.size(); ++i) {
+    CHECK(tailed[i] >= base[i] - 1e-12);
+    ratio += tailed[i] / base[i];
+  }
+  // Pareto(3): mean 1.5; 120 draws put the sample mean within ~0.2 of it.
+  CHECK(ratio / static_cast<double>(base.size()) == doctest::Approx(1.5).epsilon(0.15));
+}

@@ -13,15 +13,15 @@ double now() { return sg4::Engine::get_clock(); }
 
 
 // Seconds of the kernels measured at one thread on the calibration CPU, on this peer's CPU.
-double peer_kernel_seconds(const World& w, double calibration_seconds) {
-  return calibration_seconds / w.s.peer_type.cpu_speed_factor;
+double peer_kernel_seconds(const World& w, int peer, double calibration_seconds) {
+  return calibration_seconds / w.s.peer_type.cpu_speed_factor * w.slowdown(peer);
 }
 
 /// Publishes the peer's gradient for `iteration`: inline through the broker, or as an S3 object whose key goes
 /// through the broker.
 void send_gradient(World& w, int peer, int iteration) {
   const double start = now();
-  sg4::this_actor::sleep_for(w.s.peer_encode_s);
+  sg4::this_actor::sleep_for(w.s.peer_encode_s * w.slowdown(peer));
   if (w.s.sends_inline(w.arch)) {
     sg4::Comm::sendto(w.hosts.peers[peer], w.hosts.broker, static_cast<uint64_t>(w.s.exchange_bytes));
   } else {
@@ -45,7 +45,7 @@ void fetch_gradient(World& w, int peer, int producer, int iteration) {
   } else {
     storage_get(w, w.hosts.peers[peer], w.s.exchange_bytes);
   }
-  sg4::this_actor::sleep_for(w.s.peer_decode_s);
+  sg4::this_actor::sleep_for(w.s.peer_decode_s * w.slowdown(peer));
   w.out.deliveries.push_back({peer, producer, iteration});
 }
 
@@ -94,7 +94,7 @@ void aggregate_and_update(World& w, int peer, int iteration) {
   const double start = now();
   const double e = static_cast<double>(w.s.parameters);
   sg4::this_actor::sleep_for(
-      peer_kernel_seconds(w, w.s.compute.average_seconds(e, w.peers()) + w.s.compute.average_seconds(e, 2)));
+      peer_kernel_seconds(w, peer, w.s.compute.average_seconds(e, w.peers()) + w.s.compute.average_seconds(e, 2)));
   w.trace(peer, iteration, Phase::AggregateUpdate, start);
 }
 
@@ -231,8 +231,9 @@ void instance_peer(World& w, int peer) {
     const double start = now();
     double compute_s = 0;  // every minibatch one after another on the peer's own CPU
     for (long long b : w.s.minibatches)
-      compute_s += w.s.step_seconds(b, w.s.peer_type.vcpus, w.s.peer_type.cpu_speed_factor) * w.step_noise();
-    compute_s += peer_kernel_seconds(w, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), 2)) *
+      compute_s += w.s.step_seconds(b, w.s.peer_type.vcpus, w.s.peer_type.cpu_speed_factor) * w.step_noise() *
+                   w.slowdown(peer);
+    compute_s += peer_kernel_seconds(w, peer, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), 2)) *
                  static_cast<double>(w.s.minibatches.size() - 1);  // the running sum of minibatch gradients
     sg4::this_actor::sleep_for(compute_s);
     w.trace(peer, it, Phase::Compute, start);
@@ -275,12 +276,12 @@ void serverless_peer(World& w, int peer) {
     for (int k = 0; k < invocations; ++k) {
       broker_request(w);  // basic_get on the lambda queue: an S3 key
       storage_get(w, w.hosts.peers[peer], w.s.function_gradient_bytes);
-      if (w.s.experiment.exchange.compress_functions) sg4::this_actor::sleep_for(w.s.peer_decode_s);
+      if (w.s.experiment.exchange.compress_functions) sg4::this_actor::sleep_for(w.s.peer_decode_s * w.slowdown(peer));
     }
     w.trace(peer, it, Phase::Collect, collect_start);
     const double average_start = now();
     sg4::this_actor::sleep_for(
-        peer_kernel_seconds(w, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), invocations)));
+        peer_kernel_seconds(w, peer, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), invocations)));
     w.trace(peer, it, Phase::LocalAverage, average_start);
 
     send_gradient(w, peer, it);

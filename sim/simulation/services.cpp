@@ -16,8 +16,18 @@ World::World(const Scenario& scenario, Architecture a, int function_slots)
 }
 
 double World::step_noise() {
-  if (!s.experiment.workload.measured_variability) return 1.0;
-  return s.compute.draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, rng);
+  double factor = 1.0;
+  if (s.experiment.workload.measured_variability)
+    factor = s.compute.draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, rng);
+  const auto& st = s.experiment.stragglers;
+  if (st.tail_probability > 0) {
+    const double hit = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    if (hit < st.tail_probability) {  // Pareto(shape, scale 1) by inversion
+      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+      factor *= std::pow(1.0 - u, -1.0 / st.tail_shape);
+    }
+  }
+  return factor;
 }
 
 double World::standard_normal() {

@@ -74,8 +74,14 @@ struct World {
   void trace(int peer, int iteration, Phase phase, double start_s, int invocation = -1) {
     out.trace.push_back({peer, iteration, invocation, phase, start_s, sg4::Engine::get_clock()});
   }
-  /// Measured-spread noise for one training step (1 when the experiment asks for none).
+  /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
+  /// straggler factor when the experiment declares one.
   double step_noise();
+  /// How many times slower this peer's own CPU is (the experiment's straggler slowdown; 1 by default).
+  double slowdown(int peer) const {
+    const auto& f = s.experiment.stragglers.slowdown;
+    return static_cast<size_t>(peer) < f.size() ? f[peer] : 1.0;
+  }
   /// A standard normal draw from our own generator: portable, unlike std::normal_distribution.
   double standard_normal();
 };
