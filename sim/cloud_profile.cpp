@@ -82,7 +82,8 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   xml.check_names(types, {kSource}, {"instance"});
   for (auto n : types.children("instance")) {
     xml.check_names(n, {"type", "vcpus", "memory_gib", "price_per_hour_usd", "nic_bandwidth_bps", "cpu_speed_factor",
-                        "nic_source", kSource});
+                        "credits_earned_per_hour", "max_credits", "launch_credits", "credit_mode", "nic_source",
+                        kSource});
     InstanceType t;
     t.name = xml.text(n, "type");
     t.vcpus = static_cast<int>(xml.integer(n, "vcpus", 1, 1024));
@@ -90,12 +91,19 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
     t.price_per_hour_usd = xml.number(n, "price_per_hour_usd", 0, 1e6);
     t.nic_bandwidth_bps = xml.number(n, "nic_bandwidth_bps", 1, 1e13);
     t.cpu_speed_factor = xml.number(n, "cpu_speed_factor", 1e-3, 1e3);
+    t.credits_earned_per_hour = xml.number_or(n, "credits_earned_per_hour", 0, 1e6, 0);
+    if (t.burstable()) {
+      t.max_credits = xml.number(n, "max_credits", 0, 1e7);
+      t.launch_credits = xml.number(n, "launch_credits", 0, 1e6);
+      t.unlimited = xml.choice(n, "credit_mode", {"standard", "unlimited"}) == "unlimited";
+    }
     if (!p.instance_types.emplace(t.name, t).second)
       throw xml.error(n, "instance/@type", "instance type '" + t.name + "' is listed twice");
   }
 
   auto billing = required("instance_billing");
-  xml.check_names(billing, {"granularity_s", "minimum_s", kSource});
+  xml.check_names(billing, {"granularity_s", "minimum_s", "surplus_credit_price_per_vcpu_hour_usd", kSource});
+  p.surplus_credit_price_per_vcpu_hour_usd = xml.number(billing, "surplus_credit_price_per_vcpu_hour_usd", 0, 100);
   p.instance_billing_granularity_s = xml.number(billing, "granularity_s", 1e-6, 1e6);
   p.instance_billing_minimum_s = xml.number(billing, "minimum_s", 0, 1e6);
 

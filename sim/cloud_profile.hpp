@@ -14,6 +14,10 @@ struct InstanceType {
   double price_per_hour_usd = 0;
   double nic_bandwidth_bps = 0;  // bytes per second
   double cpu_speed_factor = 1;   // one vCPU relative to one core of the calibration machine
+  // Burstable CPU credits (T2/T3); credits_earned_per_hour == 0 for fixed-performance types.
+  double credits_earned_per_hour = 0, max_credits = 0, launch_credits = 0;
+  bool unlimited = false;  // unlimited mode: never throttled, surplus credits billed
+  bool burstable() const { return credits_earned_per_hour > 0; }
 };
 
 struct FunctionService {
@@ -65,6 +69,7 @@ struct CloudProfile {
   double runtime_baseline_mb = 0;  // the training process before any model (Python + torch + torchvision)
   std::map<std::string, InstanceType> instance_types;
   double instance_billing_granularity_s = 0, instance_billing_minimum_s = 0;
+  double surplus_credit_price_per_vcpu_hour_usd = 0;
   FunctionService functions;
   WorkflowService workflow;
   ObjectStorage storage;

@@ -18,6 +18,7 @@ struct Ledger {
   std::vector<double> peer_uptime_s;  // one per peer instance
   double instance_price_per_hour_usd = 0;
   double broker_uptime_s = 0;
+  double surplus_credits = 0;  // CPU credits spent beyond earnings by unlimited-mode burstable peers
 };
 
 }  // namespace p2psim

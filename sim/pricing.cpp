@@ -28,6 +28,8 @@ Cost price(const Ledger& l, const CloudProfile& p) {
     const double billed = std::max(p.instance_billing_minimum_s, round_up(up, p.instance_billing_granularity_s));
     c.instances_usd += billed / 3600.0 * l.instance_price_per_hour_usd;
   }
+  // One surplus credit is one vCPU-minute.
+  c.cpu_credits_usd = l.surplus_credits / 60.0 * p.surplus_credit_price_per_vcpu_hour_usd;
   c.broker_usd = round_up(l.broker_uptime_s, p.broker.billing_granularity_s) / 3600.0 * p.broker.price_per_hour_usd;
   return c;
 }

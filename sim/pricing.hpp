@@ -7,9 +7,10 @@ namespace p2psim {
 
 struct Cost {
   double function_compute_usd = 0, function_requests_usd = 0, workflow_usd = 0, storage_usd = 0,
-         instances_usd = 0, broker_usd = 0;
+         instances_usd = 0, broker_usd = 0, cpu_credits_usd = 0;
   double total_usd() const {
-    return function_compute_usd + function_requests_usd + workflow_usd + storage_usd + instances_usd + broker_usd;
+    return function_compute_usd + function_requests_usd + workflow_usd + storage_usd + instances_usd + broker_usd +
+           cpu_credits_usd;
   }
 };
 

@@ -101,6 +101,8 @@ void print_table(const Result& r, std::FILE* out) {
   row("iteration (s)", [](auto& a) { return a.iteration_s; }, "{:>14.3f}");
   row("total (s)", [](auto& a) { return a.total_s; }, "{:>14.3f}");
   row("cost: instances (USD)", [](auto& a) { return a.cost.instances_usd; }, "{:>14.6f}");
+  row("cost: CPU credit surplus (USD)", [](auto& a) { return a.cost.cpu_credits_usd; }, "{:>14.6f}");
+  row("CPU credits ran out at (s)", [](auto& a) { return a.credits_exhausted_at_s(); }, "{:>14.1f}");
   row("cost: broker (USD)", [](auto& a) { return a.cost.broker_usd; }, "{:>14.6f}");
   row("cost: function compute (USD)", [](auto& a) { return a.cost.function_compute_usd; }, "{:>14.6f}");
   row("cost: function requests (USD)", [](auto& a) { return a.cost.function_requests_usd; }, "{:>14.6f}");
@@ -166,14 +168,16 @@ nlohmann::ordered_json result_json(const Result& r) {
         {"total_s", a->total_s},
         {"phase_means_s", a->phase_means_s},
         {"cost_usd",
-         {{"instances", c.instances_usd}, {"broker", c.broker_usd}, {"function_compute", c.function_compute_usd},
+         {{"instances", c.instances_usd}, {"cpu_credit_surplus", c.cpu_credits_usd}, {"broker", c.broker_usd}, {"function_compute", c.function_compute_usd},
           {"function_requests", c.function_requests_usd}, {"workflow", c.workflow_usd}, {"storage", c.storage_usd},
           {"total", c.total_usd()}}},
         {"usage",
          {{"function_invocations", a->run.ledger.function_runs.size()}, {"cold_starts", a->run.cold_starts},
           {"warm_starts", a->run.warm_starts}, {"max_containers", a->run.max_containers},
           {"workflow_transitions", a->run.ledger.workflow_transitions}, {"storage_gets", a->run.ledger.storage_gets},
-          {"storage_puts", a->run.ledger.storage_puts}, {"gradient_deliveries", a->run.deliveries.size()}}}};
+          {"storage_puts", a->run.ledger.storage_puts}, {"gradient_deliveries", a->run.deliveries.size()},
+          {"surplus_cpu_credits", a->run.ledger.surplus_credits},
+          {"credits_exhausted_at_s_per_peer", a->run.credits_exhausted_at_s}}}};
   }
   if (auto c = r.comparison())
     j["comparison"] = {{"gradient_time_improvement_percent", c->gradient_improvement_percent},
@@ -192,7 +196,7 @@ void write_results(const Result& r, const std::string& dir) {
       "barrier_s_per_iteration,iteration_s,total_s,instances_usd,broker_usd,function_compute_usd,"
       "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts";
   for (int p = 0; p < kPhaseCount; ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
-  csv += ",profile,p2psim_version,status,reason\n";
+  csv += ",cpu_credit_surplus_usd,credits_exhausted_at_s,profile,p2psim_version,status,reason\n";
   std::string trace = "architecture,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
   for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
     if (!a) continue;
@@ -210,6 +214,7 @@ void write_results(const Result& r, const std::string& dir) {
       auto it = a->phase_means_s.find(to_string(Phase(p)));
       csv += fmt::format(",{:.9g}", it == a->phase_means_s.end() ? 0.0 : it->second);
     }
+    csv += fmt::format(",{:.9g},{:.9g}", c.cpu_credits_usd, a->credits_exhausted_at_s());
     csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
                        a->run.failure);  // the reason holds no double quote
     for (const auto& p : a->run.trace)

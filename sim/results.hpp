@@ -23,6 +23,13 @@ struct ArchitectureResult {
   double total_s = 0;          // until the last peer finishes
   std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
   bool feasible() const { return run.failure.empty(); }
+  /// When the first peer ran out of burstable CPU credits; -1 when none did.
+  double credits_exhausted_at_s() const {
+    double first = -1;
+    for (double t : run.credits_exhausted_at_s)
+      if (t >= 0 && (first < 0 || t < first)) first = t;
+    return first;
+  }
 };
 
 ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run);

@@ -255,3 +255,38 @@ TEST_CASE("stragglers: heavy-tailed steps are never faster and average about sha
   // Pareto(3): mean 1.5; 120 draws put the sample mean within ~0.2 of it.
   CHECK(ratio / static_cast<double>(base.size()) == doctest::Approx(1.5).epsilon(0.15));
 }
+
+TEST_CASE("burstable peers: without credits a t2 computes at its baseline, in unlimited mode it pays the surplus") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none"/>
+    <peers count="1" instance_type="t2.medium"/>)";
+  auto compute_of = [](const RunOutput& r) {
+    for (const auto& p : r.trace)
+      if (p.phase == Phase::Compute) return p.end_s - p.start_s;
+    return -1.0;
+  };
+  auto with_credits = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  CHECK(compute_of(with_credits) == doctest::Approx(4.2));  // 60 launch credits last 37.5 min
+  CHECK(with_credits.credits_exhausted_at_s[0] < 0);
+  const std::string no_credits =
+      R"(<override select="instance_types/instance[@type='t2.medium']/@launch_credits" value="0"/>)";
+  auto starved = fixture::simulate(fixture::scenario(write_experiment(dir, body, no_credits)), Architecture::Instance);
+  // 24 credits/h = 0.4 of its 2 vCPUs: 5 times slower once the few credits earned during the data fetch are
+  // spent (full speed drains 2/60 - 24/3600 = 1/37.5 credits per second).
+  const double fetch = 0.15 + 60000.0 * 784 * 4 / 37.5e6, full = 24 / 3600.0 * fetch * 37.5;
+  CHECK(compute_of(starved) == doctest::Approx(full + 5 * (4.2 - full)));
+  CHECK(starved.credits_exhausted_at_s[0] == doctest::Approx(fetch + full));
+  CHECK(starved.ledger.surplus_credits == 0);
+
+  auto unlimited = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir, body,
+          no_credits + R"(<override select="instance_types/instance[@type='t2.medium']/@credit_mode" value="unlimited"/>)")),
+      Architecture::Instance);
+  CHECK(compute_of(unlimited) == doctest::Approx(4.2));
+  // The compute's drain beyond the credits earned while fetching (later idle time repays part of it).
+  CHECK(unlimited.ledger.surplus_credits > 0);
+  CHECK(unlimited.ledger.surplus_credits < 4.2 / 37.5);
+}

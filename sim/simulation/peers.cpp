@@ -17,11 +17,16 @@ double peer_kernel_seconds(const World& w, int peer, double calibration_seconds)
   return calibration_seconds / w.s.peer_type.cpu_speed_factor * w.slowdown(peer);
 }
 
+// The peer's CPU busy for `full_speed_s`: longer once a burstable instance has run out of credits.
+void peer_cpu(World& w, int peer, double full_speed_s) {
+  sg4::this_actor::sleep_for(w.credits[peer].run(now(), full_speed_s));
+}
+
 /// Publishes the peer's gradient for `iteration`: inline through the broker, or as an S3 object whose key goes
 /// through the broker.
 void send_gradient(World& w, int peer, int iteration) {
   const double start = now();
-  sg4::this_actor::sleep_for(w.s.peer_encode_s * w.slowdown(peer));
+  peer_cpu(w, peer, w.s.peer_encode_s * w.slowdown(peer));
   if (w.s.sends_inline(w.arch)) {
     sg4::Comm::sendto(w.hosts.peers[peer], w.hosts.broker, static_cast<uint64_t>(w.s.exchange_bytes));
   } else {
@@ -45,7 +50,7 @@ void fetch_gradient(World& w, int peer, int producer, int iteration) {
   } else {
     storage_get(w, w.hosts.peers[peer], w.s.exchange_bytes);
   }
-  sg4::this_actor::sleep_for(w.s.peer_decode_s * w.slowdown(peer));
+  peer_cpu(w, peer, w.s.peer_decode_s * w.slowdown(peer));
   w.out.deliveries.push_back({peer, producer, iteration});
 }
 
@@ -93,8 +98,8 @@ void receive_gradients(World& w, int peer, int iteration) {
 void aggregate_and_update(World& w, int peer, int iteration) {
   const double start = now();
   const double e = static_cast<double>(w.s.parameters);
-  sg4::this_actor::sleep_for(
-      peer_kernel_seconds(w, peer, w.s.compute.average_seconds(e, w.peers()) + w.s.compute.average_seconds(e, 2)));
+  peer_cpu(w, peer,
+           peer_kernel_seconds(w, peer, w.s.compute.average_seconds(e, w.peers()) + w.s.compute.average_seconds(e, 2)));
   w.trace(peer, iteration, Phase::AggregateUpdate, start);
 }
 
@@ -235,7 +240,7 @@ void instance_peer(World& w, int peer) {
                    w.slowdown(peer);
     compute_s += peer_kernel_seconds(w, peer, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), 2)) *
                  static_cast<double>(w.s.minibatches.size() - 1);  // the running sum of minibatch gradients
-    sg4::this_actor::sleep_for(compute_s);
+    peer_cpu(w, peer, compute_s);
     w.trace(peer, it, Phase::Compute, start);
     send_gradient(w, peer, it);
     finish_iteration(w, peer, it);
@@ -276,12 +281,12 @@ void serverless_peer(World& w, int peer) {
     for (int k = 0; k < invocations; ++k) {
       broker_request(w);  // basic_get on the lambda queue: an S3 key
       storage_get(w, w.hosts.peers[peer], w.s.function_gradient_bytes);
-      if (w.s.experiment.exchange.compress_functions) sg4::this_actor::sleep_for(w.s.peer_decode_s * w.slowdown(peer));
+      if (w.s.experiment.exchange.compress_functions) peer_cpu(w, peer, w.s.peer_decode_s * w.slowdown(peer));
     }
     w.trace(peer, it, Phase::Collect, collect_start);
     const double average_start = now();
-    sg4::this_actor::sleep_for(
-        peer_kernel_seconds(w, peer, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), invocations)));
+    peer_cpu(w, peer,
+             peer_kernel_seconds(w, peer, w.s.compute.average_seconds(static_cast<double>(w.s.parameters), invocations)));
     w.trace(peer, it, Phase::LocalAverage, average_start);
 
     send_gradient(w, peer, it);

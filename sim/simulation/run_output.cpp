@@ -35,7 +35,8 @@ nlohmann::json to_json(const RunOutput& r) {
                  {"storage_puts", l.storage_puts},
                  {"peer_uptime_s", l.peer_uptime_s},
                  {"instance_price_per_hour_usd", l.instance_price_per_hour_usd},
-                 {"broker_uptime_s", l.broker_uptime_s}};
+                 {"broker_uptime_s", l.broker_uptime_s},
+                 {"surplus_credits", l.surplus_credits}};
   nlohmann::json trace = nlohmann::json::array();
   for (const auto& p : r.trace)
     trace.push_back({p.peer, p.iteration, p.invocation, static_cast<int>(p.phase), p.start_s, p.end_s});
@@ -48,6 +49,7 @@ nlohmann::json to_json(const RunOutput& r) {
   j["warm_starts"] = r.warm_starts;
   j["max_containers"] = r.max_containers;
   j["failure"] = r.failure;
+  j["credits_exhausted_at_s"] = r.credits_exhausted_at_s;
   return j;
 }
 
@@ -63,6 +65,7 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   r.ledger.peer_uptime_s = l.at("peer_uptime_s").get<std::vector<double>>();
   r.ledger.instance_price_per_hour_usd = l.at("instance_price_per_hour_usd");
   r.ledger.broker_uptime_s = l.at("broker_uptime_s");
+  r.ledger.surplus_credits = l.at("surplus_credits");
   for (const auto& p : j.at("trace"))
     r.trace.push_back({p[0], p[1], p[2], static_cast<Phase>(p[3].get<int>()), p[4], p[5]});
   for (const auto& d : j.at("deliveries")) r.deliveries.push_back({d[0], d[1], d[2]});
@@ -71,6 +74,7 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   r.warm_starts = j.at("warm_starts");
   r.max_containers = j.at("max_containers");
   r.failure = j.at("failure");
+  r.credits_exhausted_at_s = j.at("credits_exhausted_at_s").get<std::vector<double>>();
   return r;
 }
 

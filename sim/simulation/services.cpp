@@ -13,6 +13,7 @@ World::World(const Scenario& scenario, Architecture a, int function_slots)
   const auto iterations = static_cast<size_t>(scenario.experiment.workload.iterations);
   board.published.assign(scenario.experiment.peers, std::vector<bool>(iterations, false));
   barrier_arrivals.assign(iterations, 0);
+  credits.assign(scenario.experiment.peers, CpuCredits(scenario.peer_type));
 }
 
 double World::step_noise() {

@@ -37,6 +37,10 @@ RunOutput simulate(const Scenario& s, Architecture a) {
   if (deadlock) throw std::runtime_error("the simulation deadlocked: some peer waits for a gradient that never comes");
 
   w.out.max_containers = w.pool.max_alive();
+  for (const auto& c : w.credits) {
+    w.out.credits_exhausted_at_s.push_back(c.exhausted_at_s());
+    w.out.ledger.surplus_credits += c.surplus_credits();
+  }
   w.out.ledger.peer_uptime_s = w.out.peer_end_s;
   w.out.ledger.broker_uptime_s = *std::max_element(w.out.peer_end_s.begin(), w.out.peer_end_s.end());
   return std::move(w.out);

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "../cpu_credits.hpp"
 #include "../scenario.hpp"
 #include "run_output.hpp"
 
@@ -67,6 +68,7 @@ struct World {
   FunctionPool pool;
   sg4::MutexPtr broker_cpu = sg4::Mutex::create();
   std::vector<int> barrier_arrivals;  // peers that reached each iteration's barrier
+  std::vector<CpuCredits> credits;    // per peer: its burstable CPU credits
 
   World(const Scenario& scenario, Architecture a, int function_slots);
 

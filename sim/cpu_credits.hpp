@@ -1,0 +1,29 @@
+// Burstable instances' CPU credits (T2/T3). 1 credit = 1 vCPU at 100 % for 1 minute. Work at full speed on all
+// vCPUs spends vcpus/60 credits per second while credits_earned_per_hour/3600 come in; idle time only earns,
+// up to max_credits (T2 launch credits are spent first and not capped). At zero balance a standard-mode
+// instance runs at its baseline, earned/60 vCPUs; an unlimited one keeps full speed and its surplus credits
+// are billed. Pure: no SimGrid.
+#pragma once
+#include "cloud_profile.hpp"
+
+namespace p2psim {
+
+class CpuCredits {
+ public:
+  explicit CpuCredits(const InstanceType& type);
+
+  /// Wall seconds that `full_speed_s` seconds of work (all vCPUs busy) take when started at `now_s`.
+  /// Throughput at the baseline is taken as proportional to the CPU share.
+  double run(double now_s, double full_speed_s);
+
+  double balance() const { return launch_ + earned_; }
+  double exhausted_at_s() const { return exhausted_at_s_; }  // first time the balance hit zero; -1 if never
+  double surplus_credits() const { return earned_ < 0 ? -earned_ : 0; }  // unlimited: spent beyond earnings
+
+ private:
+  void accrue(double now_s);
+  InstanceType type_;
+  double launch_ = 0, earned_ = 0, last_s_ = 0, exhausted_at_s_ = -1;
+};
+
+}  // namespace p2psim
