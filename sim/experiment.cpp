@@ -68,7 +68,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
                   {"profile", "calibration", "workload", "peers", "architectures", "functions", "exchange", "barrier",
-                   "workflow", "stragglers", "sweep"});
+                   "workflow", "stragglers", "synchronization", "sweep"});
   if (auto sweep = root.child("sweep"))
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
@@ -174,6 +174,14 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.barrier.initial_wait_s = xml.number(bar, "initial_wait_s", 0, 3600);
   e.barrier.poll_interval_s = xml.number(bar, "poll_interval_s", 1e-6, 3600);
   e.barrier.settle_s = xml.number(bar, "settle_s", 0, 3600);
+
+  auto sync = root.child("synchronization");
+  xml.check_names(sync, {"mode", "staleness_bound"});
+  e.asynchronous = xml.choice(sync, "mode", {"sync", "async"}) == "async";
+  e.staleness_bound = e.asynchronous ? static_cast<int>(xml.integer(sync, "staleness_bound", 0, 1 << 20)) : 0;
+  if (e.asynchronous && (e.barrier.instance || e.barrier.serverless))
+    throw xml.error(sync, "synchronization/@mode",
+                    "asynchronous training has no barrier: set <barrier instance=\"false\" serverless=\"false\"/>");
 
   auto st = root.child("stragglers");
   xml.check_names(st, {"slowdown", "tail_probability", "tail_shape"});

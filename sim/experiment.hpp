@@ -59,6 +59,8 @@ struct Experiment {
   } barrier;
 
   double workflow_status_poll_interval_s = 0;
+  bool asynchronous = false;
+  int staleness_bound = 0;  // iterations a peer may run ahead of the slowest (0: synchronous)
 
   struct Stragglers {
     std::vector<double> slowdown;  // per peer: its own CPU work takes this many times longer (1 when not listed)

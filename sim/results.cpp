@@ -102,6 +102,10 @@ void print_table(const Result& r, std::FILE* out) {
   row("total (s)", [](auto& a) { return a.total_s; }, "{:>14.3f}");
   row("cost: instances (USD)", [](auto& a) { return a.cost.instances_usd; }, "{:>14.6f}");
   row("cost: CPU credit surplus (USD)", [](auto& a) { return a.cost.cpu_credits_usd; }, "{:>14.6f}");
+  if (s.experiment.asynchronous) {
+    row("staleness mean (iterations)", [](auto& a) { return a.staleness_mean(); }, "{:>14.3f}");
+    row("staleness max (iterations)", [](auto& a) { return a.staleness_max(); }, "{:>14d}");
+  }
   row("CPU credits ran out at (s)", [](auto& a) { return a.credits_exhausted_at_s(); }, "{:>14.1f}");
   row("cost: broker (USD)", [](auto& a) { return a.cost.broker_usd; }, "{:>14.6f}");
   row("cost: function compute (USD)", [](auto& a) { return a.cost.function_compute_usd; }, "{:>14.6f}");
@@ -177,6 +181,8 @@ nlohmann::ordered_json result_json(const Result& r) {
           {"workflow_transitions", a->run.ledger.workflow_transitions}, {"storage_gets", a->run.ledger.storage_gets},
           {"storage_puts", a->run.ledger.storage_puts}, {"gradient_deliveries", a->run.deliveries.size()},
           {"surplus_cpu_credits", a->run.ledger.surplus_credits},
+          {"staleness_mean_iterations", a->staleness_mean()},
+          {"staleness_max_iterations", a->staleness_max()},
           {"credits_exhausted_at_s_per_peer", a->run.credits_exhausted_at_s}}}};
   }
   if (auto c = r.comparison())

@@ -1,6 +1,7 @@
 // From raw runs to what users read: per-architecture summaries, the paper's two metrics, the human table,
 // and the result files (JSON, CSV, phase trace), written atomically.
 #pragma once
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -23,6 +24,12 @@ struct ArchitectureResult {
   double total_s = 0;          // until the last peer finishes
   std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
   bool feasible() const { return run.failure.empty(); }
+  double staleness_mean() const {
+    double sum = 0;
+    for (int st : run.staleness) sum += st;
+    return run.staleness.empty() ? 0 : sum / static_cast<double>(run.staleness.size());
+  }
+  int staleness_max() const { return run.staleness.empty() ? 0 : *std::max_element(run.staleness.begin(), run.staleness.end()); }
   /// When the first peer ran out of burstable CPU credits; -1 when none did.
   double credits_exhausted_at_s() const {
     double first = -1;

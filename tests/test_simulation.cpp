@@ -290,3 +290,38 @@ TEST_CASE("burstable peers: without credits a t2 computes at its baseline, in un
   CHECK(unlimited.ledger.surplus_credits > 0);
   CHECK(unlimited.ledger.surplus_credits < 4.2 / 37.5);
 }
+
+TEST_CASE("asynchronous training: k = 0 is synchronous, a larger k lets fast peers run ahead within the bound") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="6"
+              compute_variability="none"/>
+    <peers count="3" instance_type="t2.large"/>
+    <barrier instance="false"/>
+    <stragglers slowdown="1 1 3"/>)";
+  auto sync = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  auto k0 = fixture::simulate(
+      fixture::scenario(write_experiment(dir, body + R"(<synchronization mode="async" staleness_bound="0"/>)")),
+      Architecture::Instance);
+  CHECK(to_json(k0).dump() == to_json(sync).dump());
+  CHECK(*std::max_element(sync.staleness.begin(), sync.staleness.end()) == 0);
+
+  auto k2 = fixture::simulate(
+      fixture::scenario(write_experiment(dir, body + R"(<synchronization mode="async" staleness_bound="2"/>)")),
+      Architecture::Instance);
+  const int max_staleness = *std::max_element(k2.staleness.begin(), k2.staleness.end());
+  CHECK(max_staleness >= 1);  // the fast peers did use stale gradients of the straggler ...
+  CHECK(max_staleness <= 2);  // ... never more than k iterations old
+  CHECK(k2.peer_end_s[0] < sync.peer_end_s[0]);  // and finished sooner than when waiting for it
+  // No gradient twice; the straggler's last ones may never be needed by peers that already finished.
+  std::set<std::tuple<int, int, int>> once;
+  for (const auto& d : k2.deliveries) CHECK(once.insert({d.consumer, d.producer, d.iteration}).second);
+  CHECK(k2.deliveries.size() <= sync.deliveries.size());
+
+  CHECK_THROWS_WITH_AS(
+      fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="6"/>
+    <peers count="3" instance_type="t2.large"/>
+    <synchronization mode="async" staleness_bound="2"/>)")),
+      doctest::Contains("asynchronous training has no barrier"), InputError);
+}

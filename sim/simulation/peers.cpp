@@ -36,7 +36,7 @@ void send_gradient(World& w, int peer, int iteration) {
   broker_process_message(w);
   {
     std::unique_lock<sg4::Mutex> lock(*w.board.mutex);
-    w.board.published[peer][iteration] = true;
+    w.board.progress[peer] = iteration + 1;  // published in order
   }
   w.board.changed->notify_all();
   w.trace(peer, iteration, Phase::Send, start);
@@ -54,41 +54,51 @@ void fetch_gradient(World& w, int peer, int producer, int iteration) {
   w.out.deliveries.push_back({peer, producer, iteration});
 }
 
-/// Collects every other peer's gradient for `iteration`. Polling as the paper's code does (one basic_get per
-/// missing queue per round, then a sleep), or pushed by the broker as soon as published.
+/// Collects the other peers' gradients for `iteration`. Every gradient already published is fetched (in
+/// order per producer); the peer goes on once it holds every gradient up to iteration - k, k being the
+/// staleness bound: 0 when synchronous (all of this iteration's), so a peer is never more than k iterations
+/// ahead of the slowest. Polling as the paper's code does (one basic_get per message and queue per round,
+/// then a sleep), or pushed by the broker as soon as published.
 void receive_gradients(World& w, int peer, int iteration) {
   const double start = now();
   const int n = w.peers();
-  std::vector<bool> have(n, false);
-  have[peer] = true;
-  int missing = n - 1;
+  const int k = w.s.experiment.staleness_bound;
+  auto& next = w.next_to_fetch[peer];  // per producer: the first iteration not fetched yet
+  auto fetch_next = [&](int j) {
+    w.out.staleness.push_back(std::max(0, iteration - next[j]));
+    fetch_gradient(w, peer, j, next[j]++);
+  };
+  auto caught_up = [&] {
+    for (int j = 0; j < n; ++j)
+      if (j != peer && next[j] < iteration + 1 - k) return false;
+    return true;
+  };
   if (w.s.experiment.exchange.consume == Consume::Poll) {
-    while (missing > 0) {
+    for (;;) {
       for (int j = 0; j < n; ++j) {
-        if (have[j]) continue;
+        if (j == peer) continue;
         broker_request(w);  // basic_get on j's queue
-        if (!w.board.published[j][iteration]) continue;
-        fetch_gradient(w, peer, j, iteration);
-        have[j] = true;
-        --missing;
+        while (next[j] < w.board.progress[j]) {
+          fetch_next(j);
+          broker_request(w);  // the next basic_get on the same queue
+        }
       }
-      if (missing > 0) sg4::this_actor::sleep_for(w.s.experiment.exchange.poll_interval_s);
+      if (caught_up()) break;
+      sg4::this_actor::sleep_for(w.s.experiment.exchange.poll_interval_s);
     }
   } else {
-    while (missing > 0) {
-      int next = -1;
+    while (!caught_up()) {
+      int ready = -1;
       {
         std::unique_lock<sg4::Mutex> lock(*w.board.mutex);
         for (;;) {
-          for (int j = 0; j < n && next < 0; ++j)
-            if (!have[j] && w.board.published[j][iteration]) next = j;
-          if (next >= 0) break;
+          for (int j = 0; j < n && ready < 0; ++j)
+            if (j != peer && next[j] < w.board.progress[j]) ready = j;
+          if (ready >= 0) break;
           w.board.changed->wait(lock);
         }
       }
-      fetch_gradient(w, peer, next, iteration);
-      have[next] = true;
-      --missing;
+      fetch_next(ready);
     }
   }
   w.trace(peer, iteration, Phase::Receive, start);

@@ -50,6 +50,7 @@ nlohmann::json to_json(const RunOutput& r) {
   j["max_containers"] = r.max_containers;
   j["failure"] = r.failure;
   j["credits_exhausted_at_s"] = r.credits_exhausted_at_s;
+  j["staleness"] = r.staleness;
   return j;
 }
 
@@ -75,6 +76,7 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   r.max_containers = j.at("max_containers");
   r.failure = j.at("failure");
   r.credits_exhausted_at_s = j.at("credits_exhausted_at_s").get<std::vector<double>>();
+  r.staleness = j.at("staleness").get<std::vector<int>>();
   return r;
 }
 

@@ -46,6 +46,7 @@ struct RunOutput {
   long long cold_starts = 0, warm_starts = 0;
   int max_containers = 0;  // containers alive at once, at most
   std::string failure;     // why the run could not finish (e.g. out of memory); empty when it did
+  std::vector<int> staleness;  // per applied gradient: the consumer's iteration minus the gradient's (>= 0)
   std::vector<double> credits_exhausted_at_s;  // per peer: when its burstable CPU credits ran out; -1: never
 };
 

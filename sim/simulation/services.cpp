@@ -11,7 +11,8 @@ World::World(const Scenario& scenario, Architecture a, int function_slots)
       rng(scenario.experiment.seed),
       pool(scenario.profile.functions.concurrency_limit, scenario.profile.functions.keep_alive_s, function_slots) {
   const auto iterations = static_cast<size_t>(scenario.experiment.workload.iterations);
-  board.published.assign(scenario.experiment.peers, std::vector<bool>(iterations, false));
+  board.progress.assign(scenario.experiment.peers, 0);
+  next_to_fetch.assign(scenario.experiment.peers, std::vector<int>(scenario.experiment.peers, 0));
   barrier_arrivals.assign(iterations, 0);
   credits.assign(scenario.experiment.peers, CpuCredits(scenario.peer_type));
 }

@@ -27,7 +27,7 @@ Hosts build_platform(const Scenario& s, int function_slots);
 
 /// Gradient messages as the broker holds them: one per producer and iteration, readable by every consumer.
 struct Board {
-  std::vector<std::vector<bool>> published;  // [producer][iteration]
+  std::vector<int> progress;  // per producer: iterations published so far (in order)
   sg4::MutexPtr mutex = sg4::Mutex::create();
   sg4::ConditionVariablePtr changed = sg4::ConditionVariable::create();
 };
@@ -69,6 +69,7 @@ struct World {
   sg4::MutexPtr broker_cpu = sg4::Mutex::create();
   std::vector<int> barrier_arrivals;  // peers that reached each iteration's barrier
   std::vector<CpuCredits> credits;    // per peer: its burstable CPU credits
+  std::vector<std::vector<int>> next_to_fetch;  // [consumer][producer]: first iteration not fetched yet
 
   World(const Scenario& scenario, Architecture a, int function_slots);
 
