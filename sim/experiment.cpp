@@ -188,16 +188,9 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   {
     std::istringstream factors(xml.text_or(st, "slowdown", ""));
     for (std::string f; factors >> f;) {
-      size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(f, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != f.size() || !(v >= 1) || !std::isfinite(v))
-        throw xml.error(st, "stragglers/@slowdown", "expected factors >= 1, got '" + f + "'");
-      e.stragglers.slowdown.push_back(v);
+      const auto v = XmlFile::to_number(f);
+      if (!v || *v < 1) throw xml.error(st, "stragglers/@slowdown", "expected factors >= 1, got '" + f + "'");
+      e.stragglers.slowdown.push_back(*v);
     }
     if (static_cast<int>(e.stragglers.slowdown.size()) > e.peers)
       throw xml.error(st, "stragglers/@slowdown", std::to_string(e.stragglers.slowdown.size()) +

@@ -89,17 +89,23 @@ std::string XmlFile::text_or(const pugi::xml_node& node, const char* attr, const
   return node.attribute(attr) ? std::string(node.attribute(attr).value()) : fallback;
 }
 
-double XmlFile::number(const pugi::xml_node& node, const char* attr, double min, double max) const {
-  const std::string s = text(node, attr);
+std::optional<double> XmlFile::to_number(const std::string& s) {
   size_t used = 0;
   double v = 0;
   try {
     v = std::stod(s, &used);
   } catch (const std::exception&) {
-    used = 0;
+    return std::nullopt;
   }
-  if (used == 0 || used != s.size() || !std::isfinite(v))
-    throw error(node, field_name(node, attr), "expected a number, got '" + s + "'");
+  if (used == 0 || used != s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+double XmlFile::number(const pugi::xml_node& node, const char* attr, double min, double max) const {
+  const std::string s = text(node, attr);
+  const auto parsed = to_number(s);
+  if (!parsed) throw error(node, field_name(node, attr), "expected a number, got '" + s + "'");
+  const double v = *parsed;
   if (v < min || v > max) {
     std::ostringstream range;
     range << "expected a number in [" << min << ", " << max << "], got " << s;
