@@ -68,7 +68,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
                   {"profile", "calibration", "workload", "peers", "architectures", "functions", "exchange", "barrier",
-                   "workflow", "stragglers", "synchronization", "sweep"});
+                   "workflow", "stragglers", "synchronization", "failures", "sweep"});
   if (auto sweep = root.child("sweep"))
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
@@ -174,6 +174,10 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.barrier.initial_wait_s = xml.number(bar, "initial_wait_s", 0, 3600);
   e.barrier.poll_interval_s = xml.number(bar, "poll_interval_s", 1e-6, 3600);
   e.barrier.settle_s = xml.number(bar, "settle_s", 0, 3600);
+
+  auto failures = root.child("failures");
+  xml.check_names(failures, {"function_failure_probability"});
+  e.function_failure_probability = xml.number(failures, "function_failure_probability", 0, 0.99);
 
   auto sync = root.child("synchronization");
   xml.check_names(sync, {"mode", "staleness_bound"});

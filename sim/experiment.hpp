@@ -59,6 +59,7 @@ struct Experiment {
   } barrier;
 
   double workflow_status_poll_interval_s = 0;
+  double function_failure_probability = 0;  // each function attempt crashes with this probability
   bool asynchronous = false;
   int staleness_bound = 0;  // iterations a peer may run ahead of the slowest (0: synchronous)
 

@@ -325,3 +325,54 @@ TEST_CASE("asynchronous training: k = 0 is synchronous, a larger k lets fast pee
     <synchronization mode="async" staleness_bound="2"/>)")),
       doctest::Contains("asynchronous training has no barrier"), InputError);
 }
+
+TEST_CASE("failures: a function failure probability of 0.5 about doubles the invocations and raises the bill") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1000" iterations="2"
+              compute_variability="none"/>
+    <peers count="4" instance_type="t2.medium"/>)";
+  const std::string retries = R"(<override select="workflow_service/@task_retry_attempts" value="60"/>)";
+  auto base_s = fixture::scenario(write_experiment(dir, body, retries));
+  auto base = fixture::simulate(base_s, Architecture::Serverless);
+  auto flaky_s = fixture::scenario(
+      write_experiment(dir, body + R"(<failures function_failure_probability="0.5"/>)", retries));
+  auto flaky = fixture::simulate(flaky_s, Architecture::Serverless);
+  CHECK(base.failure.empty());
+  CHECK(flaky.failure.empty());  // every invocation eventually succeeded
+  const double ratio = static_cast<double>(flaky.ledger.function_runs.size()) / base.ledger.function_runs.size();
+  CHECK(base.ledger.function_runs.size() == 4 * 15 * 2);
+  CHECK(ratio > 1.6);  // 1 / (1 - 0.5) = 2 expected; 120 invocations keep the draw within these bounds
+  CHECK(ratio < 2.5);
+  const double base_bill = price(base.ledger, base_s.profile).function_compute_usd;
+  const double flaky_bill = price(flaky.ledger, flaky_s.profile).function_compute_usd;
+  CHECK(flaky_bill > 1.2 * base_bill);  // failed attempts are billed for the time they ran
+  // Each retry is one more state transition.
+  CHECK(flaky.ledger.workflow_transitions - base.ledger.workflow_transitions ==
+        static_cast<long long>(flaky.ledger.function_runs.size() - base.ledger.function_runs.size()));
+
+  // Without retries (the paper's state machine), a failure fails the execution, and the run says why.
+  auto fragile = fixture::simulate(
+      fixture::scenario(write_experiment(dir, body + R"(<failures function_failure_probability="0.5"/>)")),
+      Architecture::Serverless);
+  CHECK(fragile.failure.find("failed 1 time(s) (failure probability 0.5)") != std::string::npos);
+}
+
+TEST_CASE("failures: an invocation running past the function timeout is killed, billed and reported") {
+  TempDir dir;
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1000" iterations="1"
+              compute_variability="none"/>
+    <peers count="2" instance_type="t2.medium"/>
+    <functions memory_mb="1769"/>
+    <stragglers tail_probability="1" tail_shape="1.01"/>)",
+                                                                 R"(<override select="function_service/@max_timeout_s" value="3"/>)")),
+                             Architecture::Serverless);
+  // Data fetch (0.15 s + 30 x 784 x 4 x 1000 / 55e6 s) then a step of 1.1 s times a Pareto(1.01) tail:
+  // some attempts pass the 3 s timeout; a killed one is billed exactly the timeout.
+  bool killed = false;
+  for (const auto& run : r.ledger.function_runs)
+    if (std::abs(run.run_s - 3.0) < 1e-9) killed = true;
+  CHECK(killed);
+  CHECK(r.failure.find("ran past the 3 s timeout") != std::string::npos);
+}

@@ -162,7 +162,9 @@ void function_invocation(World& w, int peer, int iteration, int k, double start_
   const auto& fs = w.s.profile.functions;
   const auto& batches = w.s.invocations[k];
   const bool fits = w.s.invocation_fits(k);
-  const int attempts = fits ? 1 : 1 + w.s.profile.workflow.task_retry_attempts;
+  const double failure_probability = w.s.experiment.function_failure_probability;
+  const int attempts = 1 + w.s.profile.workflow.task_retry_attempts;
+  std::string error;  // the last attempt's, when none succeeded
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (attempt > 0) w.out.ledger.workflow_transitions += w.s.profile.workflow.transitions_per_branch;  // retry
     const FunctionPool::Lease lease = w.pool.acquire();
@@ -188,24 +190,39 @@ void function_invocation(World& w, int peer, int iteration, int k, double start_
     double compute_s = 0;
     for (long long b : batches)
       compute_s += w.s.step_seconds(b, w.s.function_vcpus, w.s.function_speed_factor) * w.step_noise();
+    // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
+    double run_for = compute_s;
+    Phase ending = Phase::Compute;
     if (!fits) {
-      const double need = w.s.invocation_need_bytes[k], limit = w.s.function_memory_bytes;
-      sg4::this_actor::sleep_for(seconds_until_out_of_memory(w, compute_s, need, limit));
-      w.trace(peer, iteration, Phase::OutOfMemory, compute_start, k);
+      run_for = seconds_until_out_of_memory(w, compute_s, w.s.invocation_need_bytes[k], w.s.function_memory_bytes);
+      ending = Phase::OutOfMemory;
+      error = fmt::format(
+          "serverless: out of memory: a function invocation of peer {} needs {} for its {}-sample {} step but has "
+          "{} ({} MB); {} attempt(s); the smallest function that fits has {} MB",
+          peer, gb(w.s.invocation_need_bytes[k]), *std::max_element(batches.begin(), batches.end()),
+          w.s.experiment.workload.model, gb(w.s.function_memory_bytes), w.s.experiment.functions.memory_mb, attempts,
+          w.s.smallest_function_memory_mb() > 0 ? std::to_string(w.s.smallest_function_memory_mb()) : "no size");
+    } else if (failure_probability > 0 && w.uniform() < failure_probability) {
+      run_for = w.uniform() * compute_s;
+      ending = Phase::FunctionFailure;
+      error = fmt::format("serverless: a function invocation of peer {} failed {} time(s) (failure probability {})",
+                          peer, attempts, failure_probability);
+    }
+    const double timeout_left = fs.max_timeout_s - (now() - run_start);
+    if (run_for > timeout_left) {
+      run_for = std::max(0.0, timeout_left);
+      ending = Phase::FunctionFailure;
+      error = fmt::format("serverless: a function invocation of peer {} ran past the {} s timeout, {} time(s)", peer,
+                          fs.max_timeout_s, attempts);
+    }
+    sg4::this_actor::sleep_for(run_for);
+    w.trace(peer, iteration, ending, compute_start, k);
+    if (ending != Phase::Compute) {  // the container is gone; the attempt is billed
       run.run_s = now() - run_start;
       w.out.ledger.function_runs.push_back(run);
       w.pool.discard(lease.slot);
-      if (exec->failure.empty())
-        exec->failure = fmt::format(
-            "serverless: out of memory: a function invocation of peer {} needs {} for its {}-sample {} step "
-            "but has {} ({} MB); it died after {:.1f} s, {} attempt(s); the smallest function that fits has {} MB",
-            peer, gb(need), *std::max_element(batches.begin(), batches.end()), w.s.experiment.workload.model,
-            gb(limit), w.s.experiment.functions.memory_mb, run.run_s, attempts,
-            w.s.smallest_function_memory_mb() > 0 ? std::to_string(w.s.smallest_function_memory_mb()) : "no size");
       continue;
     }
-    sg4::this_actor::sleep_for(compute_s);
-    w.trace(peer, iteration, Phase::Compute, compute_start, k);
 
     const double upload_start = now();
     sg4::this_actor::sleep_for(w.s.function_encode_s);
@@ -217,8 +234,10 @@ void function_invocation(World& w, int peer, int iteration, int k, double start_
     run.run_s = now() - run_start;
     w.out.ledger.function_runs.push_back(run);
     w.pool.release(lease.slot);
+    error.clear();
     break;
   }
+  if (!error.empty() && exec->failure.empty()) exec->failure = error;
   if (--exec->remaining == 0) exec->end_s = now() + w.s.profile.workflow.transition_latency_s;
 }
 

@@ -17,6 +17,7 @@ const char* to_string(Phase p) {
     case Phase::AggregateUpdate: return "aggregate_update";
     case Phase::Barrier: return "barrier";
     case Phase::OutOfMemory: return "out_of_memory";
+    case Phase::FunctionFailure: return "function_failure";
   }
   return "?";
 }

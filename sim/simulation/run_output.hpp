@@ -23,8 +23,9 @@ enum class Phase {
   AggregateUpdate,  // averaging the N gradients and the optimiser step
   Barrier,
   OutOfMemory,      // a step that ran until it exceeded its memory, then was killed
+  FunctionFailure,  // a function attempt that crashed or ran past its timeout
 };
-constexpr int kPhaseCount = static_cast<int>(Phase::OutOfMemory) + 1;
+constexpr int kPhaseCount = static_cast<int>(Phase::FunctionFailure) + 1;
 const char* to_string(Phase p);
 
 struct PhaseRecord {

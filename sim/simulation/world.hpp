@@ -87,6 +87,8 @@ struct World {
   }
   /// A standard normal draw from our own generator: portable, unlike std::normal_distribution.
   double standard_normal();
+  /// A uniform draw in [0, 1) from the exact 64-bit output of the generator.
+  double uniform() { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 };
 
 // Services, each a few simulated operations (services.cpp).
