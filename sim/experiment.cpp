@@ -176,8 +176,10 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.barrier.settle_s = xml.number(bar, "settle_s", 0, 3600);
 
   auto failures = root.child("failures");
-  xml.check_names(failures, {"function_failure_probability"});
+  xml.check_names(failures, {"function_failure_probability", "broker_outage_from_s", "broker_outage_to_s"});
   e.function_failure_probability = xml.number(failures, "function_failure_probability", 0, 0.99);
+  e.broker_outage_from_s = xml.number(failures, "broker_outage_from_s", 0, 1e9);
+  e.broker_outage_to_s = xml.number(failures, "broker_outage_to_s", e.broker_outage_from_s, 1e9);
 
   auto sync = root.child("synchronization");
   xml.check_names(sync, {"mode", "staleness_bound"});

@@ -60,6 +60,7 @@ struct Experiment {
 
   double workflow_status_poll_interval_s = 0;
   double function_failure_probability = 0;  // each function attempt crashes with this probability
+  double broker_outage_from_s = 0, broker_outage_to_s = 0;  // the broker is unreachable in [from, to)
   bool asynchronous = false;
   int staleness_bound = 0;  // iterations a peer may run ahead of the slowest (0: synchronous)
 

@@ -376,3 +376,23 @@ TEST_CASE("failures: an invocation running past the function timeout is killed, 
   CHECK(killed);
   CHECK(r.failure.find("ran past the 3 s timeout") != std::string::npos);
 }
+
+TEST_CASE("failures: while the broker is unreachable, publishing and polling wait for it, and the run finishes") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none"/>
+    <peers count="2" instance_type="t2.large"/>
+    <barrier instance="false"/>)";
+  auto ok = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  // The peers publish after the data fetch (1.65 s) and compute (2.4 s): an outage from 2 to 60 s holds them.
+  auto out = fixture::simulate(
+      fixture::scenario(write_experiment(dir, body + R"(<failures broker_outage_from_s="2" broker_outage_to_s="60"/>)")),
+      Architecture::Instance);
+  for (int p = 0; p < 2; ++p) {
+    CHECK(ok.peer_end_s[p] < 60);
+    CHECK(out.peer_end_s[p] > 60);
+    CHECK(out.peer_end_s[p] < 60 + ok.peer_end_s[p]);
+  }
+  CHECK(out.deliveries.size() == ok.deliveries.size());
+}

@@ -28,6 +28,7 @@ void send_gradient(World& w, int peer, int iteration) {
   const double start = now();
   peer_cpu(w, peer, w.s.peer_encode_s * w.slowdown(peer));
   if (w.s.sends_inline(w.arch)) {
+    wait_for_broker(w);
     sg4::Comm::sendto(w.hosts.peers[peer], w.hosts.broker, static_cast<uint64_t>(w.s.exchange_bytes));
   } else {
     storage_put(w, w.hosts.peers[peer], w.s.exchange_bytes);

@@ -51,9 +51,20 @@ void storage_put(World& w, sg4::Host* from, double bytes) {
   ++w.out.ledger.storage_puts;
 }
 
-void broker_request(World& w) { sg4::this_actor::sleep_for(w.s.profile.broker.request_latency_s); }
+// A broker operation that starts while the broker is unreachable waits for it to come back (clients retry).
+void wait_for_broker(World& w) {
+  const auto& e = w.s.experiment;
+  const double t = sg4::Engine::get_clock();
+  if (t >= e.broker_outage_from_s && t < e.broker_outage_to_s) sg4::this_actor::sleep_until(e.broker_outage_to_s);
+}
+
+void broker_request(World& w) {
+  wait_for_broker(w);
+  sg4::this_actor::sleep_for(w.s.profile.broker.request_latency_s);
+}
 
 void broker_process_message(World& w) {
+  wait_for_broker(w);
   std::unique_lock<sg4::Mutex> cpu(*w.broker_cpu);
   sg4::this_actor::sleep_for(w.s.profile.broker.per_message_cpu_s);
 }

@@ -94,6 +94,7 @@ struct World {
 // Services, each a few simulated operations (services.cpp).
 void storage_get(World& w, sg4::Host* to, double bytes);
 void storage_put(World& w, sg4::Host* from, double bytes);
+void wait_for_broker(World& w);      // returns at once unless the broker is in a declared outage
 void broker_request(World& w);       // one request round trip (publish of a key, basic_get)
 void broker_process_message(World& w);  // the broker's per-message CPU, one message at a time
 
