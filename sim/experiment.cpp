@@ -176,7 +176,15 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.barrier.settle_s = xml.number(bar, "settle_s", 0, 3600);
 
   auto failures = root.child("failures");
-  xml.check_names(failures, {"function_failure_probability", "broker_outage_from_s", "broker_outage_to_s"});
+  xml.check_names(failures, {"function_failure_probability", "broker_outage_from_s", "broker_outage_to_s",
+                             "crash_peer", "crash_at_s", "rejoin_after_s", "peer_timeout_s"});
+  e.crash_peer = static_cast<int>(xml.integer(failures, "crash_peer", -1, e.peers - 1));
+  e.crash_at_s = xml.number(failures, "crash_at_s", 0, 1e9);
+  e.rejoin_after_s = xml.number(failures, "rejoin_after_s", 0, 1e9);
+  e.peer_timeout_s = xml.number(failures, "peer_timeout_s", 0, 1e9);
+  if (e.crash_peer >= 0 && e.rejoin_after_s <= 0 && e.peer_timeout_s <= 0)
+    throw xml.error(failures, "failures/@peer_timeout_s",
+                    "a peer that crashes for good needs a timeout > 0, or the others would wait for it forever");
   e.function_failure_probability = xml.number(failures, "function_failure_probability", 0, 0.99);
   e.broker_outage_from_s = xml.number(failures, "broker_outage_from_s", 0, 1e9);
   e.broker_outage_to_s = xml.number(failures, "broker_outage_to_s", e.broker_outage_from_s, 1e9);

@@ -61,6 +61,10 @@ struct Experiment {
   double workflow_status_poll_interval_s = 0;
   double function_failure_probability = 0;  // each function attempt crashes with this probability
   double broker_outage_from_s = 0, broker_outage_to_s = 0;  // the broker is unreachable in [from, to)
+  int crash_peer = -1;             // this peer crashes at crash_at_s (-1: none) ...
+  double crash_at_s = 0;
+  double rejoin_after_s = 0;       // ... and rejoins that much later (0: never)
+  double peer_timeout_s = 0;       // how long peers wait for a gradient before presuming its sender dead (0: forever)
   bool asynchronous = false;
   int staleness_bound = 0;  // iterations a peer may run ahead of the slowest (0: synchronous)
 

@@ -396,3 +396,40 @@ TEST_CASE("failures: while the broker is unreachable, publishing and polling wai
   }
   CHECK(out.deliveries.size() == ok.deliveries.size());
 }
+
+TEST_CASE("failures: a crashed peer is presumed dead after the timeout and the survivors finish without it") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="3"
+              compute_variability="none"/>
+    <peers count="3" instance_type="t2.large"/>)";
+  auto ok = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  // Peer 2 crashes before its first publish (data fetch 1.15 s + compute 1.93 s), for good.
+  auto crash = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir, body + R"(<failures crash_peer="2" crash_at_s="1" peer_timeout_s="30"/>)")),
+      Architecture::Instance);
+  for (int p = 0; p < 2; ++p) {
+    // The penalty is close to the detection timeout (plus up to one 2 s poll), paid once: then it is left out.
+    const double penalty = crash.peer_end_s[p] - ok.peer_end_s[p];
+    CHECK(penalty > 30 - 2);
+    CHECK(penalty < 30 + 2 + 1);
+  }
+  CHECK(crash.peer_end_s[2] < 5);
+  CHECK(crash.failure_detection_wait_s == doctest::Approx(2 * 30).epsilon(0.1));
+  for (const auto& d : crash.deliveries) CHECK(d.producer != 2);
+
+  // Rejoining after 40 s: it reloads its shard, catches up at the others' iteration, and everyone finishes.
+  auto back = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir, body + R"(<failures crash_peer="2" crash_at_s="1" rejoin_after_s="40" peer_timeout_s="30"/>)")),
+      Architecture::Instance);
+  CHECK(back.peer_end_s[2] > 41);
+  bool delivered_after_rejoin = false;
+  for (const auto& d : back.deliveries) delivered_after_rejoin |= d.producer == 2;
+  CHECK(delivered_after_rejoin);
+
+  CHECK_THROWS_WITH_AS(
+      fixture::scenario(write_experiment(dir, body + R"(<failures crash_peer="2" crash_at_s="1"/>)")),
+      doctest::Contains("needs a timeout > 0"), InputError);
+}

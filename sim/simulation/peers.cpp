@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "world.hpp"
 
@@ -38,6 +39,7 @@ void send_gradient(World& w, int peer, int iteration) {
   {
     std::unique_lock<sg4::Mutex> lock(*w.board.mutex);
     w.board.progress[peer] = iteration + 1;  // published in order
+    for (auto& row : w.presumed_dead) row[peer] = false;  // alive after all
   }
   w.board.changed->notify_all();
   w.trace(peer, iteration, Phase::Send, start);
@@ -69,10 +71,19 @@ void receive_gradients(World& w, int peer, int iteration) {
     w.out.staleness.push_back(std::max(0, iteration - next[j]));
     fetch_gradient(w, peer, j, next[j]++);
   };
+  auto& dead = w.presumed_dead[peer];
   auto caught_up = [&] {
     for (int j = 0; j < n; ++j)
-      if (j != peer && next[j] < iteration + 1 - k) return false;
+      if (j != peer && !dead[j] && next[j] < iteration + 1 - k) return false;
     return true;
+  };
+  // After waiting peer_timeout_s, whoever is still missing is presumed dead and left out (until it publishes).
+  const double timeout_s = w.s.experiment.peer_timeout_s;
+  const double timeout_at = timeout_s > 0 ? start + timeout_s : std::numeric_limits<double>::infinity();
+  auto give_up = [&] {
+    for (int j = 0; j < n; ++j)
+      if (j != peer && !dead[j] && next[j] < iteration + 1 - k) dead[j] = true;
+    w.out.failure_detection_wait_s += now() - start;
   };
   if (w.s.experiment.exchange.consume == Consume::Poll) {
     for (;;) {
@@ -85,6 +96,10 @@ void receive_gradients(World& w, int peer, int iteration) {
         }
       }
       if (caught_up()) break;
+      if (now() >= timeout_at) {
+        give_up();
+        break;
+      }
       sg4::this_actor::sleep_for(w.s.experiment.exchange.poll_interval_s);
     }
   } else {
@@ -95,9 +110,16 @@ void receive_gradients(World& w, int peer, int iteration) {
         for (;;) {
           for (int j = 0; j < n && ready < 0; ++j)
             if (j != peer && next[j] < w.board.progress[j]) ready = j;
-          if (ready >= 0) break;
-          w.board.changed->wait(lock);
+          if (ready >= 0 || now() >= timeout_at) break;
+          if (timeout_s > 0)
+            w.board.changed->wait_until(lock, timeout_at);
+          else
+            w.board.changed->wait(lock);
         }
+      }
+      if (ready < 0) {
+        give_up();
+        break;
       }
       fetch_next(ready);
     }
@@ -124,7 +146,8 @@ void barrier(World& w, int peer, int iteration) {
   sg4::this_actor::sleep_for(b.initial_wait_s);
   for (;;) {
     broker_request(w);  // queue_declare(passive) -> message_count
-    if (w.barrier_arrivals[iteration] == w.peers()) break;
+    const int up = static_cast<int>(std::count(w.down.begin(), w.down.end(), false));
+    if (w.barrier_arrivals[iteration] >= up) break;
     sg4::this_actor::sleep_for(b.poll_interval_s);
   }
   sg4::this_actor::sleep_for(b.settle_s);
@@ -242,6 +265,35 @@ void function_invocation(World& w, int peer, int iteration, int k, double start_
   if (--exec->remaining == 0) exec->end_s = now() + w.s.profile.workflow.transition_latency_s;
 }
 
+/// The declared crash: at the peer's first step boundary at or after crash_at_s it goes down. Returns -1 when
+/// it stays down (the peer ends), otherwise the iteration it rejoins at: the others' furthest, after reloading
+/// its shard from storage. The others presume it dead after their timeout and leave it out until it publishes.
+int crash_if_due(World& w, int peer, int iteration, bool& crashed) {
+  const auto& e = w.s.experiment;
+  if (crashed || peer != e.crash_peer || now() < e.crash_at_s) return iteration;
+  crashed = true;
+  w.down[peer] = true;
+  const double start = now();
+  if (e.rejoin_after_s <= 0) {
+    w.trace(peer, iteration, Phase::Down, start);
+    return -1;
+  }
+  sg4::this_actor::sleep_until(e.crash_at_s + e.rejoin_after_s);
+  w.trace(peer, iteration, Phase::Down, start);
+  w.down[peer] = false;
+  if (w.arch == Architecture::Instance) {
+    const double fetch_start = now();
+    storage_get(w, w.hosts.peers[peer], static_cast<double>(w.s.shard_samples * w.s.sample_bytes));
+    w.trace(peer, iteration, Phase::DataFetch, fetch_start);
+  }
+  int rejoin = iteration;
+  for (int j = 0; j < w.peers(); ++j) rejoin = std::max(rejoin, w.board.progress[j]);
+  rejoin = std::min(rejoin, static_cast<int>(e.workload.iterations) - 1);
+  w.board.progress[peer] = rejoin;  // it skipped the iterations it missed: nobody waits for those
+  for (auto& row : w.next_to_fetch) row[peer] = std::max(row[peer], rejoin);
+  return rejoin;
+}
+
 }  // namespace
 
 void instance_peer(World& w, int peer) {
@@ -262,7 +314,9 @@ void instance_peer(World& w, int peer) {
     w.out.peer_end_s[peer] = now();
     return;
   }
+  bool crashed = false;
   for (int it = 0; it < w.s.experiment.workload.iterations; ++it) {
+    if ((it = crash_if_due(w, peer, it, crashed)) < 0) break;
     const double start = now();
     double compute_s = 0;  // every minibatch one after another on the peer's own CPU
     for (long long b : w.s.minibatches)
@@ -281,7 +335,9 @@ void instance_peer(World& w, int peer) {
 void serverless_peer(World& w, int peer) {
   const auto& wf = w.s.profile.workflow;
   const int invocations = static_cast<int>(w.s.invocations.size());
+  bool crashed = false;
   for (int it = 0; it < w.s.experiment.workload.iterations; ++it) {
+    if ((it = crash_if_due(w, peer, it, crashed)) < 0) break;
     const double start = now();
     w.out.ledger.workflow_transitions += wf.transitions_per_execution + wf.transitions_per_branch * invocations;
     // StartExecution -> ProcessInput task -> Parallel state.

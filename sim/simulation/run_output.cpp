@@ -18,6 +18,7 @@ const char* to_string(Phase p) {
     case Phase::Barrier: return "barrier";
     case Phase::OutOfMemory: return "out_of_memory";
     case Phase::FunctionFailure: return "function_failure";
+    case Phase::Down: return "down";
   }
   return "?";
 }
@@ -52,6 +53,7 @@ nlohmann::json to_json(const RunOutput& r) {
   j["failure"] = r.failure;
   j["credits_exhausted_at_s"] = r.credits_exhausted_at_s;
   j["staleness"] = r.staleness;
+  j["failure_detection_wait_s"] = r.failure_detection_wait_s;
   return j;
 }
 
@@ -78,6 +80,7 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   r.failure = j.at("failure");
   r.credits_exhausted_at_s = j.at("credits_exhausted_at_s").get<std::vector<double>>();
   r.staleness = j.at("staleness").get<std::vector<int>>();
+  r.failure_detection_wait_s = j.at("failure_detection_wait_s");
   return r;
 }
 

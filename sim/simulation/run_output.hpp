@@ -24,8 +24,9 @@ enum class Phase {
   Barrier,
   OutOfMemory,      // a step that ran until it exceeded its memory, then was killed
   FunctionFailure,  // a function attempt that crashed or ran past its timeout
+  Down,             // a crashed peer, until it rejoins
 };
-constexpr int kPhaseCount = static_cast<int>(Phase::FunctionFailure) + 1;
+constexpr int kPhaseCount = static_cast<int>(Phase::Down) + 1;
 const char* to_string(Phase p);
 
 struct PhaseRecord {
@@ -47,6 +48,7 @@ struct RunOutput {
   long long cold_starts = 0, warm_starts = 0;
   int max_containers = 0;  // containers alive at once, at most
   std::string failure;     // why the run could not finish (e.g. out of memory); empty when it did
+  double failure_detection_wait_s = 0;  // summed over peers: time spent waiting for peers presumed dead
   std::vector<int> staleness;  // per applied gradient: the consumer's iteration minus the gradient's (>= 0)
   std::vector<double> credits_exhausted_at_s;  // per peer: when its burstable CPU credits ran out; -1: never
 };

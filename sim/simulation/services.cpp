@@ -13,6 +13,8 @@ World::World(const Scenario& scenario, Architecture a, int function_slots)
   const auto iterations = static_cast<size_t>(scenario.experiment.workload.iterations);
   board.progress.assign(scenario.experiment.peers, 0);
   next_to_fetch.assign(scenario.experiment.peers, std::vector<int>(scenario.experiment.peers, 0));
+  presumed_dead.assign(scenario.experiment.peers, std::vector<bool>(scenario.experiment.peers, false));
+  down.assign(scenario.experiment.peers, false);
   barrier_arrivals.assign(iterations, 0);
   credits.assign(scenario.experiment.peers, CpuCredits(scenario.peer_type));
 }

@@ -70,6 +70,8 @@ struct World {
   std::vector<int> barrier_arrivals;  // peers that reached each iteration's barrier
   std::vector<CpuCredits> credits;    // per peer: its burstable CPU credits
   std::vector<std::vector<int>> next_to_fetch;  // [consumer][producer]: first iteration not fetched yet
+  std::vector<std::vector<bool>> presumed_dead;  // [consumer][producer]: gave up waiting for it
+  std::vector<bool> down;                        // per peer: crashed and not (yet) back
 
   World(const Scenario& scenario, Architecture a, int function_slots);
 
