@@ -106,6 +106,7 @@ void print_table(const Result& r, std::FILE* out) {
     row("staleness mean (iterations)", [](auto& a) { return a.staleness_mean(); }, "{:>14.3f}");
     row("staleness max (iterations)", [](auto& a) { return a.staleness_max(); }, "{:>14d}");
   }
+  row("waiting for failed peers (s)", [](auto& a) { return a.run.failure_detection_wait_s; }, "{:>14.3f}");
   row("CPU credits ran out at (s)", [](auto& a) { return a.credits_exhausted_at_s(); }, "{:>14.1f}");
   row("cost: broker (USD)", [](auto& a) { return a.cost.broker_usd; }, "{:>14.6f}");
   row("cost: function compute (USD)", [](auto& a) { return a.cost.function_compute_usd; }, "{:>14.6f}");
@@ -182,6 +183,7 @@ nlohmann::ordered_json result_json(const Result& r) {
           {"storage_puts", a->run.ledger.storage_puts}, {"gradient_deliveries", a->run.deliveries.size()},
           {"surplus_cpu_credits", a->run.ledger.surplus_credits},
           {"staleness_mean_iterations", a->staleness_mean()},
+          {"failure_detection_wait_s", a->run.failure_detection_wait_s},
           {"staleness_max_iterations", a->staleness_max()},
           {"credits_exhausted_at_s_per_peer", a->run.credits_exhausted_at_s}}}};
   }

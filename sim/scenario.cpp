@@ -139,7 +139,10 @@ Scenario resolve_scenario(const Experiment& e) {
   }
   if (x.compression != "none") {  // codec times: measured at one thread on the calibration CPU
     try {
-      const double encode = s.compute.codec_seconds(x.compression + "_encode", elements);
+      double encode = s.compute.codec_seconds(x.compression + "_encode", elements);
+      // Top-k keeps what it did not send as error feedback: add the residual before, keep the rest after,
+      // about one more two-gradient pass (its effect on convergence is not modelled).
+      if (x.compression == "topk") encode += s.compute.average_seconds(elements, 2);
       const double decode = s.compute.codec_seconds(x.compression + "_decode", elements);
       s.peer_encode_s = encode / s.peer_type.cpu_speed_factor;
       s.peer_decode_s = decode / s.peer_type.cpu_speed_factor;
