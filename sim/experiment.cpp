@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "parse_number.hpp"
 #include "xml_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -202,7 +203,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   {
     std::istringstream factors(xml.text_or(st, "slowdown", ""));
     for (std::string f; factors >> f;) {
-      const auto v = XmlFile::to_number(f);
+      const auto v = parse_real(f);
       if (!v || *v < 1) throw xml.error(st, "stragglers/@slowdown", "expected factors >= 1, got '" + f + "'");
       e.stragglers.slowdown.push_back(*v);
     }

@@ -1,5 +1,7 @@
 #include "xml_reader.hpp"
 
+#include "parse_number.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -89,21 +91,9 @@ std::string XmlFile::text_or(const pugi::xml_node& node, const char* attr, const
   return node.attribute(attr) ? std::string(node.attribute(attr).value()) : fallback;
 }
 
-std::optional<double> XmlFile::to_number(const std::string& s) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used == 0 || used != s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 double XmlFile::number(const pugi::xml_node& node, const char* attr, double min, double max) const {
   const std::string s = text(node, attr);
-  const auto parsed = to_number(s);
+  const auto parsed = parse_real(s);
   if (!parsed) throw error(node, field_name(node, attr), "expected a number, got '" + s + "'");
   const double v = *parsed;
   if (v < min || v > max) {
@@ -120,14 +110,9 @@ double XmlFile::number_or(const pugi::xml_node& node, const char* attr, double m
 
 long long XmlFile::integer(const pugi::xml_node& node, const char* attr, long long min, long long max) const {
   const std::string s = text(node, attr);
-  size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size()) throw error(node, field_name(node, attr), "expected an integer, got '" + s + "'");
+  const auto parsed = parse_integer(s);
+  if (!parsed) throw error(node, field_name(node, attr), "expected an integer, got '" + s + "'");
+  const long long v = *parsed;
   if (v < min || v > max)
     throw error(node, field_name(node, attr), "expected an integer in [" + std::to_string(min) + ", " +
                                                   std::to_string(max) + "], got " + s);

@@ -4,7 +4,6 @@
 #include <pugixml.hpp>
 
 #include <memory>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,9 +43,6 @@ class XmlFile {
   bool boolean_or(const pugi::xml_node& node, const char* attr, bool fallback) const;
   /// One of `choices`.
   std::string choice(const pugi::xml_node& node, const char* attr, const std::vector<std::string>& choices) const;
-
-  /// The whole of `s` as a finite number, or nothing.
-  static std::optional<double> to_number(const std::string& s);
 
   /// "parent/child/@attr" style name of an attribute, for messages.
   static std::string field_name(const pugi::xml_node& node, const char* attr);

@@ -20,6 +20,13 @@ double phase_total(const RunOutput& r, Phase phase, int invocation = -2) {
   return total;
 }
 
+// Duration of `peer`'s first `phase` record (its own, not its functions'); -1 when there is none.
+double phase_of(const RunOutput& r, int peer, Phase phase) {
+  for (const auto& p : r.trace)
+    if (p.peer == peer && p.phase == phase && p.invocation < 0) return p.end_s - p.start_s;
+  return -1.0;
+}
+
 // The shipped profile's values these hand computations use (platforms/aws_us_east_1.xml).
 constexpr double kFirstByte = 0.15, kT2LargeNic = 62.5e6, kFunctionNet = 55e6, kRequest = 0.001,
                  kBrokerCpu = 0.0000113, kTransition = 0.15, kImage = 0.79, kImport = 0.92;
@@ -178,9 +185,7 @@ TEST_CASE("compression: top-k at ratio r sends about 2r of the bytes (values and
   CHECK(topk.exchange_bytes / topk.gradient_bytes == doctest::Approx(2 * 0.01).epsilon(1e-3));
   CHECK(topk.function_gradient_bytes == topk.gradient_bytes);  // functions' gradients stay raw unless asked
   auto r = fixture::simulate(topk, Architecture::Instance);
-  double send = 0;
-  for (const auto& p : r.trace)
-    if (p.phase == Phase::Send && p.peer == 0) send = p.end_s - p.start_s;
+  const double send = phase_of(r, 0, Phase::Send);
   // Encode (calibrated 0.01 s) plus error feedback (a two-gradient pass, 0.0024 s), then the message inline
   // through the broker at the t2.medium NIC's rate.
   CHECK(send == doctest::Approx(0.01 + 0.0024 + 8 * 11998 / 37.5e6 + 0.0000113).epsilon(1e-9));
@@ -212,11 +217,6 @@ TEST_CASE("stragglers: a slowed peer computes longer and, in synchronous mode, t
   auto even = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
   auto slow = fixture::simulate(fixture::scenario(write_experiment(dir, body + R"(<stragglers slowdown="1 2.5"/>)")),
                                 Architecture::Instance);
-  auto phase_of = [](const RunOutput& r, int peer, Phase phase) {
-    for (const auto& p : r.trace)
-      if (p.peer == peer && p.phase == phase) return p.end_s - p.start_s;
-    return -1.0;
-  };
   CHECK(phase_of(slow, 1, Phase::Compute) == doctest::Approx(2.5 * phase_of(slow, 0, Phase::Compute)));
   CHECK(phase_of(slow, 2, Phase::Compute) == doctest::Approx(phase_of(even, 2, Phase::Compute)));
   // Peer 0 waits for peer 1's gradient: its receive grows by about the straggler's extra compute.
@@ -263,11 +263,7 @@ TEST_CASE("burstable peers: without credits a t2 computes at its baseline, in un
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
               compute_variability="none"/>
     <peers count="1" instance_type="t2.medium"/>)";
-  auto compute_of = [](const RunOutput& r) {
-    for (const auto& p : r.trace)
-      if (p.phase == Phase::Compute) return p.end_s - p.start_s;
-    return -1.0;
-  };
+  auto compute_of = [&](const RunOutput& r) { return phase_of(r, 0, Phase::Compute); };
   auto with_credits = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
   CHECK(compute_of(with_credits) == doctest::Approx(4.2));  // 60 launch credits last 37.5 min
   CHECK(with_credits.credits_exhausted_at_s[0] < 0);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "../parse_number.hpp"
+
 namespace p2psim::cli {
 
 /// A mistake in what the user typed or supplied: reported on one line, exit code 2.
@@ -34,15 +36,9 @@ inline std::vector<std::string> split_list(const std::string& text, const std::s
 
 /// Parses a whole decimal integer in [min, max]; anything else is a UsageError naming `option`.
 inline long long parse_int(const std::string& text, const std::string& option, long long min, long long max) {
-  size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
-    throw UsageError("--" + option + ": '" + text + "' is not an integer");
+  const auto parsed = parse_integer(text);
+  if (!parsed) throw UsageError("--" + option + ": '" + text + "' is not an integer");
+  const long long v = *parsed;
   if (v < min || v > max)
     throw UsageError("--" + option + ": " + text + " is outside [" + std::to_string(min) + ", " +
                      std::to_string(max) + "]");
