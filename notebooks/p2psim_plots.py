@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Figures, reports and recommendations from p2psim results.
 
-A results table is a sweep's `results.csv` (or one run's `result.csv`): one row per scenario x architecture,
+A results table is a sweep's `results.csv` (or one run's `result.csv`): one row per scenario x system,
 units in the column names. Run with Debian's Python (/usr/bin/python3), which sees python3-matplotlib and
 python3-pandas:
 
@@ -28,7 +28,11 @@ import pandas as pd  # noqa: E402
 
 TIME = "total_s"
 COST = "total_usd"
-ARCH_COLORS = {"instance": "tab:blue", "serverless": "tab:orange"}
+# Okabe-Ito, safe for colour-blind readers; systems take them in a fixed order (the paper's two first), so a
+# system has the same colour in every figure of a report.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+IMPROVEMENT = "gradient_improvement_vs_baseline_percent"
+RATIO = "cost_ratio_vs_baseline"
 # Stacked phases: (label, columns of results.csv summed for it).
 PHASES = [
     ("compute", ["phase_compute_s"]),
@@ -36,11 +40,12 @@ PHASES = [
     ("orchestration and polling", ["phase_orchestration_s", "phase_polling_wait_s"]),
     ("data and gradient transfer", ["phase_data_fetch_s", "phase_function_upload_s", "phase_collect_s"]),
     ("communication", ["communication_s_per_iteration"]),
+    ("aggregator functions", ["phase_reduce_s"]),
     ("aggregate and update", ["aggregate_update_s_per_iteration"]),
     ("barrier", ["barrier_s_per_iteration"]),
 ]
 # Columns that describe a configuration (what a user chooses), in the order tables show them.
-CONFIG_COLUMNS = ["architecture", "model", "dataset", "peers", "instance_type", "function_memory_mb",
+CONFIG_COLUMNS = ["system", "strategy", "model", "dataset", "peers", "instance_type", "function_memory_mb",
                   "function_arch", "iterations", "transport"]
 
 
@@ -60,13 +65,19 @@ def load_results(path):
                 df = pd.read_csv(candidate)
             except Exception as e:  # pandas raises several types for malformed CSV
                 raise ResultsError(f"{candidate}: cannot read CSV: {e}") from e
-            missing = [c for c in ("architecture", TIME, COST) if c not in df.columns]
+            missing = [c for c in ("system", TIME, COST) if c not in df.columns]
             if missing:
                 raise ResultsError(f"{candidate}: missing column(s) {', '.join(missing)}")
             if df.empty:
                 raise ResultsError(f"{candidate}: holds no result row")
             return df
     raise ResultsError(f"{path}: no results.csv or result.csv")
+
+
+def system_colors(df):
+    """A colour per system name: instance and serverless first, the others in name order."""
+    names = sorted(set(df["system"]), key=lambda n: ({"instance": 0, "serverless": 1}.get(n, 2), n))
+    return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
 
 
 def feasible(df):
@@ -105,31 +116,29 @@ def recommend(df, deadline_s=None, budget_usd=None, runners_up=3):
         df["slack_usd"] = budget_usd - df[COST]
         ok = df[df[COST] <= budget_usd].sort_values([TIME, COST], kind="mergesort")
         slack = "slack_usd"
-    # Rows with the same architecture, time and cost are one choice (e.g. instance runs across function sizes).
-    ok = ok.drop_duplicates(subset=["architecture", TIME, COST])
+    # Rows with the same system, time and cost are one choice (e.g. instance runs across function sizes).
+    ok = ok.drop_duplicates(subset=["system", TIME, COST])
     if ok.empty:
         return None, ok, slack
     return ok.iloc[0], ok.iloc[1:1 + runners_up], slack
 
 
 def comparison(df, axes):
-    """Per configuration (the axes, without the architecture): serverless vs instance improvement % in
-    gradient-computation time and cost ratio, the paper's two metrics (feasible runs only)."""
+    """Per configuration (the axes) and non-baseline system: its improvement % in gradient-computation time
+    and cost ratio against the baseline system, the paper's two metrics (feasible pairs only; p2psim writes
+    them in every row)."""
     df = feasible(df)
-    keys = [a for a in axes if a != "architecture"]
-    wide = df.pivot_table(index=keys, columns="architecture",
-                          values=["gradient_s_per_iteration", COST], aggfunc="first")
-    out = pd.DataFrame(index=wide.index)
-    out["improvement_percent"] = 100 * (1 - wide[("gradient_s_per_iteration", "serverless")]
-                                        / wide[("gradient_s_per_iteration", "instance")])
-    out["cost_ratio"] = wide[(COST, "serverless")] / wide[(COST, "instance")]
-    return out.reset_index()
+    if IMPROVEMENT not in df.columns:
+        return pd.DataFrame(columns=list(axes) + ["system", "improvement_percent", "cost_ratio"])
+    rows = df[df[IMPROVEMENT].notna()]
+    out = rows[[a for a in axes if a != "system"] + ["system", IMPROVEMENT, RATIO]]
+    return out.rename(columns={IMPROVEMENT: "improvement_percent", RATIO: "cost_ratio"}).reset_index(drop=True)
 
 
 def swept_axes(df):
     """Configuration columns that take more than one value in the table: the resolved configuration columns
     first, then sweep axes (`element/@attr`, `profile:...`) that no configuration column already shows."""
-    config = [c for c in CONFIG_COLUMNS if c in df.columns and c != "architecture" and df[c].nunique() > 1]
+    config = [c for c in CONFIG_COLUMNS if c in df.columns and c not in ("system", "strategy") and df[c].nunique() > 1]
     axes = [c for c in df.columns if ("/@" in c or c.startswith("profile:")) and df[c].nunique() > 1]
     same = lambda a, c: (df[a].astype(str) == df[c].astype(str)).all()  # noqa: E731
     return config + [a for a in axes if not any(same(a, c) for c in config)]
@@ -158,9 +167,10 @@ def fig_time_vs_cost(df):
     if not infeasible.empty:  # what was spent before failing, where it failed: never on a front
         ax.scatter(infeasible[TIME], infeasible[COST], marker="x", s=30, color="tab:red",
                    label=f"infeasible: out of memory ({len(infeasible)}), cost until failure")
+    colors = system_colors(df)
     df = feasible(df)
-    for arch, group in df.groupby("architecture"):
-        color = ARCH_COLORS.get(arch, None)
+    for arch, group in df.groupby("system"):
+        color = colors[arch]
         ax.scatter(group[TIME], group[COST], s=14, alpha=0.5, color=color, label=f"{arch} ({len(group)})")
         front = group[pareto_mask(group)].sort_values(TIME)
         ax.plot(front[TIME], front[COST], "-o", ms=4, color=color, label=f"{arch} Pareto front")
@@ -175,7 +185,7 @@ def fig_time_vs_cost(df):
     ax.tick_params(which="minor", labelsize=7)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="best", fontsize=8, framealpha=0.7)
-    return _finish(fig, df, "Time against cost, every scenario, with each architecture's Pareto front")
+    return _finish(fig, df, "Time against cost, every scenario, with each system's Pareto front")
 
 
 def fig_against_axis(df, axis):
@@ -184,11 +194,12 @@ def fig_against_axis(df, axis):
     for ax in (ax_t, ax_c):  # shade the values at which some run cannot fit
         for value in sorted(infeasible[axis].unique()) if axis in infeasible else []:
             ax.axvline(value, color="tab:red", alpha=0.25, lw=6)
+    colors = system_colors(df)
     df = feasible(df)
-    for arch, group in df.groupby("architecture"):
+    for arch, group in df.groupby("system"):
         med = group.groupby(axis)[[TIME, COST]].median().sort_index()
-        ax_t.plot(med.index, med[TIME], "-o", color=ARCH_COLORS.get(arch), label=arch)
-        ax_c.plot(med.index, med[COST], "-o", color=ARCH_COLORS.get(arch), label=arch)
+        ax_t.plot(med.index, med[TIME], "-o", color=colors[arch], label=arch)
+        ax_c.plot(med.index, med[COST], "-o", color=colors[arch], label=arch)
     for ax, label in ((ax_t, "total training time (s), median"), (ax_c, "total cost (USD), median")):
         ax.set_xlabel(axis)
         ax.set_ylabel(label)
@@ -202,7 +213,7 @@ def fig_phase_breakdown(df):
     df = feasible(df)
     present = [(label, [c for c in cols if c in df.columns]) for label, cols in PHASES]
     present = [(label, cols) for label, cols in present if cols]
-    by_arch = df.groupby("architecture")
+    by_arch = df.groupby("system")
     fig, ax = plt.subplots(figsize=(7, 4.5))
     bottom = pd.Series(0.0, index=list(by_arch.groups))
     for label, cols in present:
@@ -215,21 +226,26 @@ def fig_phase_breakdown(df):
 
 
 def fig_heatmaps(df, x_axis, y_axis):
+    """Per non-baseline system, a row of two heatmaps: improvement % and cost ratio against the baseline."""
     comp = comparison(df, [x_axis, y_axis])
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
-    for ax, (column, label, cmap) in zip(axes, (("improvement_percent", "improvement in gradient time (%)", "RdYlGn"),
-                                               ("cost_ratio", "cost ratio serverless / instance", "RdYlGn_r"))):
-        grid = comp.pivot_table(index=y_axis, columns=x_axis, values=column, aggfunc="median")
-        image = ax.imshow(grid.values, cmap=cmap, aspect="auto", origin="lower")
-        ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
-        ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
-        ax.set_xlabel(x_axis)
-        ax.set_ylabel(y_axis)
-        for (r, c), v in pd.DataFrame(grid.values).stack().items():
-            ax.text(c, r, f"{v:.1f}", ha="center", va="center", fontsize=7)
-        fig.colorbar(image, ax=ax, label=label)
-        ax.set_title(label, fontsize=9)
-    return _finish(fig, df, f"Serverless against instance-based over {x_axis} and {y_axis}")
+    systems = sorted(comp["system"].unique())
+    baseline = df["baseline"].iloc[0] if "baseline" in df.columns else "baseline"
+    fig, axes = plt.subplots(len(systems), 2, figsize=(11, 4.2 * len(systems)), squeeze=False)
+    for row, system in zip(axes, systems):
+        part = comp[comp["system"] == system]
+        for ax, (column, label, cmap) in zip(row, (("improvement_percent", "improvement in gradient time (%)", "RdYlGn"),
+                                                   ("cost_ratio", f"cost ratio {system} / {baseline}", "RdYlGn_r"))):
+            grid = part.pivot_table(index=y_axis, columns=x_axis, values=column, aggfunc="median")
+            image = ax.imshow(grid.values, cmap=cmap, aspect="auto", origin="lower")
+            ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
+            ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
+            ax.set_xlabel(x_axis)
+            ax.set_ylabel(y_axis)
+            for (r, c), v in pd.DataFrame(grid.values).stack().items():
+                ax.text(c, r, f"{v:.1f}", ha="center", va="center", fontsize=7)
+            fig.colorbar(image, ax=ax, label=label)
+            ax.set_title(f"{system}: {label}", fontsize=9)
+    return _finish(fig, df, f"Each system against the baseline ({baseline}) over {x_axis} and {y_axis}")
 
 
 def all_figures(df):
@@ -238,7 +254,7 @@ def all_figures(df):
     axes = swept_axes(df)
     for axis in [a for a in axes if pd.api.types.is_numeric_dtype(df[a])]:
         figures.append((f"against_{axis.replace('/', '_').replace('@', '')}", fig_against_axis(df, axis)))
-    if len(axes) >= 2 and set(df["architecture"]) >= {"instance", "serverless"}:
+    if len(axes) >= 2 and not comparison(df, axes[:2]).empty:
         figures.append(("heatmaps", fig_heatmaps(df, axes[0], axes[1])))
     return figures
 
@@ -248,7 +264,7 @@ def all_figures(df):
 def pareto_table(df):
     df = feasible(df)
     rows = df[pareto_mask(df)].sort_values(TIME)
-    cols = [c for c in ["scenario_id"] + swept_axes(df) + ["architecture", TIME, COST] if c in rows.columns]
+    cols = [c for c in ["scenario_id"] + swept_axes(df) + ["system", TIME, COST] if c in rows.columns]
     return rows[list(dict.fromkeys(cols))]
 
 
@@ -280,8 +296,8 @@ def report(results_dir):
 
 
 def describe(row, columns):
-    # Function settings mean nothing for an instance-based run.
-    if row.get("architecture") == "instance":
+    # Function settings mean nothing for a system that invoked no function.
+    if row.get("function_invocations", 1) == 0:
         columns = [c for c in columns if "function" not in c]
     return ", ".join(f"{c}={row[c]}" for c in columns if c in row.index)
 
@@ -289,7 +305,7 @@ def describe(row, columns):
 def recommend_command(results_dir, deadline_s, budget_usd, runners_up):
     df = load_results(results_dir)
     best, others, slack = recommend(df, deadline_s, budget_usd, runners_up)
-    columns = list(dict.fromkeys(["scenario_id", "architecture"] + swept_axes(df) + CONFIG_COLUMNS))
+    columns = list(dict.fromkeys(["scenario_id", "system"] + swept_axes(df) + CONFIG_COLUMNS))
     if best is None:
         if deadline_s is not None:
             fastest = df.loc[df[TIME].idxmin()]

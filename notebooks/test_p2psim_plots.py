@@ -9,7 +9,7 @@ import p2psim_plots as p
 
 
 def table(rows):
-    return pd.DataFrame(rows, columns=["scenario_id", "architecture", "peers", "function_memory_mb",
+    return pd.DataFrame(rows, columns=["scenario_id", "system", "peers", "function_memory_mb",
                                        "gradient_s_per_iteration", "total_s", "total_usd"])
 
 
@@ -74,14 +74,25 @@ class Recommend(unittest.TestCase):
 
 
 class Comparison(unittest.TestCase):
-    def test_the_papers_two_metrics(self):
+    def test_every_system_against_the_baseline(self):
         df = table([
             ("a", "instance", 2, 1024, 10.0, 100, 0.1),
             ("a", "serverless", 2, 1024, 2.5, 50, 0.4),
-        ])
-        comp = p.comparison(df, ["peers"])
-        self.assertAlmostEqual(comp["improvement_percent"].iloc[0], 75.0)
-        self.assertAlmostEqual(comp["cost_ratio"].iloc[0], 4.0)
+            ("a", "ring", 2, 1024, 10.0, 90, 0.05),
+        ]).assign(baseline="instance",
+                  gradient_improvement_vs_baseline_percent=[None, 75.0, 0.0],
+                  cost_ratio_vs_baseline=[None, 4.0, 0.5])
+        comp = p.comparison(df, ["peers"]).set_index("system")
+        self.assertEqual(sorted(comp.index), ["ring", "serverless"])  # the baseline is not compared with itself
+        self.assertAlmostEqual(comp.loc["serverless", "improvement_percent"], 75.0)
+        self.assertAlmostEqual(comp.loc["ring", "cost_ratio"], 0.5)
+
+    def test_colours_are_stable_and_distinct(self):
+        df = table([("a", s, 2, 1024, 1, 1, 1) for s in ("sharded", "serverless", "ring", "instance")])
+        colors = p.system_colors(df)
+        self.assertEqual(colors["instance"], p.PALETTE[0])
+        self.assertEqual(colors["serverless"], p.PALETTE[1])
+        self.assertEqual(len(set(colors.values())), 4)
 
 
 class Loading(unittest.TestCase):

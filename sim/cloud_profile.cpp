@@ -56,7 +56,7 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   auto root = xml.root("cloud");
   xml.check_names(root, {"name", "region", "currency", "collected"},
                   {"simulation", "network", "runtime", "instance_types", "instance_billing", "function_service",
-                   "workflow_service", "object_storage", "broker", "sources"});
+                   "workflow_service", "object_storage", "broker", "kv_store", "sources"});
   CloudProfile p;
   p.path = path;
   p.name = xml.text(root, "name");
@@ -180,6 +180,10 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   b.per_message_cpu_s = xml.number(br, "per_message_cpu_s", 0, 60);
   b.request_latency_s = xml.number(br, "request_latency_s", 0, 60);
   b.max_message_bytes = xml.integer(br, "max_message_bytes", 1, 1LL << 40);
+
+  auto kv = required("kv_store");
+  xml.check_names(kv, {"per_request_cpu_s", kSource});
+  p.kv_store.per_request_cpu_s = xml.number(kv, "per_request_cpu_s", 0, 60);
   return p;
 }
 

@@ -62,6 +62,10 @@ struct Broker {
   long long max_message_bytes = 0;
 };
 
+struct KvStoreParams {
+  double per_request_cpu_s = 0;  // the database server's CPU for one request (calibration-CPU seconds)
+};
+
 struct CloudProfile {
   std::string name, path;
   std::string network_model;
@@ -74,6 +78,7 @@ struct CloudProfile {
   WorkflowService workflow;
   ObjectStorage storage;
   Broker broker;
+  KvStoreParams kv_store;
 };
 
 /// A change to one profile value, written in an experiment: an XPath relative to <cloud> selecting

@@ -1,6 +1,7 @@
 #include "experiment.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +46,45 @@ void merge_defaults(pugi::xml_node target, pugi::xml_node defaults, const fs::pa
   }
 }
 
+bool valid_system_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') return false;
+  return true;
+}
+
+// <systems baseline="..."><system name=".." strategy=".." (strategy parameters)/>...</systems>, or the paper's
+// two systems from <architectures run="both|instance|serverless">.
+void parse_systems(const XmlFile& xml, pugi::xml_node root, Experiment& e) {
+  auto systems = root.child("systems");
+  if (!systems) {
+    auto arch = root.child("architectures");
+    xml.check_names(arch, {"run"});
+    const std::string run = xml.choice(arch, "run", {"both", "instance", "serverless"});
+    const long line = xml.line_of(arch);
+    if (run != "serverless") e.systems.push_back({"instance", "p2p_all_to_all", {{"compute", "peer"}}, e.path, line});
+    if (run != "instance")
+      e.systems.push_back({"serverless", "p2p_all_to_all", {{"compute", "functions"}}, e.path, line});
+    e.baseline = e.systems.front().name;
+    return;
+  }
+  xml.check_names(systems, {"baseline"}, {"system"});
+  for (auto n : systems.children("system")) {
+    SystemSpec spec{xml.text(n, "name"), xml.text(n, "strategy"), {}, e.path, xml.line_of(n)};
+    if (!valid_system_name(spec.name))
+      throw xml.error(n, "system/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + spec.name + "'");
+    for (const auto& other : e.systems)
+      if (other.name == spec.name) throw xml.error(n, "system/@name", "system '" + spec.name + "' is declared twice");
+    for (auto a : n.attributes())
+      if (std::string(a.name()) != "name" && std::string(a.name()) != "strategy") spec.params[a.name()] = a.value();
+    e.systems.push_back(std::move(spec));
+  }
+  if (e.systems.empty()) throw xml.error(systems, "systems/system", "declare at least one <system>");
+  e.baseline = xml.text_or(systems, "baseline", e.systems.front().name);
+  if (std::none_of(e.systems.begin(), e.systems.end(), [&](const SystemSpec& s) { return s.name == e.baseline; }))
+    throw xml.error(systems, "systems/@baseline", "no system is named '" + e.baseline + "'");
+}
+
 }  // namespace
 
 void resolve_relative_paths(pugi::xml_node node, const std::string& base_dir) {
@@ -68,10 +108,13 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   XmlFile xml(path);
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
-                  {"profile", "calibration", "workload", "peers", "architectures", "functions", "exchange", "barrier",
-                   "workflow", "stragglers", "synchronization", "failures", "sweep"});
+                  {"profile", "calibration", "workload", "peers", "architectures", "systems", "functions", "exchange",
+                   "barrier", "workflow", "stragglers", "synchronization", "failures", "sweep"});
   if (auto sweep = root.child("sweep"))
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
+  if (root.child("systems") && root.child("architectures"))
+    throw xml.error(root.child("architectures"), "architectures",
+                    "give <systems> or <architectures>, not both (<architectures> is the paper's two systems)");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
   XmlFile defaults(defaults_path);
   resolve_relative_paths(root, fs::path(path).parent_path().string());
@@ -140,11 +183,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.peers = static_cast<int>(xml.integer(peers, "count", 1, 100000));
   e.instance_type = xml.text(peers, "instance_type");
 
-  auto arch = root.child("architectures");
-  xml.check_names(arch, {"run"});
-  const std::string run = xml.choice(arch, "run", {"both", "instance", "serverless"});
-  e.run_instance = run != "serverless";
-  e.run_serverless = run != "instance";
+  parse_systems(xml, root, e);
 
   auto fn = root.child("functions");
   xml.check_names(fn, {"memory_mb", "arch", "minibatches_per_invocation", "keep_alive_s", "concurrency_limit"});

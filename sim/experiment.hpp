@@ -13,6 +13,15 @@
 namespace p2psim {
 
 enum class Transport { Inline, Storage, Auto };
+
+/// One training system an experiment compares: a named strategy (sim/simulation/strategies/) with its own
+/// parameters, which the strategy reads and checks.
+struct SystemSpec {
+  std::string name, strategy;
+  std::map<std::string, std::string> params;  // every other attribute of <system>
+  std::string file;  // where it was declared, for messages
+  long line = 0;
+};
 enum class Consume { Poll, Push };
 
 struct Experiment {
@@ -35,7 +44,11 @@ struct Experiment {
 
   int peers = 0;
   std::string instance_type;
-  bool run_instance = true, run_serverless = true;
+
+  /// The systems compared, in the order declared; `baseline` names the one the others are compared with.
+  /// Without <systems>, the paper's two: instance (peers compute) and serverless (functions compute).
+  std::vector<SystemSpec> systems;
+  std::string baseline;
 
   struct Functions {
     int memory_mb = 0;

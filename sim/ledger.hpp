@@ -1,24 +1,30 @@
-// Billable usage recorded by the simulation, priced afterwards by pricing.hpp.
+// What a simulated run used, as the cloud would meter it. Usage only: no price travels through the simulation;
+// pricing.hpp turns a Ledger into dollars with the profile's prices.
 #pragma once
+#include <string>
 #include <vector>
 
 namespace p2psim {
 
 struct FunctionRun {
-  double init_s = 0;  // cold-start INIT phase (0 when warm)
-  double run_s = 0;   // handler duration
+  int memory_mb = 0;   // each function of a design has its own size, billed at it
+  std::string arch;    // x86 | arm: priced differently
+  double init_s = 0;   // cold-start INIT phase (0 when warm)
+  double run_s = 0;    // handler duration
+};
+
+struct InstanceRun {
+  std::string type;  // an instance type of the profile
+  double uptime_s = 0;
 };
 
 struct Ledger {
-  int function_memory_mb = 0;
-  double function_price_per_gb_s_usd = 0;  // x86 or arm, chosen by the scenario
   std::vector<FunctionRun> function_runs;  // one per invocation (retries included)
   long long workflow_transitions = 0;
   long long storage_gets = 0, storage_puts = 0;
-  std::vector<double> peer_uptime_s;  // one per peer instance
-  double instance_price_per_hour_usd = 0;
-  double broker_uptime_s = 0;
-  double surplus_credits = 0;  // CPU credits spent beyond earnings by unlimited-mode burstable peers
+  std::vector<InstanceRun> instances;  // peers, servers
+  double broker_uptime_s = 0;          // 0 when the design does not use the broker
+  double surplus_credits = 0;  // CPU credits spent beyond earnings by unlimited-mode burstable instances
 };
 
 }  // namespace p2psim

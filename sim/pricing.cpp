@@ -17,20 +17,23 @@ double billed_function_seconds(const FunctionRun& run, const FunctionService& se
 
 Cost price(const Ledger& l, const CloudProfile& p) {
   Cost c;
-  const double gb = l.function_memory_mb / 1024.0;
-  for (const auto& run : l.function_runs)
-    c.function_compute_usd += billed_function_seconds(run, p.functions) * gb * l.function_price_per_gb_s_usd;
+  for (const auto& run : l.function_runs) {
+    const double per_gb_s = run.arch == "arm" ? p.functions.price_per_gb_s_arm_usd : p.functions.price_per_gb_s_x86_usd;
+    c.function_compute_usd += billed_function_seconds(run, p.functions) * (run.memory_mb / 1024.0) * per_gb_s;
+  }
   c.function_requests_usd = static_cast<double>(l.function_runs.size()) * p.functions.price_per_request_usd;
   c.workflow_usd = static_cast<double>(l.workflow_transitions) * p.workflow.price_per_transition_usd;
   c.storage_usd = static_cast<double>(l.storage_gets) * p.storage.price_per_get_usd +
                   static_cast<double>(l.storage_puts) * p.storage.price_per_put_usd;
-  for (double up : l.peer_uptime_s) {
-    const double billed = std::max(p.instance_billing_minimum_s, round_up(up, p.instance_billing_granularity_s));
-    c.instances_usd += billed / 3600.0 * l.instance_price_per_hour_usd;
+  for (const auto& instance : l.instances) {
+    const double billed =
+        std::max(p.instance_billing_minimum_s, round_up(instance.uptime_s, p.instance_billing_granularity_s));
+    c.instances_usd += billed / 3600.0 * p.instance_types.at(instance.type).price_per_hour_usd;
   }
   // One surplus credit is one vCPU-minute.
   c.cpu_credits_usd = l.surplus_credits / 60.0 * p.surplus_credit_price_per_vcpu_hour_usd;
-  c.broker_usd = round_up(l.broker_uptime_s, p.broker.billing_granularity_s) / 3600.0 * p.broker.price_per_hour_usd;
+  if (l.broker_uptime_s > 0)
+    c.broker_usd = round_up(l.broker_uptime_s, p.broker.billing_granularity_s) / 3600.0 * p.broker.price_per_hour_usd;
   return c;
 }
 

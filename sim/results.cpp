@@ -13,13 +13,6 @@
 namespace fs = std::filesystem;
 
 namespace p2psim {
-namespace {
-
-std::string transport_name(const Scenario& s, Architecture a) {
-  return s.sends_inline(a) ? "inline" : "storage";
-}
-
-}  // namespace
 
 std::string file_hash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -29,9 +22,10 @@ std::string file_hash(const std::string& path) {
   return fmt::format("{:016x}", XXH64(bytes.data(), bytes.size(), 0));
 }
 
-ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run) {
-  ArchitectureResult r;
-  r.architecture = a;
+SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput run) {
+  SystemResult r;
+  r.name = system.name;
+  r.strategy = system.strategy;
   r.run = std::move(run);
   r.cost = price(r.run.ledger, s.profile);
   const double peer_iterations = static_cast<double>(s.experiment.peers * s.experiment.workload.iterations);
@@ -53,7 +47,9 @@ ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run) {
       case Phase::Orchestration: gradient_start[key] = p.start_s; break;    // serverless: from StartExecution ...
       case Phase::LocalAverage: r.gradient_s += p.end_s - gradient_start[key]; break;  // ... to the local mean
       case Phase::Send:
-      case Phase::Receive: r.communication_s += d; break;
+      case Phase::Receive:
+      case Phase::ReduceScatter:
+      case Phase::AllGather: r.communication_s += d; break;
       case Phase::AggregateUpdate: r.aggregate_update_s += d; break;
       case Phase::Barrier: r.barrier_s += d; break;
       default: break;
@@ -70,10 +66,16 @@ ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run) {
   return r;
 }
 
-std::optional<Comparison> Result::comparison() const {
-  if (!instance || !serverless || !instance->feasible() || !serverless->feasible()) return std::nullopt;
-  return Comparison{100.0 * (1.0 - serverless->gradient_s / instance->gradient_s),
-                    serverless->cost.total_usd() / instance->cost.total_usd()};
+const SystemResult* Result::baseline() const {
+  for (const auto& sys : systems)
+    if (sys.name == scenario->experiment.baseline) return &sys;
+  return nullptr;
+}
+
+std::optional<Comparison> Result::comparison(const SystemResult& sys) const {
+  const SystemResult* base = baseline();
+  if (!base || base == &sys || !base->feasible() || !sys.feasible()) return std::nullopt;
+  return Comparison{100.0 * (1.0 - sys.gradient_s / base->gradient_s), sys.cost.total_usd() / base->cost.total_usd()};
 }
 
 void print_table(const Result& r, std::FILE* out) {
@@ -84,16 +86,20 @@ void print_table(const Result& r, std::FILE* out) {
              e.workload.iterations, s.minibatches.size());
   fmt::print(out, "functions: {} MB {} ({:.2f} vCPU), {} invocations per peer per iteration; gradient {:.1f} MB\n\n",
              e.functions.memory_mb, e.functions.arch, s.function_vcpus, s.invocations.size(), s.gradient_bytes / 1e6);
+  // Columns wide enough for every system's name and strategy.
+  size_t width = 14;
+  for (const auto& a : r.systems) width = std::max({width, a.name.size() + 1, a.strategy.size() + 1});
   fmt::print(out, "{:<34}", "");
-  std::vector<const ArchitectureResult*> archs;
-  for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr})
-    if (a) archs.push_back(a), fmt::print(out, "{:>14}", to_string(a->architecture));
+  for (const auto& a : r.systems) fmt::print(out, "{:>{}}", a.name, width);
   fmt::print(out, "\n");
   auto row = [&](const char* label, auto value, const char* format) {
     fmt::print(out, "{:<34}", label);
-    for (const auto* a : archs) fmt::print(out, fmt::runtime(format), value(*a));
+    std::string f = format;
+    f.replace(f.find("14"), 2, std::to_string(width));
+    for (const auto& a : r.systems) fmt::print(out, fmt::runtime(f), value(a));
     fmt::print(out, "\n");
   };
+  row("strategy", [](auto& a) { return a.strategy; }, "{:>14}");
   row("gradient computation / iter (s)", [](auto& a) { return a.gradient_s; }, "{:>14.3f}");
   row("communication / iter (s)", [](auto& a) { return a.communication_s; }, "{:>14.3f}");
   row("aggregate + update / iter (s)", [](auto& a) { return a.aggregate_update_s; }, "{:>14.3f}");
@@ -114,14 +120,16 @@ void print_table(const Result& r, std::FILE* out) {
   row("cost: workflow (USD)", [](auto& a) { return a.cost.workflow_usd; }, "{:>14.6f}");
   row("cost: storage requests (USD)", [](auto& a) { return a.cost.storage_usd; }, "{:>14.6f}");
   row("cost: total (USD)", [](auto& a) { return a.cost.total_usd(); }, "{:>14.6f}");
-  for (const auto* a : archs)
-    if (!a->feasible())
+  for (const auto& a : r.systems)
+    if (!a.feasible())
       fmt::print(out, "\n{} is INFEASIBLE, its times mean nothing; the cost is what was spent before it failed:\n  {}\n",
-                 to_string(a->architecture), a->run.failure);
-  if (auto c = r.comparison())
-    fmt::print(out, "\ngradient-computation time improvement (serverless vs instance): {:.2f} %\n"
-                    "cost ratio (serverless / instance): {:.2f}x\n",
-               c->gradient_improvement_percent, c->cost_ratio);
+                 a.name, a.run.failure);
+  const std::string& base = e.baseline;
+  for (const auto& a : r.systems)
+    if (auto c = r.comparison(a))
+      fmt::print(out, "\ngradient-computation time improvement ({} vs {}): {:.2f} %\n"
+                      "cost ratio ({} / {}): {:.2f}x\n",
+                 a.name, base, c->gradient_improvement_percent, a.name, base, c->cost_ratio);
 }
 
 nlohmann::ordered_json result_json(const Result& r) {
@@ -158,13 +166,16 @@ nlohmann::ordered_json result_json(const Result& r) {
                    {"compression", e.exchange.compression},
                    {"exchange_bytes", s.exchange_bytes},
                    {"function_gradient_bytes", s.function_gradient_bytes}};
-  for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
-    if (!a) continue;
+  j["baseline"] = e.baseline;
+  for (const auto& system : r.systems) {
+    const auto* a = &system;
     const auto& c = a->cost;
-    j["architectures"][to_string(a->architecture)] = {
+    auto& entry = j["systems"][a->name];
+    entry = {
+        {"strategy", a->strategy},
         {"status", a->feasible() ? "ok" : "infeasible"},
         {"reason", a->run.failure},
-        {"transport", transport_name(s, a->architecture)},
+        {"transport", a->run.transport},
         {"gradient_s_per_iteration", a->gradient_s},
         {"communication_s_per_iteration", a->communication_s},
         {"aggregate_update_s_per_iteration", a->aggregate_update_s},
@@ -186,10 +197,10 @@ nlohmann::ordered_json result_json(const Result& r) {
           {"failure_detection_wait_s", a->run.failure_detection_wait_s},
           {"staleness_max_iterations", a->staleness_max()},
           {"credits_exhausted_at_s_per_peer", a->run.credits_exhausted_at_s}}}};
+    if (auto cmp = r.comparison(system))
+      entry["vs_baseline"] = {{"gradient_time_improvement_percent", cmp->gradient_improvement_percent},
+                              {"cost_ratio", cmp->cost_ratio}};
   }
-  if (auto c = r.comparison())
-    j["comparison"] = {{"gradient_time_improvement_percent", c->gradient_improvement_percent},
-                       {"cost_ratio_serverless_over_instance", c->cost_ratio}};
   return j;
 }
 
@@ -199,21 +210,22 @@ void write_results(const Result& r, const std::string& dir) {
   const Scenario& s = *r.scenario;
   const auto& e = s.experiment;
   std::string csv =
-      "experiment,architecture,model,dataset,peers,instance_type,function_memory_mb,function_arch,iterations,"
+      "experiment,system,strategy,model,dataset,peers,instance_type,function_memory_mb,function_arch,iterations,"
       "transport,gradient_s_per_iteration,communication_s_per_iteration,aggregate_update_s_per_iteration,"
       "barrier_s_per_iteration,iteration_s,total_s,instances_usd,broker_usd,function_compute_usd,"
       "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts";
   for (int p = 0; p < kPhaseCount; ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
-  csv += ",cpu_credit_surplus_usd,credits_exhausted_at_s,profile,p2psim_version,status,reason\n";
-  std::string trace = "architecture,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
-  for (const auto* a : {r.instance ? &*r.instance : nullptr, r.serverless ? &*r.serverless : nullptr}) {
-    if (!a) continue;
+  csv += ",cpu_credit_surplus_usd,credits_exhausted_at_s,baseline,gradient_improvement_vs_baseline_percent,"
+         "cost_ratio_vs_baseline,profile,p2psim_version,status,reason\n";
+  std::string trace = "system,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
+  for (const auto& system : r.systems) {
+    const auto* a = &system;
     const auto& c = a->cost;
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
                        "{:.9g},{:.9g},{:.9g},{:.9g},{},{}",
-                       e.name, to_string(a->architecture), e.workload.model, e.workload.dataset, e.peers,
+                       e.name, a->name, a->strategy, e.workload.model, e.workload.dataset, e.peers,
                        e.instance_type, e.functions.memory_mb, e.functions.arch, e.workload.iterations,
-                       transport_name(s, a->architecture), a->gradient_s, a->communication_s, a->aggregate_update_s,
+                       a->run.transport, a->gradient_s, a->communication_s, a->aggregate_update_s,
                        a->barrier_s, a->iteration_s, a->total_s, c.instances_usd, c.broker_usd, c.function_compute_usd,
                        c.function_requests_usd, c.workflow_usd, c.storage_usd, c.total_usd(),
                        a->run.ledger.function_runs.size(), a->run.cold_starts);
@@ -223,10 +235,13 @@ void write_results(const Result& r, const std::string& dir) {
       csv += fmt::format(",{:.9g}", it == a->phase_means_s.end() ? 0.0 : it->second);
     }
     csv += fmt::format(",{:.9g},{:.9g}", c.cpu_credits_usd, a->credits_exhausted_at_s());
+    const auto cmp = r.comparison(system);  // empty for the baseline and infeasible systems
+    csv += fmt::format(",{},{},{}", e.baseline, cmp ? fmt::format("{:.9g}", cmp->gradient_improvement_percent) : "",
+                       cmp ? fmt::format("{:.9g}", cmp->cost_ratio) : "");
     csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
                        a->run.failure);  // the reason holds no double quote
     for (const auto& p : a->run.trace)
-      trace += fmt::format("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n", to_string(a->architecture), p.peer, p.iteration,
+      trace += fmt::format("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n", a->name, p.peer, p.iteration,
                            p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
   }
   write_file_atomically(fs::path(dir) / "result.csv", csv);

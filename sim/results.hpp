@@ -1,4 +1,4 @@
-// From raw runs to what users read: per-architecture summaries, the paper's two metrics, the human table,
+// From raw runs to what users read: per-system summaries, the paper's two metrics against the baseline, the human table,
 // and the result files (JSON, CSV, phase trace), written atomically.
 #pragma once
 #include <algorithm>
@@ -13,13 +13,13 @@
 
 namespace p2psim {
 
-struct ArchitectureResult {
-  Architecture architecture;
+struct SystemResult {
+  std::string name, strategy;
   RunOutput run;
   Cost cost;
   // Means per peer and iteration, seconds.
   double gradient_s = 0;       // the paper's compute_gradients_time
-  double communication_s = 0;  // send + receive
+  double communication_s = 0;  // send + receive (ring: reduce-scatter + all-gather)
   double aggregate_update_s = 0, barrier_s = 0, iteration_s = 0;
   double total_s = 0;          // until the last peer finishes
   std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
@@ -39,18 +39,21 @@ struct ArchitectureResult {
   }
 };
 
-ArchitectureResult summarise(const Scenario& s, Architecture a, RunOutput run);
+SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput run);
 
+/// The paper's two metrics, for a system against the baseline.
 struct Comparison {
-  double gradient_improvement_percent = 0;  // 100 (1 - serverless / instance)
-  double cost_ratio = 0;                    // serverless / instance
+  double gradient_improvement_percent = 0;  // 100 (1 - system / baseline)
+  double cost_ratio = 0;                    // system / baseline
 };
 
 struct Result {
   const Scenario* scenario = nullptr;
   std::map<std::string, std::string> input_hashes;  // file -> xxh64, for provenance
-  std::optional<ArchitectureResult> instance, serverless;
-  std::optional<Comparison> comparison() const;
+  std::vector<SystemResult> systems;               // in the experiment's order
+  const SystemResult* baseline() const;
+  /// Nothing for the baseline itself, or when either system is infeasible.
+  std::optional<Comparison> comparison(const SystemResult& system) const;
 };
 
 /// Hex XXH64 of a file's bytes.

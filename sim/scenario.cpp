@@ -53,11 +53,7 @@ int Scenario::smallest_function_memory_mb() const {
   return mb <= profile.functions.memory_max_mb ? mb : 0;
 }
 
-const char* to_string(Architecture a) { return a == Architecture::Instance ? "instance" : "serverless"; }
-
-bool Scenario::sends_inline(Architecture a) const {
-  Transport t = a == Architecture::Instance ? experiment.exchange.instance_transport
-                                            : experiment.exchange.serverless_transport;
+bool Scenario::sends_inline(Transport t) const {
   return t == Transport::Inline || (t == Transport::Auto && exchange_bytes <= experiment.exchange.inline_max_bytes);
 }
 
@@ -128,15 +124,6 @@ Scenario resolve_scenario(const Experiment& e) {
   s.function_speed_factor = arm ? fs.cpu_speed_factor_arm : fs.cpu_speed_factor_x86;
   s.function_price_per_gb_s_usd = arm ? fs.price_per_gb_s_arm_usd : fs.price_per_gb_s_x86_usd;
 
-  for (Architecture a : {Architecture::Instance, Architecture::Serverless}) {
-    const bool runs = a == Architecture::Instance ? e.run_instance : e.run_serverless;
-    if (runs && s.sends_inline(a) && s.exchange_bytes > s.profile.broker.max_message_bytes)
-      throw e.error("exchange", std::string(to_string(a)) + "_transport",
-                    "a " + std::to_string(static_cast<long long>(s.exchange_bytes)) + "-byte " + w.model +
-                        " gradient sent inline exceeds the broker's maximum message size of " +
-                        std::to_string(s.profile.broker.max_message_bytes) +
-                        " bytes (RabbitMQ would refuse it); use storage or auto");
-  }
   if (x.compression != "none") {  // codec times: measured at one thread on the calibration CPU
     try {
       double encode = s.compute.codec_seconds(x.compression + "_encode", elements);
@@ -144,10 +131,9 @@ Scenario resolve_scenario(const Experiment& e) {
       // about one more two-gradient pass (its effect on convergence is not modelled).
       if (x.compression == "topk") encode += s.compute.average_seconds(elements, 2);
       const double decode = s.compute.codec_seconds(x.compression + "_decode", elements);
-      s.peer_encode_s = encode / s.peer_type.cpu_speed_factor;
-      s.peer_decode_s = decode / s.peer_type.cpu_speed_factor;
-      if (x.compress_functions)
-        s.function_encode_s = encode / (s.function_speed_factor * std::min(1.0, s.function_vcpus));
+      s.encode_s = encode;
+      s.decode_s = decode;
+      if (x.compress_functions) s.function_encode_s = encode / std::min(1.0, s.function_vcpus);
     } catch (const std::out_of_range& ex) {
       throw e.error("exchange", "compression", ex.what());
     }
@@ -184,16 +170,6 @@ Scenario resolve_scenario(const Experiment& e) {
   }
   s.peer_memory_bytes = s.peer_type.memory_gib * 1024 * kMiB;
   s.function_memory_bytes = e.functions.memory_mb * kMiB;
-
-  if (e.run_serverless)
-    for (const auto& inv : s.invocations) {
-      double seconds = 0;
-      for (long long b : inv) seconds += s.step_seconds(b, s.function_vcpus, s.function_speed_factor);
-      if (seconds > fs.max_timeout_s)
-        throw e.error("functions", "memory_mb", "an invocation would compute for " + std::to_string(seconds) +
-                                                    " s, over the function timeout of " +
-                                                    std::to_string(fs.max_timeout_s) + " s");
-    }
   return s;
 }
 

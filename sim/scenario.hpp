@@ -10,9 +10,6 @@
 
 namespace p2psim {
 
-enum class Architecture { Instance, Serverless };
-const char* to_string(Architecture a);
-
 struct Scenario {
   Experiment experiment;
   CloudProfile profile;
@@ -20,10 +17,12 @@ struct Scenario {
   InstanceType peer_type;
 
   long long parameters = 0, gradient_bytes = 0;
-  // Gradient messages as they travel (encoded when the experiment compresses), and the codec's CPU time.
+  // Gradient messages as they travel (encoded when the experiment compresses), and the codec's CPU time in
+  // reference seconds (one thread of the calibration CPU; the host's speed applies when it runs).
   double exchange_bytes = 0;           // a peer's gradient to the other peers
   double function_gradient_bytes = 0;  // a function's gradient to its peer
-  double peer_encode_s = 0, peer_decode_s = 0, function_encode_s = 0;
+  double encode_s = 0, decode_s = 0;
+  double function_encode_s = 0;        // on a function's CPU share (below one vCPU it is time-sliced)
   long long sample_bytes = 0;                // one float32 input sample as the paper's pickles hold it
   long long shard_samples = 0;               // per peer
   std::vector<long long> minibatches;        // sizes of one peer's minibatches, in order
@@ -41,10 +40,13 @@ struct Scenario {
   /// The smallest function memory (MB) in which every invocation fits; 0 when none does; -1 when unchecked.
   int smallest_function_memory_mb() const;
 
-  bool sends_inline(Architecture a) const;
+  /// Whether a gradient sent with `transport` goes inline through the broker (else through object storage).
+  bool sends_inline(Transport transport) const;
 
   /// Seconds of one training step on `vcpus` CPUs whose speed is `speed_factor` x the calibration CPU.
   double step_seconds(long long batch, double vcpus, double speed_factor) const;
+  /// Seconds of averaging `count` gradients of `elements` floats on one calibration-CPU thread.
+  double average_seconds(double elements, int count) const { return compute.average_seconds(elements, count); }
 };
 
 /// Loads the experiment's profile, calibration and model sizes and checks that they fit together.

@@ -47,10 +47,18 @@ inline p2psim::Scenario scenario(const std::string& path) {
       p2psim::load_experiment(path, kSource + "/experiments/defaults.xml"));
 }
 
-/// Simulates in a child process (SimGrid: one engine per process).
-inline p2psim::RunOutput simulate(const p2psim::Scenario& s, p2psim::Architecture a) {
+/// The system of that name (without <systems>: "instance" and "serverless", the paper's two).
+inline const p2psim::SystemSpec& system(const p2psim::Scenario& s, const std::string& name) {
+  for (const auto& sys : s.experiment.systems)
+    if (sys.name == name) return sys;
+  throw std::out_of_range("no system named " + name);
+}
+
+/// Simulates one system in a child process (SimGrid: one engine per process).
+inline p2psim::RunOutput simulate(const p2psim::Scenario& s, const std::string& system_name) {
+  const auto& sys = system(s, system_name);
   return p2psim::run_output_from_json(
-      nlohmann::json::parse(p2psim::run_isolated([&] { return p2psim::to_json(p2psim::simulate(s, a)).dump(); })));
+      nlohmann::json::parse(p2psim::run_isolated([&] { return p2psim::to_json(p2psim::simulate(s, sys)).dump(); })));
 }
 
 }  // namespace fixture

@@ -96,14 +96,14 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     CHECK(r.output.find("cost ratio (serverless / instance)") != std::string::npos);
     auto j = nlohmann::json::parse(read_file(dir.path("out/result.json")));
     for (const char* arch : {"instance", "serverless"}) {
-      const auto& a = j["architectures"][arch];
+      const auto& a = j["systems"][arch];
       CHECK(a["gradient_s_per_iteration"].get<double>() > 0);
       CHECK(a["total_s"].get<double>() >= a["iteration_s"].get<double>());
       CHECK(a["cost_usd"]["total"].get<double>() > 0);
       CHECK(a["usage"]["gradient_deliveries"].get<int>() == 4 * 3 * 4);  // 4 peers, 3 others, 4 iterations
     }
-    CHECK(j["architectures"]["serverless"]["cost_usd"]["function_compute"].get<double>() > 0);
-    CHECK(j["architectures"]["instance"]["cost_usd"]["function_compute"].get<double>() == 0);
+    CHECK(j["systems"]["serverless"]["cost_usd"]["function_compute"].get<double>() > 0);
+    CHECK(j["systems"]["instance"]["cost_usd"]["function_compute"].get<double>() == 0);
     CHECK(j["inputs_xxh64"].size() >= 4);
     CHECK(read_file(dir.path("out/result.csv")).find("gradient_s_per_iteration") != std::string::npos);
     CHECK(read_file(dir.path("out/trace.csv")).find("serverless,3,3,-1,aggregate_update,") != std::string::npos);

@@ -11,9 +11,10 @@ const char* kMnist4 = R"(
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="2"/>
   <peers count="4" instance_type="t2.medium"/>)";
 
+// Loading, resolving and checking every system, as `p2psim run` does before simulating.
 std::string load_error(const std::string& path) {
   try {
-    fixture::scenario(path);
+    check_systems(fixture::scenario(path));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -31,8 +32,13 @@ TEST_CASE("unset values come from experiments/defaults.xml") {
   CHECK_FALSE(e.barrier.serverless);
   CHECK(e.functions.memory_mb == 3008);
   CHECK(e.workflow_status_poll_interval_s == 2);
-  CHECK(e.run_instance);
-  CHECK(e.run_serverless);
+  // No <systems>: the paper's two, instance-based the baseline.
+  REQUIRE(e.systems.size() == 2);
+  CHECK(e.systems[0].name == "instance");
+  CHECK(e.systems[0].params.at("compute") == "peer");
+  CHECK(e.systems[1].name == "serverless");
+  CHECK(e.systems[1].params.at("compute") == "functions");
+  CHECK(e.baseline == "instance");
 }
 
 TEST_CASE("minibatches and invocations derive from the dataset's real size") {
@@ -43,8 +49,8 @@ TEST_CASE("minibatches and invocations derive from the dataset's real size") {
   CHECK(s.minibatches.front() == 1024);
   CHECK(s.minibatches.back() == 15000 - 14 * 1024);
   CHECK(s.gradient_bytes == 4799528);
-  CHECK(s.sends_inline(Architecture::Instance));     // auto: 4.8 MB is under the broker's 128 MiB
-  CHECK_FALSE(s.sends_inline(Architecture::Serverless));  // the paper's serverless path uses S3
+  CHECK(s.sends_inline(s.experiment.exchange.instance_transport));  // auto: 4.8 MB is under the broker's 128 MiB
+  CHECK_FALSE(s.sends_inline(s.experiment.exchange.serverless_transport));  // the paper's serverless path uses S3
 
   auto grouped = fixture::scenario(write_experiment(dir, R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="cifar10" minibatches_per_peer="5" iterations="1"/>
@@ -112,14 +118,21 @@ TEST_CASE("workload errors") {
 
 TEST_CASE("a gradient over the broker's maximum message size sent inline is refused") {
   TempDir dir;
-  const auto path = write_experiment(dir, R"(
-  <workload model="vgg11" input_shape="3x32x32" dataset="cifar10" batch_size="1024"/>
+  // mnist_cnn's 4,799,528-byte gradient against a broker that takes 1 MB at most.
+  const std::string body = R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024"/>
   <peers count="4" instance_type="t2.large"/>
-  <exchange instance_transport="inline"/>)");
-  const auto error = load_error(path);
-  CHECK(error.find(fixture::line_tag(path, "<exchange") +
-                   " field 'exchange/@instance_transport': a 515229224-byte vgg11 gradient sent inline exceeds "
-                   "the broker's maximum message size of 134217728 bytes") != std::string::npos);
+  <exchange instance_transport="inline"/>)";
+  const std::string small_broker = R"(<override select="broker/@max_message_bytes" value="1000000"/>)";
+  const auto path = write_experiment(dir, body, small_broker);
+  CHECK(load_error(path).find(fixture::line_tag(path, "<exchange") +
+                              " field 'exchange/@instance_transport': a 4799528-byte mnist_cnn gradient sent inline "
+                              "exceeds the broker's maximum message size of 1000000 bytes") != std::string::npos);
+  // Declared on a system, the error names the system's own attribute.
+  const auto sys = write_experiment(dir, body + R"(
+  <systems><system name="fast" strategy="p2p_all_to_all" transport="inline"/></systems>)", small_broker);
+  CHECK(load_error(sys).find(fixture::line_tag(sys, "<system name") +
+                             " field 'systems/system[@name='fast']/@transport': a 4799528-byte") != std::string::npos);
 }
 
 TEST_CASE("missing files, malformed XML and overrides that select nothing") {

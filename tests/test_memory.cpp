@@ -60,7 +60,7 @@ TEST_CASE("need = the profile's runtime + the measured step memory, fitted in ba
 TEST_CASE("an invocation that cannot fit dies out of memory, is billed until then, and fails the run") {
   TempDir dir;
   auto s = fixture::scenario(experiment(dir, 362));  // 100 MiB above the runtime, half of the 200 MiB needed
-  auto r = fixture::simulate(s, Architecture::Serverless);
+  auto r = fixture::simulate(s, "serverless");
   CHECK(r.failure.find("serverless: out of memory") != std::string::npos);
   CHECK(r.failure.find("the smallest function that fits has 462 MB") != std::string::npos);
   // Every invocation of the first iteration ran once (no retry in the paper's state machine), nothing after.
@@ -78,7 +78,7 @@ TEST_CASE("an invocation that cannot fit dies out of memory, is billed until the
 TEST_CASE("retries follow the workflow's retry policy and are billed") {
   TempDir dir;
   auto s = fixture::scenario(experiment(dir, 362, R"(<override select="workflow_service/@task_retry_attempts" value="2"/>)"));
-  auto r = fixture::simulate(s, Architecture::Serverless);
+  auto r = fixture::simulate(s, "serverless");
   CHECK(r.ledger.function_runs.size() == 2 * s.invocations.size() * 3);  // 1 attempt + 2 retries each
   CHECK(r.cold_starts == static_cast<long long>(r.ledger.function_runs.size()));  // a dead container is not reused
   CHECK(r.ledger.workflow_transitions ==
@@ -89,11 +89,11 @@ TEST_CASE("a peer that cannot hold its own step fails the instance-based run") {
   TempDir dir;
   auto s = fixture::scenario(experiment(dir, 1024, R"(<override select="instance_types/instance[@type='t2.micro']/@memory_gib" value="0.3"/>)"));
   CHECK_FALSE(s.peer_fits());
-  auto r = fixture::simulate(s, Architecture::Instance);
+  auto r = fixture::simulate(s, "instance");
   CHECK(r.failure.find("instance: out of memory") != std::string::npos);
   CHECK(r.deliveries.empty());
   // The serverless architecture is unaffected: its functions have their own memory.
-  CHECK(fixture::simulate(s, Architecture::Serverless).failure.empty());
+  CHECK(fixture::simulate(s, "serverless").failure.empty());
 }
 
 TEST_CASE("with the shipped calibration, torchvision VGG-11 cannot train in 512 MB and can in 3008 MB") {

@@ -40,7 +40,7 @@ TEST_CASE("one instance peer: every phase as computed by hand") {
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
               compute_variability="none"/>
     <peers count="1" instance_type="t2.large"/>)"));
-  auto r = fixture::simulate(s, Architecture::Instance);
+  auto r = fixture::simulate(s, "instance");
   const double fetch = kFirstByte + kShard / kT2LargeNic;
   const double compute = 0.6 * 7.0;  // 2 vCPUs, serial fraction 0.2 from the 1- and 2-thread samples
   const double send = kGradient / kT2LargeNic + kBrokerCpu;  // 4.8 MB goes inline through the broker
@@ -63,7 +63,7 @@ TEST_CASE("one serverless peer, one function: every phase as computed by hand") 
               compute_variability="none"/>
     <peers count="1" instance_type="t2.large"/>
     <functions memory_mb="1769"/>)"));
-  auto r = fixture::simulate(s, Architecture::Serverless);
+  auto r = fixture::simulate(s, "serverless");
   const double function_start = 2 * kTransition + kTransition;  // StartExecution, ProcessInput, first branch
   const double init = kImage + kImport;                         // 1769 MB = one vCPU
   const double fetch = kFirstByte + kShard / kFunctionNet;
@@ -93,13 +93,13 @@ TEST_CASE("a container stays warm within the keep-alive and is cold again after 
               compute_variability="none"/>
     <peers count="1" instance_type="t2.large"/>)";
   auto warm = fixture::simulate(
-      fixture::scenario(write_experiment(dir, body + R"(<functions keep_alive_s="600"/>)")), Architecture::Serverless);
+      fixture::scenario(write_experiment(dir, body + R"(<functions keep_alive_s="600"/>)")), "serverless");
   CHECK(warm.cold_starts == 1);
   CHECK(warm.warm_starts == 2);
   CHECK(warm.max_containers == 1);
   // The container idles ~2 s between iterations (polling, collect, exchange): 0.5 s has expired by then.
   auto cold = fixture::simulate(
-      fixture::scenario(write_experiment(dir, body + R"(<functions keep_alive_s="0.5"/>)")), Architecture::Serverless);
+      fixture::scenario(write_experiment(dir, body + R"(<functions keep_alive_s="0.5"/>)")), "serverless");
   CHECK(cold.cold_starts == 3);
   CHECK(cold.warm_starts == 0);
 }
@@ -110,7 +110,7 @@ TEST_CASE("invocations beyond the concurrency limit queue until a container is f
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="6" iterations="1"
               compute_variability="none"/>
     <peers count="1" instance_type="t2.large"/>
-    <functions concurrency_limit="2"/>)")), Architecture::Serverless);
+    <functions concurrency_limit="2"/>)")), "serverless");
   CHECK(r.max_containers == 2);
   CHECK(r.cold_starts == 2);  // the queued four reuse the two warm containers
   CHECK(r.warm_starts == 4);
@@ -133,9 +133,9 @@ TEST_CASE("below 1769 MB, doubling function memory halves compute time") {
               compute_variability="none"/>
     <peers count="1" instance_type="t2.large"/>)";
   auto small = fixture::simulate(
-      fixture::scenario(write_experiment(dir, body + R"(<functions memory_mb="442"/>)")), Architecture::Serverless);
+      fixture::scenario(write_experiment(dir, body + R"(<functions memory_mb="442"/>)")), "serverless");
   auto large = fixture::simulate(
-      fixture::scenario(write_experiment(dir, body + R"(<functions memory_mb="884"/>)")), Architecture::Serverless);
+      fixture::scenario(write_experiment(dir, body + R"(<functions memory_mb="884"/>)")), "serverless");
   CHECK(phase_total(small, Phase::Compute) == doctest::Approx(2 * phase_total(large, Phase::Compute)).epsilon(1e-9));
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("the broker delivers each gradient to every other peer exactly once") 
         <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="3"/>
         <peers count="5" instance_type="t2.medium"/>
         <exchange consume=")") + consume + R"("/>)"));
-      auto r = fixture::simulate(s, std::string(arch) == "instance" ? Architecture::Instance : Architecture::Serverless);
+      auto r = fixture::simulate(s, arch);
       std::set<std::tuple<int, int, int>> seen;
       for (const auto& d : r.deliveries) {
         CHECK(d.consumer != d.producer);
@@ -167,11 +167,11 @@ TEST_CASE("the same scenario and seed give the same run and another seed another
   // The cold-start spread is the randomness here (the hand-made calibration has one sample per batch size).
   auto s = fixture::scenario(
       write_experiment(dir, body, R"(<override select="function_service/cold_start/@image_sigma" value="0.348"/>)"));
-  auto a = fixture::simulate(s, Architecture::Serverless);
-  auto b = fixture::simulate(s, Architecture::Serverless);
+  auto a = fixture::simulate(s, "serverless");
+  auto b = fixture::simulate(s, "serverless");
   CHECK(to_json(a).dump() == to_json(b).dump());
   s.experiment.seed = 8;
-  CHECK(to_json(fixture::simulate(s, Architecture::Serverless)).dump() != to_json(a).dump());
+  CHECK(to_json(fixture::simulate(s, "serverless")).dump() != to_json(a).dump());
 }
 
 TEST_CASE("compression: top-k at ratio r sends about 2r of the bytes (values and indices), the paper's QSGD none less") {
@@ -184,7 +184,7 @@ TEST_CASE("compression: top-k at ratio r sends about 2r of the bytes (values and
   CHECK(topk.exchange_bytes == 8 * 11998);  // floor(0.01 x 1,199,882) entries of 4 + 4 bytes
   CHECK(topk.exchange_bytes / topk.gradient_bytes == doctest::Approx(2 * 0.01).epsilon(1e-3));
   CHECK(topk.function_gradient_bytes == topk.gradient_bytes);  // functions' gradients stay raw unless asked
-  auto r = fixture::simulate(topk, Architecture::Instance);
+  auto r = fixture::simulate(topk, "instance");
   const double send = phase_of(r, 0, Phase::Send);
   // Encode (calibrated 0.01 s) plus error feedback (a two-gradient pass, 0.0024 s), then the message inline
   // through the broker at the t2.medium NIC's rate.
@@ -214,9 +214,9 @@ TEST_CASE("stragglers: a slowed peer computes longer and, in synchronous mode, t
               compute_variability="none"/>
     <peers count="3" instance_type="t2.medium"/>
     <barrier instance="false"/>)";
-  auto even = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  auto even = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "instance");
   auto slow = fixture::simulate(fixture::scenario(write_experiment(dir, body + R"(<stragglers slowdown="1 2.5"/>)")),
-                                Architecture::Instance);
+                                "instance");
   CHECK(phase_of(slow, 1, Phase::Compute) == doctest::Approx(2.5 * phase_of(slow, 0, Phase::Compute)));
   CHECK(phase_of(slow, 2, Phase::Compute) == doctest::Approx(phase_of(even, 2, Phase::Compute)));
   // Peer 0 waits for peer 1's gradient: its receive grows by about the straggler's extra compute.
@@ -237,10 +237,10 @@ TEST_CASE("stragglers: heavy-tailed steps are never faster and average about sha
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1000" iterations="2"
               compute_variability="none"/>
     <peers count="4" instance_type="t2.medium"/>)";
-  auto plain = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Serverless);
+  auto plain = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "serverless");
   auto tail = fixture::simulate(
       fixture::scenario(write_experiment(dir, body + R"(<stragglers tail_probability="1" tail_shape="3"/>)")),
-      Architecture::Serverless);
+      "serverless");
   std::vector<double> base, tailed;
   for (const auto& p : plain.trace)
     if (p.phase == Phase::Compute) base.push_back(p.end_s - p.start_s);
@@ -264,12 +264,12 @@ TEST_CASE("burstable peers: without credits a t2 computes at its baseline, in un
               compute_variability="none"/>
     <peers count="1" instance_type="t2.medium"/>)";
   auto compute_of = [&](const RunOutput& r) { return phase_of(r, 0, Phase::Compute); };
-  auto with_credits = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  auto with_credits = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "instance");
   CHECK(compute_of(with_credits) == doctest::Approx(4.2));  // 60 launch credits last 37.5 min
   CHECK(with_credits.credits_exhausted_at_s[0] < 0);
   const std::string no_credits =
       R"(<override select="instance_types/instance[@type='t2.medium']/@launch_credits" value="0"/>)";
-  auto starved = fixture::simulate(fixture::scenario(write_experiment(dir, body, no_credits)), Architecture::Instance);
+  auto starved = fixture::simulate(fixture::scenario(write_experiment(dir, body, no_credits)), "instance");
   // 24 credits/h = 0.4 of its 2 vCPUs: 5 times slower once the few credits earned during the data fetch are
   // spent (full speed drains 2/60 - 24/3600 = 1/37.5 credits per second).
   const double fetch = 0.15 + 60000.0 * 784 * 4 / 37.5e6, full = 24 / 3600.0 * fetch * 37.5;
@@ -281,7 +281,7 @@ TEST_CASE("burstable peers: without credits a t2 computes at its baseline, in un
       fixture::scenario(write_experiment(
           dir, body,
           no_credits + R"(<override select="instance_types/instance[@type='t2.medium']/@credit_mode" value="unlimited"/>)")),
-      Architecture::Instance);
+      "instance");
   CHECK(compute_of(unlimited) == doctest::Approx(4.2));
   // The compute's drain beyond the credits earned while fetching (later idle time repays part of it).
   CHECK(unlimited.ledger.surplus_credits > 0);
@@ -296,16 +296,16 @@ TEST_CASE("asynchronous training: k = 0 is synchronous, a larger k lets fast pee
     <peers count="3" instance_type="t2.large"/>
     <barrier instance="false"/>
     <stragglers slowdown="1 1 3"/>)";
-  auto sync = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  auto sync = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "instance");
   auto k0 = fixture::simulate(
       fixture::scenario(write_experiment(dir, body + R"(<synchronization mode="async" staleness_bound="0"/>)")),
-      Architecture::Instance);
+      "instance");
   CHECK(to_json(k0).dump() == to_json(sync).dump());
   CHECK(*std::max_element(sync.staleness.begin(), sync.staleness.end()) == 0);
 
   auto k2 = fixture::simulate(
       fixture::scenario(write_experiment(dir, body + R"(<synchronization mode="async" staleness_bound="2"/>)")),
-      Architecture::Instance);
+      "instance");
   const int max_staleness = *std::max_element(k2.staleness.begin(), k2.staleness.end());
   CHECK(max_staleness >= 1);  // the fast peers did use stale gradients of the straggler ...
   CHECK(max_staleness <= 2);  // ... never more than k iterations old
@@ -331,10 +331,10 @@ TEST_CASE("failures: a function failure probability of 0.5 about doubles the inv
     <peers count="4" instance_type="t2.medium"/>)";
   const std::string retries = R"(<override select="workflow_service/@task_retry_attempts" value="60"/>)";
   auto base_s = fixture::scenario(write_experiment(dir, body, retries));
-  auto base = fixture::simulate(base_s, Architecture::Serverless);
+  auto base = fixture::simulate(base_s, "serverless");
   auto flaky_s = fixture::scenario(
       write_experiment(dir, body + R"(<failures function_failure_probability="0.5"/>)", retries));
-  auto flaky = fixture::simulate(flaky_s, Architecture::Serverless);
+  auto flaky = fixture::simulate(flaky_s, "serverless");
   CHECK(base.failure.empty());
   CHECK(flaky.failure.empty());  // every invocation eventually succeeded
   const double ratio = static_cast<double>(flaky.ledger.function_runs.size()) / base.ledger.function_runs.size();
@@ -351,7 +351,7 @@ TEST_CASE("failures: a function failure probability of 0.5 about doubles the inv
   // Without retries (the paper's state machine), a failure fails the execution, and the run says why.
   auto fragile = fixture::simulate(
       fixture::scenario(write_experiment(dir, body + R"(<failures function_failure_probability="0.5"/>)")),
-      Architecture::Serverless);
+      "serverless");
   CHECK(fragile.failure.find("failed 1 time(s) (failure probability 0.5)") != std::string::npos);
 }
 
@@ -364,7 +364,7 @@ TEST_CASE("failures: an invocation running past the function timeout is killed, 
     <functions memory_mb="1769"/>
     <stragglers tail_probability="1" tail_shape="1.01"/>)",
                                                                  R"(<override select="function_service/@max_timeout_s" value="3"/>)")),
-                             Architecture::Serverless);
+                             "serverless");
   // Data fetch (0.15 s + 30 x 784 x 4 x 1000 / 55e6 s) then a step of 1.1 s times a Pareto(1.01) tail:
   // some attempts pass the 3 s timeout; a killed one is billed exactly the timeout.
   bool killed = false;
@@ -381,11 +381,11 @@ TEST_CASE("failures: while the broker is unreachable, publishing and polling wai
               compute_variability="none"/>
     <peers count="2" instance_type="t2.large"/>
     <barrier instance="false"/>)";
-  auto ok = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  auto ok = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "instance");
   // The peers publish after the data fetch (1.65 s) and compute (2.4 s): an outage from 2 to 60 s holds them.
   auto out = fixture::simulate(
       fixture::scenario(write_experiment(dir, body + R"(<failures broker_outage_from_s="2" broker_outage_to_s="60"/>)")),
-      Architecture::Instance);
+      "instance");
   for (int p = 0; p < 2; ++p) {
     CHECK(ok.peer_end_s[p] < 60);
     CHECK(out.peer_end_s[p] > 60);
@@ -400,12 +400,12 @@ TEST_CASE("failures: a crashed peer is presumed dead after the timeout and the s
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="3"
               compute_variability="none"/>
     <peers count="3" instance_type="t2.large"/>)";
-  auto ok = fixture::simulate(fixture::scenario(write_experiment(dir, body)), Architecture::Instance);
+  auto ok = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "instance");
   // Peer 2 crashes before its first publish (data fetch 1.15 s + compute 1.93 s), for good.
   auto crash = fixture::simulate(
       fixture::scenario(write_experiment(
           dir, body + R"(<failures crash_peer="2" crash_at_s="1" peer_timeout_s="30"/>)")),
-      Architecture::Instance);
+      "instance");
   for (int p = 0; p < 2; ++p) {
     // The penalty is close to the detection timeout (plus up to one 2 s poll), paid once: then it is left out.
     const double penalty = crash.peer_end_s[p] - ok.peer_end_s[p];
@@ -420,7 +420,7 @@ TEST_CASE("failures: a crashed peer is presumed dead after the timeout and the s
   auto back = fixture::simulate(
       fixture::scenario(write_experiment(
           dir, body + R"(<failures crash_peer="2" crash_at_s="1" rejoin_after_s="40" peer_timeout_s="30"/>)")),
-      Architecture::Instance);
+      "instance");
   CHECK(back.peer_end_s[2] > 41);
   bool delivered_after_rejoin = false;
   for (const auto& d : back.deliveries) delivered_after_rejoin |= d.producer == 2;

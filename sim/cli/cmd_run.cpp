@@ -1,4 +1,4 @@
-// `p2psim run EXPERIMENT.xml [--out DIR]`: simulate the experiment's architectures, print the table, write files.
+// `p2psim run EXPERIMENT.xml [--out DIR]`: simulate the experiment's systems, print the table, write files.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -55,7 +55,8 @@ int cmd_run(int argc, char** argv) {
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc,
                      "usage: p2psim run EXPERIMENT.xml [--out DIR]\n"
-                     "Simulates instance-based and serverless P2P training and reports time and cost.",
+                     "Simulates the experiment's training systems (by default the paper's instance-based and serverless\n"
+                     "P2P training) and reports time and cost.",
                      vm, &pos))
     return kExitOk;
   const std::string path = vm["experiment"].as<std::string>();
@@ -74,11 +75,11 @@ int cmd_run(int argc, char** argv) {
     record(experiment.profile_path);
     for (const auto& f : experiment.calibration_paths) record(f);
     record(experiment.models_path);
-    for (Architecture a : {Architecture::Instance, Architecture::Serverless}) {
-      if (!(a == Architecture::Instance ? experiment.run_instance : experiment.run_serverless)) continue;
+    check_systems(scenario);  // every system's strategy and parameters, before anything runs
+    for (const auto& system : experiment.systems) {
       auto run = run_output_from_json(nlohmann::json::parse(
-          run_isolated([&] { return to_json(simulate(scenario, a)).dump(); })));
-      (a == Architecture::Instance ? result.instance : result.serverless) = summarise(scenario, a, std::move(run));
+          run_isolated([&] { return to_json(simulate(scenario, system)).dump(); })));
+      result.systems.push_back(summarise(scenario, system, std::move(run)));
     }
     if (!vm.count("quiet")) print_table(result, stdout);
     if (vm.count("out")) write_results(result, vm["out"].as<std::string>());

@@ -19,6 +19,9 @@ const char* to_string(Phase p) {
     case Phase::OutOfMemory: return "out_of_memory";
     case Phase::FunctionFailure: return "function_failure";
     case Phase::Down: return "down";
+    case Phase::ReduceScatter: return "reduce_scatter";
+    case Phase::AllGather: return "all_gather";
+    case Phase::Reduce: return "reduce";
   }
   return "?";
 }
@@ -28,15 +31,15 @@ nlohmann::json to_json(const RunOutput& r) {
   nlohmann::json j;
   const auto& l = r.ledger;
   nlohmann::json runs = nlohmann::json::array();
-  for (const auto& f : l.function_runs) runs.push_back({f.init_s, f.run_s});
-  j["ledger"] = {{"function_memory_mb", l.function_memory_mb},
-                 {"function_price_per_gb_s_usd", l.function_price_per_gb_s_usd},
-                 {"function_runs", runs},
+  for (const auto& f : l.function_runs) runs.push_back({f.memory_mb, f.arch, f.init_s, f.run_s});
+  nlohmann::json instances = nlohmann::json::array();
+  for (const auto& i : l.instances) instances.push_back({i.type, i.uptime_s});
+  j["transport"] = r.transport;
+  j["ledger"] = {{"function_runs", runs},
                  {"workflow_transitions", l.workflow_transitions},
                  {"storage_gets", l.storage_gets},
                  {"storage_puts", l.storage_puts},
-                 {"peer_uptime_s", l.peer_uptime_s},
-                 {"instance_price_per_hour_usd", l.instance_price_per_hour_usd},
+                 {"instances", instances},
                  {"broker_uptime_s", l.broker_uptime_s},
                  {"surplus_credits", l.surplus_credits}};
   nlohmann::json trace = nlohmann::json::array();
@@ -60,14 +63,12 @@ nlohmann::json to_json(const RunOutput& r) {
 RunOutput run_output_from_json(const nlohmann::json& j) {
   RunOutput r;
   const auto& l = j.at("ledger");
-  r.ledger.function_memory_mb = l.at("function_memory_mb");
-  r.ledger.function_price_per_gb_s_usd = l.at("function_price_per_gb_s_usd");
-  for (const auto& f : l.at("function_runs")) r.ledger.function_runs.push_back({f[0], f[1]});
+  r.transport = j.at("transport");
+  for (const auto& f : l.at("function_runs")) r.ledger.function_runs.push_back({f[0], f[1], f[2], f[3]});
   r.ledger.workflow_transitions = l.at("workflow_transitions");
   r.ledger.storage_gets = l.at("storage_gets");
   r.ledger.storage_puts = l.at("storage_puts");
-  r.ledger.peer_uptime_s = l.at("peer_uptime_s").get<std::vector<double>>();
-  r.ledger.instance_price_per_hour_usd = l.at("instance_price_per_hour_usd");
+  for (const auto& i : l.at("instances")) r.ledger.instances.push_back({i[0], i[1]});
   r.ledger.broker_uptime_s = l.at("broker_uptime_s");
   r.ledger.surplus_credits = l.at("surplus_credits");
   for (const auto& p : j.at("trace"))

@@ -1,4 +1,4 @@
-// What one simulated run of one architecture produces: billable usage, the phase trace and delivery log.
+// What one simulated run of one system produces: billable usage, the phase trace and delivery log.
 // Plain data, serialisable to JSON so a run can happen in a child process (SimGrid: one engine per process).
 #pragma once
 #include <nlohmann/json.hpp>
@@ -25,13 +25,17 @@ enum class Phase {
   OutOfMemory,      // a step that ran until it exceeded its memory, then was killed
   FunctionFailure,  // a function attempt that crashed or ran past its timeout
   Down,             // a crashed peer, until it rejoins
+  ReduceScatter,    // ring all-reduce: passing and summing chunks
+  AllGather,        // ring all-reduce: passing the summed chunks on
+  Reduce,           // an aggregator function: fetching its inputs, summing, storing the result
 };
-constexpr int kPhaseCount = static_cast<int>(Phase::Down) + 1;
+constexpr int kPhaseCount = static_cast<int>(Phase::Reduce) + 1;
 const char* to_string(Phase p);
 
 struct PhaseRecord {
-  int peer = 0, iteration = 0;
-  int invocation = -1;  // the function invocation it belongs to; -1 for the peer's own phases
+  int peer = 0;         // -1 for a design's shared participants (e.g. aggregator functions)
+  int iteration = 0;
+  int invocation = -1;  // the function invocation (or aggregator) it belongs to; -1 for the peer's own phases
   Phase phase = Phase::Compute;
   double start_s = 0, end_s = 0;
 };
@@ -41,6 +45,7 @@ struct Delivery {
 };
 
 struct RunOutput {
+  std::string transport;  // how gradients travel between participants (the strategy says)
   Ledger ledger;
   std::vector<PhaseRecord> trace;
   std::vector<Delivery> deliveries;

@@ -1,12 +1,16 @@
-// Simulating one architecture of a scenario with SimGrid.
+// Simulating one system of a scenario with SimGrid.
 #pragma once
 #include "../scenario.hpp"
 #include "run_output.hpp"
 
 namespace p2psim {
 
-/// Runs the simulation in this process. SimGrid allows one engine per process: call it once per process
-/// (run_isolated() in isolate.hpp does that for you).
-RunOutput simulate(const Scenario& scenario, Architecture architecture);
+/// Checks every system of the scenario (its strategy exists, its parameters are valid) before anything is
+/// simulated. Throws InputError naming the experiment file, line and field.
+void check_systems(const Scenario& scenario);
+
+/// Runs the simulation of `system` in this process. SimGrid allows one engine per process: call it once per
+/// process (run_isolated() in isolate.hpp does that for you).
+RunOutput simulate(const Scenario& scenario, const SystemSpec& system);
 
 }  // namespace p2psim

@@ -1,0 +1,30 @@
+#include "context.hpp"
+
+namespace p2psim::simulation {
+
+Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Platform& platform)
+    : s(scenario),
+      system(sys),
+      hosts(platform),
+      rng(scenario.experiment.seed),
+      storage(scenario.profile.storage, platform.storage, out.ledger),
+      broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outage_from_s,
+             scenario.experiment.broker_outage_to_s),
+      functions(scenario.profile.functions, platform.function_slots, out.ledger, rng),
+      workflow(scenario.profile.workflow, out.ledger),
+      credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
+      down(scenario.experiment.peers, false) {
+  out.peer_end_s.assign(scenario.experiment.peers, 0);
+}
+
+double Context::step_noise() {
+  double factor = 1.0;
+  if (s.experiment.workload.measured_variability)
+    factor = s.compute.draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, rng.engine());
+  const auto& st = s.experiment.stragglers;
+  if (st.tail_probability > 0 && rng.uniform() < st.tail_probability)
+    factor *= std::pow(1.0 - rng.uniform(), -1.0 / st.tail_shape);  // Pareto(shape, scale 1) by inversion
+  return factor;
+}
+
+}  // namespace p2psim::simulation

@@ -1,0 +1,49 @@
+// Everything one simulated system of a scenario shares between its actors: the resolved inputs, the platform,
+// the services, the records it emits and the random stream. SimGrid runs one actor at a time, so plain
+// members need no locking; simulated waiting goes through the adapter's synchronisation objects.
+#pragma once
+#include <vector>
+
+#include "../cpu_credits.hpp"
+#include "../scenario.hpp"
+#include "random.hpp"
+#include "run_output.hpp"
+#include "services/broker.hpp"
+#include "services/function_service.hpp"
+#include "services/kv_store.hpp"
+#include "services/object_storage.hpp"
+#include "services/workflow.hpp"
+#include "sg/platform.hpp"
+
+namespace p2psim::simulation {
+
+struct Context {
+  Context(const Scenario& scenario, const SystemSpec& system, const sg::Platform& platform);
+
+  const Scenario& s;
+  const SystemSpec& system;
+  sg::Platform hosts;
+  RunOutput out;
+  Random rng;
+  ObjectStorage storage;
+  Broker broker;
+  FunctionService functions;
+  WorkflowService workflow;
+  std::vector<CpuCredits> credits;  // per peer: its burstable CPU credits
+  std::vector<bool> down;           // per peer: crashed and not (yet) back
+
+  int peers() const { return s.experiment.peers; }
+  void trace(int peer, int iteration, Phase phase, double start_s, int invocation = -1) {
+    out.trace.push_back({peer, iteration, invocation, phase, start_s, sg::now()});
+  }
+  /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
+  /// straggler factor when the experiment declares one.
+  double step_noise();
+  /// How many times slower this peer's own CPU is (the experiment's straggler slowdown; 1 by default).
+  double slowdown(int peer) const {
+    const auto& f = s.experiment.stragglers.slowdown;
+    return static_cast<size_t>(peer) < f.size() ? f[peer] : 1.0;
+  }
+};
+
+}  // namespace p2psim::simulation

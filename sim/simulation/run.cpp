@@ -1,0 +1,70 @@
+// One system of a scenario: its strategy, the platform it needs, the services, the engine; then the usage the
+// services metered, as records (no prices: pricing.hpp prices them afterwards).
+#include <algorithm>
+
+#include "context.hpp"
+#include "simulate.hpp"
+#include "strategies/strategy.hpp"
+
+namespace p2psim {
+
+void check_systems(const Scenario& s) {
+  for (const auto& system : s.experiment.systems) simulation::make_strategy(system, s);
+}
+
+RunOutput simulate(const Scenario& s, const SystemSpec& system) {
+  using namespace simulation;
+  sg::Engine engine(s.profile.network_model);  // first: what uses SimGrid is destroyed before it
+  auto strategy = make_strategy(system, s);
+  const PlatformNeeds needs = strategy->needs();
+
+  sg::PlatformSpec spec;
+  const auto& p = s.profile;
+  spec.one_way_latency_s = p.one_way_latency_s;
+  spec.storage_aggregate_bps = p.storage.aggregate_bandwidth_bps;
+  spec.storage_per_connection_bps = p.storage.per_connection_bandwidth_bps;
+  spec.broker_nic_bps = p.broker.nic_bandwidth_bps;
+  for (int i = 0; i < s.experiment.peers; ++i) {
+    // A straggler's own CPU is that many times slower: its host's speed says so.
+    const double slowdown = static_cast<size_t>(i) < s.experiment.stragglers.slowdown.size()
+                                ? s.experiment.stragglers.slowdown[i] : 1.0;
+    spec.peers.push_back({"peer-" + std::to_string(i), s.peer_type.cpu_speed_factor / slowdown,
+                          s.peer_type.nic_bandwidth_bps});
+  }
+  spec.peer_to_peer = needs.peer_to_peer;
+  for (const auto& server : needs.servers) {
+    const auto& type = p.instance_types.at(server.instance_type);
+    spec.servers.push_back({server.name, type.cpu_speed_factor, type.nic_bandwidth_bps});
+  }
+  spec.function_slots = needs.function_slots;
+  spec.function_speed_factor = s.function_speed_factor;
+  spec.function_nic_bps = p.functions.storage_bandwidth_bps;
+
+  Context c(s, system, sg::build_platform(spec));
+  c.out.transport = strategy->transport();
+  strategy->launch(c);
+  const bool deadlocked = !engine.run();
+  // A system that failed (e.g. a peer out of memory) can leave the others waiting for it for ever: that is
+  // the failure already recorded. Anything else left waiting is a bug in a strategy.
+  if (deadlocked && c.out.failure.empty())
+    throw std::runtime_error("the simulation of system '" + system.name +
+                             "' deadlocked: some participant waits for a message that never comes");
+
+  c.out.cold_starts = c.functions.cold_starts();
+  c.out.warm_starts = c.functions.warm_starts();
+  c.out.max_containers = c.functions.max_alive();
+  for (const auto& credits : c.credits) {
+    c.out.credits_exhausted_at_s.push_back(credits.exhausted_at_s());
+    c.out.ledger.surplus_credits += credits.surplus_credits();
+  }
+  for (double end_s : c.out.peer_end_s) c.out.ledger.instances.push_back({s.peer_type.name, end_s});
+  // Shared infrastructure runs as long as the last peer.
+  const double end_s = *std::max_element(c.out.peer_end_s.begin(), c.out.peer_end_s.end());
+  for (const auto& server : needs.servers) c.out.ledger.instances.push_back({server.instance_type, end_s});
+  if (c.broker.used() && !needs.broker)
+    throw std::logic_error("strategy '" + system.strategy + "' uses the broker but does not declare it");
+  if (needs.broker) c.out.ledger.broker_uptime_s = end_s;
+  return std::move(c.out);
+}
+
+}  // namespace p2psim

@@ -1,0 +1,59 @@
+#include "function_service.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace p2psim::simulation {
+
+FunctionService::FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots,
+                                 Ledger& ledger, Random& rng)
+    : params_(params), slots_(std::move(slots)), ledger_(ledger), rng_(rng), running_(params.concurrency_limit) {
+  for (int k = static_cast<int>(slots_.size()) - 1; k >= 0; --k) free_slots_.push_back(k);
+}
+
+FunctionService::Container FunctionService::start(const std::string& function, int memory_mb) {
+  running_.acquire();
+  const double now = sg::now();
+  // Containers idle past the keep-alive are gone; in each pool they are the oldest, at the front.
+  for (auto& [name, pool] : idle_)
+    while (!pool.empty() && now - pool.front().since_s > params_.keep_alive_s) {
+      free_slots_.push_back(pool.front().slot);
+      pool.pop_front();
+      --alive_;
+    }
+  Container c{function, memory_mb};
+  auto& pool = idle_[function];
+  if (!pool.empty()) {  // newest warm container first
+    c.slot = pool.back().slot;
+    pool.pop_back();
+    c.host = slots_[c.slot];
+    ++warm_starts_;
+    return c;
+  }
+  if (free_slots_.empty()) throw std::logic_error("function service: no network slot left for a new container");
+  c.slot = free_slots_.back();
+  free_slots_.pop_back();
+  c.host = slots_[c.slot];
+  max_alive_ = std::max(max_alive_, ++alive_);
+  c.cold = true;
+  c.init_started_s = now;
+  const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * rng_.standard_normal());
+  c.init_s = image_s + params_.runtime_import_s_at_1_vcpu / std::min(1.0, vcpus(memory_mb));
+  sg::sleep_for(c.init_s);
+  ++cold_starts_;
+  return c;
+}
+
+void FunctionService::finish(const Container& c, double run_s, const std::string& arch, bool died) {
+  ledger_.function_runs.push_back({c.memory_mb, arch, c.init_s, run_s});
+  if (died) {
+    free_slots_.push_back(c.slot);
+    --alive_;
+  } else {
+    idle_[c.function].push_back({c.slot, sg::now()});
+  }
+  running_.release();
+}
+
+}  // namespace p2psim::simulation

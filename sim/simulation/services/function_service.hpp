@@ -1,0 +1,60 @@
+// A Lambda-like function service: containers per function (warm ones reused newest first within the
+// keep-alive, reclaimed after it), one account-wide concurrency limit beyond which invocations queue, cold
+// starts (image + runtime import, slower below one vCPU), and every invocation metered at its own memory size.
+#pragma once
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../../cloud_profile.hpp"
+#include "../../ledger.hpp"
+#include "../random.hpp"
+#include "../sg/adapter.hpp"
+
+namespace p2psim::simulation {
+
+class FunctionService {
+ public:
+  FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots, Ledger& ledger,
+                  Random& rng);
+
+  struct Container {
+    std::string function;
+    int memory_mb = 0;
+    sg::Host* host = nullptr;  // the container's network slot
+    int slot = 0;
+    bool cold = false;
+    double init_s = 0;  // the INIT it went through (0 when warm) ...
+    double init_started_s = 0;  // ... from then
+  };
+  /// Starts an invocation of `function` (one warm pool per function): blocks while the concurrency limit is
+  /// reached, then takes a warm container or cold-starts one (sleeping through its INIT).
+  Container start(const std::string& function, int memory_mb);
+  /// The invocation ended after `run_s` of handler time: metered, and the container stays warm — or, when it
+  /// died (out of memory, crash, timeout), it is gone.
+  void finish(const Container& c, double run_s, const std::string& arch, bool died);
+
+  double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
+  const p2psim::FunctionService& params() const { return params_; }
+  int max_alive() const { return max_alive_; }
+  long long cold_starts() const { return cold_starts_; }
+  long long warm_starts() const { return warm_starts_; }
+
+ private:
+  struct Idle {
+    int slot;
+    double since_s;
+  };
+  const p2psim::FunctionService& params_;
+  std::vector<sg::Host*> slots_;
+  Ledger& ledger_;
+  Random& rng_;
+  sg::Semaphore running_;
+  std::map<std::string, std::deque<Idle>> idle_;  // per function, oldest first
+  std::vector<int> free_slots_;
+  int alive_ = 0, max_alive_ = 0;
+  long long cold_starts_ = 0, warm_starts_ = 0;
+};
+
+}  // namespace p2psim::simulation

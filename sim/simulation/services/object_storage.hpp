@@ -1,0 +1,23 @@
+// S3-like object storage: a first-byte latency per request, then the bytes over the platform's routes (each
+// client's connection cap and the service's aggregate link). Counts GETs and PUTs in the ledger.
+#pragma once
+#include "../../cloud_profile.hpp"
+#include "../../ledger.hpp"
+#include "../sg/adapter.hpp"
+
+namespace p2psim::simulation {
+
+class ObjectStorage {
+ public:
+  ObjectStorage(const p2psim::ObjectStorage& params, sg::Host* host, Ledger& ledger)
+      : params_(params), host_(host), ledger_(ledger) {}
+  void get(sg::Host* to, double bytes);
+  void put(sg::Host* from, double bytes);
+
+ private:
+  const p2psim::ObjectStorage& params_;
+  sg::Host* host_;
+  Ledger& ledger_;
+};
+
+}  // namespace p2psim::simulation

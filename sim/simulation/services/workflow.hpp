@@ -1,0 +1,37 @@
+// A Step Functions-like workflow service: an execution starts (StartExecution, a ProcessInput task), fans out
+// one parallel branch per function task (burst then ramp), ends one transition after its last branch, and is
+// seen finished only at the caller's next DescribeExecution poll. Transitions are metered.
+#pragma once
+#include <string>
+
+#include "../../cloud_profile.hpp"
+#include "../../ledger.hpp"
+#include "../sg/adapter.hpp"
+
+namespace p2psim::simulation {
+
+struct Execution {
+  int remaining = 0;    // branches still running
+  double end_s = -1;    // when the workflow reports success or failure; -1 while running
+  std::string failure;  // why it failed; empty when it succeeded
+};
+
+class WorkflowService {
+ public:
+  WorkflowService(const p2psim::WorkflowService& params, Ledger& ledger) : params_(params), ledger_(ledger) {}
+  /// Starts an execution of `branches` function tasks and waits through the states before the Parallel state.
+  Execution start(int branches);
+  double branch_start_delay_s(int branch) const { return params_.branch_start_delay_s(branch); }
+  void retry_branch() { ledger_.workflow_transitions += params_.transitions_per_branch; }
+  /// A branch ended (its failure, if any, fails the execution); the last one ends the execution.
+  void branch_done(Execution& e, const std::string& failure);
+  /// DescribeExecution every `poll_s` from `started_s` on, until the execution is seen ended.
+  void poll_until_done(const Execution& e, double started_s, double poll_s);
+  int retry_attempts() const { return params_.task_retry_attempts; }
+
+ private:
+  const p2psim::WorkflowService& params_;
+  Ledger& ledger_;
+};
+
+}  // namespace p2psim::simulation

@@ -1,0 +1,94 @@
+#include "adapter.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <stdexcept>
+
+namespace p2psim::sg {
+namespace s4u = simgrid::s4u;
+
+double now() { return s4u::Engine::get_clock(); }
+void sleep_for(double seconds) { s4u::this_actor::sleep_for(seconds); }
+void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
+
+void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
+
+void compute(Host* host, double reference_seconds) {
+  s4u::this_actor::exec_init(reference_seconds * kFlopsPerReferenceSecond)->set_host(host)->wait();
+}
+
+void spawn(const std::string& name, Host* host, std::function<void()> body) {
+  s4u::Actor::create(name, host, std::move(body));
+}
+
+// Created on first use, so that objects holding them can be built before the engine exists.
+Mutex::Mutex() = default;
+s4u::Mutex& Mutex::get() {
+  if (!impl_) impl_ = s4u::Mutex::create();
+  return *impl_;
+}
+void Mutex::lock() { get().lock(); }
+void Mutex::unlock() { get().unlock(); }
+
+ConditionVariable::ConditionVariable() = default;
+s4u::ConditionVariable& ConditionVariable::get() {
+  if (!impl_) impl_ = s4u::ConditionVariable::create();
+  return *impl_;
+}
+
+void ConditionVariable::wait(Mutex& locked) {
+  std::unique_lock<s4u::Mutex> lock(locked.get(), std::adopt_lock);
+  get().wait(lock);
+  lock.release();  // the caller still holds it
+}
+
+bool ConditionVariable::wait_until(Mutex& locked, double deadline_s) {
+  std::unique_lock<s4u::Mutex> lock(locked.get(), std::adopt_lock);
+  const bool notified = get().wait_until(lock, deadline_s) == std::cv_status::no_timeout;
+  lock.release();
+  return notified;
+}
+
+void ConditionVariable::notify_all() { get().notify_all(); }
+
+Semaphore::Semaphore(int capacity) : impl_(s4u::Semaphore::create(capacity)) {}
+void Semaphore::acquire() { impl_->acquire(); }
+void Semaphore::release() { impl_->release(); }
+
+namespace {
+int payload = 0;  // messages carry only their size
+}
+
+Channel::Channel(const std::string& name) : mailbox_(s4u::Mailbox::by_name(name)) {}
+Channel::Pending::Pending(s4u::CommPtr comm) : comm_(std::move(comm)) {}
+Channel::Pending::~Pending() = default;
+Channel::Pending::Pending(Pending&&) noexcept = default;
+void Channel::Pending::wait() { comm_->wait(); }
+Channel::Pending Channel::send_async(double bytes) {
+  return Pending(mailbox_->put_async(&payload, static_cast<uint64_t>(bytes)));
+}
+void Channel::receive() { mailbox_->get<int>(); }
+
+struct Engine::Impl {
+  int argc = 1;
+  char name[7] = "p2psim";
+  char* argv[2] = {name, nullptr};
+  s4u::Engine engine{&argc, argv};
+  bool deadlock = false;
+};
+
+Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>()) {
+  xbt_log_control_set("root.thresh:critical");
+  s4u::Engine::set_config("network/model:" + network_model);
+  s4u::Engine::on_deadlock_cb([this] { impl_->deadlock = true; });
+}
+
+Engine::~Engine() = default;
+
+bool Engine::run() {
+  impl_->engine.run();
+  return !impl_->deadlock;
+}
+
+}  // namespace p2psim::sg

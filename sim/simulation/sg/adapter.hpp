@@ -1,0 +1,103 @@
+// The S4U adapter: with platform.cpp beside it, the only code that includes <simgrid/s4u.hpp>. Services and
+// strategies see time, hosts, transfers, compute, synchronisation and actors through these few calls, so the
+// simulation's vocabulary stays ours and a SimGrid upgrade touches one folder. (WRENCH wraps S4U the same
+// way: https://github.com/wrench-project/wrench, src/wrench/simgrid_S4U_util.)
+#pragma once
+#include <simgrid/forward.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace p2psim::sg {
+
+/// A simulated machine. Only its pointer travels outside the adapter.
+using Host = simgrid::s4u::Host;
+
+/// Work is counted in reference seconds: seconds of the calibration CPU. A host of speed factor f does one
+/// reference second in 1/f seconds (platform.cpp gives every host its speed).
+constexpr double kFlopsPerReferenceSecond = 1e9;
+
+double now();
+void sleep_for(double seconds);
+void sleep_until(double date_s);
+/// Moves `bytes` from one host to another over the platform's route, sharing links with every other flow.
+void transfer(Host* from, Host* to, double bytes);
+/// Runs `reference_seconds` of work on `host`'s CPU, shared with whatever else computes there.
+void compute(Host* host, double reference_seconds);
+/// Starts an actor running `body` on `host`.
+void spawn(const std::string& name, Host* host, std::function<void()> body);
+
+class Mutex {
+ public:
+  Mutex();
+  void lock();
+  void unlock();
+
+ private:
+  friend class ConditionVariable;
+  simgrid::s4u::Mutex& get();
+  simgrid::s4u::MutexPtr impl_;
+};
+
+/// Waits happen with the mutex locked (as std::condition_variable): wait() releases it while blocked.
+class ConditionVariable {
+ public:
+  ConditionVariable();
+  void wait(Mutex& locked);
+  /// Returns false when `deadline_s` passed before a notification.
+  bool wait_until(Mutex& locked, double deadline_s);
+  void notify_all();
+
+ private:
+  simgrid::s4u::ConditionVariable& get();
+  simgrid::s4u::ConditionVariablePtr impl_;
+};
+
+class Semaphore {
+ public:
+  explicit Semaphore(int capacity);
+  void acquire();
+  void release();
+
+ private:
+  simgrid::s4u::SemaphorePtr impl_;
+};
+
+/// A rendez-vous channel between actors (an S4U mailbox): a message of `bytes` travels from the sender's host
+/// to the receiver's once both are there.
+class Channel {
+ public:
+  explicit Channel(const std::string& name);
+  /// Starts sending; the returned handle's wait() returns once the receiver has it.
+  class Pending {
+   public:
+    explicit Pending(simgrid::s4u::CommPtr comm);
+    ~Pending();
+    Pending(Pending&&) noexcept;
+    void wait();
+
+   private:
+    simgrid::s4u::CommPtr comm_;
+  };
+  Pending send_async(double bytes);
+  void receive();
+
+ private:
+  simgrid::s4u::Mailbox* mailbox_;
+};
+
+/// One simulation: SimGrid allows a single engine per process (see isolate.hpp).
+class Engine {
+ public:
+  explicit Engine(const std::string& network_model);
+  ~Engine();
+  /// Runs every actor to the end. Returns false when actors were left blocked for ever (a deadlock).
+  bool run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace p2psim::sg

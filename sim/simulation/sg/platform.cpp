@@ -1,0 +1,83 @@
+#include "platform.hpp"
+
+#include <simgrid/s4u.hpp>
+
+namespace p2psim::sg {
+namespace {
+
+namespace s4u = simgrid::s4u;
+using Dir = s4u::LinkInRoute::Direction;
+
+s4u::SplitDuplexLink* nic(s4u::NetZone* zone, const std::string& name, double bandwidth_bps, double latency_s) {
+  auto* link = zone->create_split_duplex_link(name, bandwidth_bps);
+  link->set_latency(latency_s);
+  link->seal();
+  return link;
+}
+
+// Which end of a route a split-duplex NIC belongs to; shared links (no direction) are Middle.
+enum class End { A, Middle, B };
+
+// Routes a -> b and b -> a through `path` (listed from a to b): a's NIC sends UP, b's NIC receives DOWN.
+void connect(s4u::NetZone* zone, Host* a, Host* b, const std::vector<std::pair<s4u::Link*, End>>& path) {
+  std::vector<s4u::LinkInRoute> there, back;
+  for (const auto& [link, end] : path)
+    there.emplace_back(link, end == End::A ? Dir::UP : end == End::B ? Dir::DOWN : Dir::NONE);
+  for (auto it = path.rbegin(); it != path.rend(); ++it)
+    back.emplace_back(it->first, it->second == End::B ? Dir::UP : it->second == End::A ? Dir::DOWN : Dir::NONE);
+  zone->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, there, false);
+  zone->add_route(b->get_netpoint(), a->get_netpoint(), nullptr, nullptr, back, false);
+}
+
+// One core: a training step's time already accounts for its threads, so two steps on one host share it.
+Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor) {
+  return zone->create_host(name, speed_factor * kFlopsPerReferenceSecond)->seal();
+}
+
+}  // namespace
+
+Platform build_platform(const PlatformSpec& p) {
+  // Each route crosses two NICs: each carries half of the one-way latency.
+  const double half_latency_s = p.one_way_latency_s / 2;
+  auto* zone = s4u::create_full_zone("cloud");
+  Platform h;
+  h.storage = host(zone, "s3", 1);
+  h.broker = host(zone, "broker", 1);
+  auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps, half_latency_s);
+  auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s);
+  std::vector<s4u::SplitDuplexLink*> peer_nics;
+  for (const auto& m : p.peers) {
+    auto* peer = host(zone, m.name, m.speed_factor);
+    auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
+    // A peer fetches one object at a time (the paper's loop), so one link caps its storage connection.
+    auto* conn = zone->create_link(m.name + "_s3_connection", p.storage_per_connection_bps)->seal();
+    connect(zone, peer, h.storage, {{link, End::A}, {conn, End::Middle}, {s3_link, End::B}});
+    connect(zone, peer, h.broker, {{link, End::A}, {broker_link, End::B}});
+    if (p.peer_to_peer)
+      for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], peer, {{peer_nics[j], End::A}, {link, End::B}});
+    h.peers.push_back(peer);
+    peer_nics.push_back(link);
+  }
+  std::vector<s4u::SplitDuplexLink*> function_nics;
+  for (int k = 0; k < p.function_slots; ++k) {
+    const std::string name = "function-" + std::to_string(k);
+    auto* slot = host(zone, name, p.function_speed_factor);
+    auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
+    connect(zone, slot, h.storage, {{link, End::A}, {s3_link, End::B}});
+    h.function_slots.push_back(slot);
+    function_nics.push_back(link);
+  }
+  for (const auto& m : p.servers) {
+    auto* server = host(zone, m.name, m.speed_factor);
+    auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
+    connect(zone, server, h.storage, {{link, End::A}, {s3_link, End::B}});
+    for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});
+    for (size_t k = 0; k < h.function_slots.size(); ++k)
+      connect(zone, h.function_slots[k], server, {{function_nics[k], End::A}, {link, End::B}});
+    h.servers.push_back(server);
+  }
+  zone->seal();
+  return h;
+}
+
+}  // namespace p2psim::sg

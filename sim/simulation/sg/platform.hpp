@@ -1,0 +1,37 @@
+// The simulated cloud as SimGrid hosts and links, built from plain values (the caller takes them from the
+// cloud profile and the scenario): what exists, how fast it computes, and which routes connect it.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "adapter.hpp"
+
+namespace p2psim::sg {
+
+struct PlatformSpec {
+  double one_way_latency_s = 0;
+  double storage_aggregate_bps = 0, storage_per_connection_bps = 0;
+  double broker_nic_bps = 0;
+  struct Machine {
+    std::string name;
+    double speed_factor = 1;  // reference seconds done per second
+    double nic_bps = 0;
+  };
+  std::vector<Machine> peers;  // each reaches storage (one connection at a time), the broker and the servers
+  bool peer_to_peer = false;   // a route between every two peers (ring, tree and parameter-server designs)
+  std::vector<Machine> servers;  // parameter servers, databases: reach storage, every peer and function slot
+  int function_slots = 0;        // network slots of function containers: reach storage and the servers
+  double function_speed_factor = 1, function_nic_bps = 0;
+};
+
+struct Platform {
+  std::vector<Host*> peers, servers, function_slots;
+  Host* storage = nullptr;
+  Host* broker = nullptr;
+};
+
+/// Builds one full zone: per-machine NICs (split duplex), per-peer storage connection caps, the storage
+/// service's aggregate link and the broker's NIC. Call once, after the Engine exists.
+Platform build_platform(const PlatformSpec& spec);
+
+}  // namespace p2psim::sg

@@ -1,0 +1,188 @@
+#include "gradient.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace p2psim::simulation {
+namespace {
+
+std::string gb(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
+
+/// A step that cannot fit runs until its memory crosses the limit, then dies. Memory above the runtime's own
+/// footprint is taken to grow evenly over the step, so it dies after that share of the step's time.
+double seconds_until_out_of_memory(const Context& c, double step_s, double need_bytes, double limit_bytes) {
+  const double runtime = c.s.profile.runtime_baseline_mb * 1024 * 1024;
+  return step_s * std::clamp((limit_bytes - runtime) / (need_bytes - runtime), 0.0, 1.0);
+}
+
+/// One function task of a peer's workflow execution: invocation k handles its minibatches; failed attempts
+/// (out of memory, a crash, the timeout) are billed and retried as the workflow's retry policy says.
+void function_invocation(Context& c, int peer, int iteration, int k, double start_delay_s, Execution* exec) {
+  sg::sleep_for(start_delay_s);
+  const auto& s = c.s;
+  const auto& fs = s.profile.functions;
+  const auto& batches = s.invocations[k];
+  const bool fits = s.invocation_fits(k);
+  const double failure_probability = s.experiment.function_failure_probability;
+  const int attempts = 1 + c.workflow.retry_attempts();
+  const double speed = s.function_speed_factor;
+  std::string error;  // the last attempt's, when none succeeded
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    if (attempt > 0) c.workflow.retry_branch();
+    const auto container = c.functions.start("gradient", s.experiment.functions.memory_mb);
+    if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s, k);
+    const double run_start = sg::now();
+    long long samples = 0;
+    for (long long b : batches) samples += b;
+    c.storage.get(container.host, static_cast<double>(samples * s.sample_bytes));
+    c.trace(peer, iteration, Phase::DataFetch, run_start, k);
+
+    const double compute_start = sg::now();
+    double compute_s = 0;  // wall seconds on the function's CPU share
+    for (long long b : batches) compute_s += s.step_seconds(b, s.function_vcpus, speed) * c.step_noise();
+    // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
+    double run_for = compute_s;
+    Phase ending = Phase::Compute;
+    if (!fits) {
+      run_for = seconds_until_out_of_memory(c, compute_s, s.invocation_need_bytes[k], s.function_memory_bytes);
+      ending = Phase::OutOfMemory;
+      error = fmt::format(
+          "{}: out of memory: a function invocation of peer {} needs {} for its {}-sample {} step but has "
+          "{} ({} MB); {} attempt(s); the smallest function that fits has {} MB",
+          c.system.name, peer, gb(s.invocation_need_bytes[k]), *std::max_element(batches.begin(), batches.end()),
+          s.experiment.workload.model, gb(s.function_memory_bytes), s.experiment.functions.memory_mb, attempts,
+          s.smallest_function_memory_mb() > 0 ? std::to_string(s.smallest_function_memory_mb()) : "no size");
+    } else if (failure_probability > 0 && c.rng.uniform() < failure_probability) {
+      run_for = c.rng.uniform() * compute_s;
+      ending = Phase::FunctionFailure;
+      error = fmt::format("{}: a function invocation of peer {} failed {} time(s) (failure probability {})",
+                          c.system.name, peer, attempts, failure_probability);
+    }
+    const double timeout_left = fs.max_timeout_s - (sg::now() - run_start);
+    if (run_for > timeout_left) {
+      run_for = std::max(0.0, timeout_left);
+      ending = Phase::FunctionFailure;
+      error = fmt::format("{}: a function invocation of peer {} ran past the {} s timeout, {} time(s)",
+                          c.system.name, peer, fs.max_timeout_s, attempts);
+    }
+    sg::compute(container.host, run_for * speed);
+    c.trace(peer, iteration, ending, compute_start, k);
+    if (ending != Phase::Compute) {  // the container is gone; the attempt is billed
+      c.functions.finish(container, sg::now() - run_start, s.experiment.functions.arch, true);
+      continue;
+    }
+
+    const double upload_start = sg::now();
+    if (s.function_encode_s > 0) sg::compute(container.host, s.function_encode_s);
+    c.storage.put(container.host, s.function_gradient_bytes);
+    c.broker.request();  // publish the key to the peer's lambda queue
+    c.broker.process_message();
+    c.trace(peer, iteration, Phase::FunctionUpload, upload_start, k);
+    c.functions.finish(container, sg::now() - run_start, s.experiment.functions.arch, false);
+    error.clear();
+    break;
+  }
+  c.workflow.branch_done(*exec, error);
+}
+
+void compute_on_peer(Context& c, int peer, int iteration) {
+  const auto& s = c.s;
+  const double start = sg::now();
+  double reference_s = 0;  // every minibatch one after another on the peer's own CPU
+  for (long long b : s.minibatches) reference_s += s.step_seconds(b, s.peer_type.vcpus, 1) * c.step_noise();
+  // The running sum of the minibatch gradients.
+  reference_s += s.average_seconds(static_cast<double>(s.parameters), 2) * static_cast<double>(s.minibatches.size() - 1);
+  peer_cpu(c, peer, reference_s);
+  c.trace(peer, iteration, Phase::Compute, start);
+}
+
+bool compute_on_functions(Context& c, int peer, int iteration) {
+  const auto& s = c.s;
+  const int invocations = static_cast<int>(s.invocations.size());
+  const double start = sg::now();
+  Execution exec = c.workflow.start(invocations);
+  c.trace(peer, iteration, Phase::Orchestration, start);
+  for (int k = 0; k < invocations; ++k)
+    sg::spawn(fmt::format("fn-{}-{}-{}", peer, iteration, k), c.hosts.peers[peer],
+              [&c, peer, iteration, k, &exec] {
+                function_invocation(c, peer, iteration, k, c.workflow.branch_start_delay_s(k), &exec);
+              });
+  c.workflow.poll_until_done(exec, start, s.experiment.workflow_status_poll_interval_s);
+  c.trace(peer, iteration, Phase::PollingWait, exec.end_s);
+  if (!exec.failure.empty()) {  // the peer exits on any status other than SUCCEEDED (the paper's peer script)
+    if (c.out.failure.empty()) c.out.failure = exec.failure;
+    return false;
+  }
+  const double collect_start = sg::now();
+  for (int k = 0; k < invocations; ++k) {
+    c.broker.request();  // basic_get on the lambda queue: an S3 key
+    c.storage.get(c.hosts.peers[peer], s.function_gradient_bytes);
+    if (s.experiment.exchange.compress_functions) peer_cpu(c, peer, s.decode_s);
+  }
+  c.trace(peer, iteration, Phase::Collect, collect_start);
+  const double average_start = sg::now();
+  peer_cpu(c, peer, s.average_seconds(static_cast<double>(s.parameters), invocations));
+  c.trace(peer, iteration, Phase::LocalAverage, average_start);
+  return true;
+}
+
+}  // namespace
+
+GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s, const std::string& fallback) {
+  if (params.choice("compute", {"peer", "functions"}, fallback) == "peer") return GradientCompute::Peer;
+  for (const auto& inv : s.invocations) {
+    double seconds = 0;
+    for (long long b : inv) seconds += s.step_seconds(b, s.function_vcpus, s.function_speed_factor);
+    if (seconds > s.profile.functions.max_timeout_s)
+      throw params.error("compute", fmt::format("an invocation would compute for {} s, over the function timeout of {} s "
+                                                "(functions/@memory_mb {} is too small)",
+                                                seconds, s.profile.functions.max_timeout_s,
+                                                s.experiment.functions.memory_mb));
+  }
+  return GradientCompute::Functions;
+}
+
+int gradient_function_slots(const Scenario& s, GradientCompute how) {
+  if (how == GradientCompute::Peer) return 0;
+  return std::min<int>(s.profile.functions.concurrency_limit,
+                       s.experiment.peers * static_cast<int>(s.invocations.size()));
+}
+
+void peer_cpu(Context& c, int peer, double reference_s) {
+  // Wall time at full speed on this host, then as the burstable credits allow.
+  const double full_speed_s = reference_s * c.slowdown(peer) / c.s.peer_type.cpu_speed_factor;
+  const double wall_s = c.credits[peer].run(sg::now(), full_speed_s);
+  sg::compute(c.hosts.peers[peer], full_speed_s > 0 ? reference_s * (wall_s / full_speed_s) : 0);
+}
+
+void load_shard(Context& c, int peer, int iteration) {
+  const double start = sg::now();
+  c.storage.get(c.hosts.peers[peer], static_cast<double>(c.s.shard_samples * c.s.sample_bytes));
+  c.trace(peer, iteration, Phase::DataFetch, start);
+}
+
+bool peer_step_fits(Context& c, int peer) {
+  const auto& s = c.s;
+  if (s.peer_fits()) return true;
+  const double start = sg::now();
+  const long long b = *std::max_element(s.minibatches.begin(), s.minibatches.end());
+  const double step_s = s.step_seconds(b, s.peer_type.vcpus, 1);
+  sg::compute(c.hosts.peers[peer], seconds_until_out_of_memory(c, step_s, s.peer_need_bytes, s.peer_memory_bytes));
+  c.trace(peer, 0, Phase::OutOfMemory, start);
+  if (c.out.failure.empty())
+    c.out.failure = fmt::format("{}: out of memory: a {}-sample {} step needs {} but a {} peer has {}", c.system.name, b,
+                                s.experiment.workload.model, gb(s.peer_need_bytes), s.peer_type.name,
+                                gb(s.peer_memory_bytes));
+  return false;
+}
+
+bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how) {
+  if (how == GradientCompute::Peer) {
+    compute_on_peer(c, peer, iteration);
+    return true;
+  }
+  return compute_on_functions(c, peer, iteration);
+}
+
+}  // namespace p2psim::simulation

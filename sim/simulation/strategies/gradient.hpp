@@ -1,0 +1,36 @@
+// Building blocks every peer-based design shares: the peer's CPU (burstable credits included), loading its
+// data shard, and computing one iteration's gradient — on the peer itself, one minibatch after another, or
+// fanned out to functions through the workflow service and averaged on the peer (the paper's two ways).
+#pragma once
+#include <string>
+
+#include "../context.hpp"
+#include "params.hpp"
+
+namespace p2psim::simulation {
+
+enum class GradientCompute { Peer, Functions };
+
+/// Reads the system's `compute` attribute (peer | functions); with functions, checks that every invocation
+/// ends within the function timeout. Throws InputError naming the system.
+GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s, const std::string& fallback);
+
+/// Containers of the gradient function alive at once, at most.
+int gradient_function_slots(const Scenario& s, GradientCompute how);
+
+/// The peer's CPU busy with `reference_s` of work (calibration-CPU seconds): at the host's speed, slower once
+/// a standard-mode burstable instance has run out of credits.
+void peer_cpu(Context& c, int peer, double reference_s);
+
+/// GETs the peer's data shard from object storage (phase data_fetch).
+void load_shard(Context& c, int peer, int iteration);
+
+/// When the peer cannot hold its largest training step, runs that step until memory runs out, records why
+/// the system cannot train, and returns false.
+bool peer_step_fits(Context& c, int peer);
+
+/// Computes the peer's gradient of `iteration`. Returns false when the functions' workflow execution failed:
+/// the failure is recorded and the peer must stop, as the paper's peer script exits.
+bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how);
+
+}  // namespace p2psim::simulation

@@ -1,0 +1,256 @@
+// The paper's design (Barrak et al. 2023, https://github.com/AmineBarrak/PeerToPeerServerless): every peer
+// computes its gradient (itself, or fanned out to functions), publishes it to the broker (inline, or as an
+// object-storage key), collects every other peer's gradient, averages, updates, and optionally waits at a
+// queue-count barrier. Asynchronous with a staleness bound; peer crashes detected by a timeout.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "gradient.hpp"
+#include "strategy.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+class P2pAllToAll : public Strategy {
+ public:
+  P2pAllToAll(const SystemSpec& system, const Scenario& s);
+  PlatformNeeds needs() const override { return {true, false, gradient_function_slots(s_, compute_), {}}; }
+  void launch(Context& c) override;
+  std::string transport() const override { return inline_ ? "inline" : "storage"; }
+
+ private:
+  void peer(Context& c, int peer);
+  void send_gradient(Context& c, int peer, int iteration);
+  void fetch_gradient(Context& c, int peer, int producer, int iteration);
+  void receive_gradients(Context& c, int peer, int iteration);
+  void aggregate_and_update(Context& c, int peer, int iteration);
+  void barrier(Context& c, int peer, int iteration);
+  int crash_if_due(Context& c, int peer, int iteration, bool& crashed);
+
+  const Scenario& s_;
+  GradientCompute compute_;
+  bool inline_, barrier_;
+  // The broker's queues: per producer, iterations published so far (in order).
+  std::vector<int> progress_;
+  sg::Mutex mutex_;
+  sg::ConditionVariable changed_;
+  std::vector<std::vector<int>> next_to_fetch_;  // [consumer][producer]: first iteration not fetched yet
+  std::vector<std::vector<bool>> presumed_dead_;  // [consumer][producer]: gave up waiting for it
+  std::vector<int> barrier_arrivals_;            // per iteration: peers that reached its barrier
+};
+
+P2pAllToAll::P2pAllToAll(const SystemSpec& system, const Scenario& s) : s_(s) {
+  StrategyParams params(system);
+  const auto& x = s.experiment.exchange;
+  compute_ = read_gradient_compute(params, s, "peer");
+  const bool on_peer = compute_ == GradientCompute::Peer;
+  // Defaults per compute mode: the paper's instance script sends inline with a barrier, its serverless
+  // script through storage without one (experiments/defaults.xml).
+  const std::vector<std::string> transports{"inline", "storage", "auto"};
+  const auto default_transport = on_peer ? x.instance_transport : x.serverless_transport;
+  const std::string t = params.choice("transport", transports, transports[static_cast<int>(default_transport)]);
+  inline_ = s.sends_inline(t == "inline" ? Transport::Inline : t == "storage" ? Transport::Storage : Transport::Auto);
+  barrier_ = params.boolean("barrier", on_peer ? s.experiment.barrier.instance : s.experiment.barrier.serverless);
+  params.reject_unread();
+  if (inline_ && s.exchange_bytes > s.profile.broker.max_message_bytes) {
+    const auto message = fmt::format(
+        "a {}-byte {} gradient sent inline exceeds the broker's maximum message size of {} bytes (RabbitMQ would "
+        "refuse it); use storage or auto",
+        static_cast<long long>(s.exchange_bytes), s.experiment.workload.model, s.profile.broker.max_message_bytes);
+    if (params.has("transport")) throw params.error("transport", message);
+    throw s.experiment.error("exchange", on_peer ? "instance_transport" : "serverless_transport", message);
+  }
+  if (s.experiment.asynchronous && barrier_)
+    throw params.error("barrier", "asynchronous training has no barrier: set barrier=\"false\"");
+  const int n = s.experiment.peers;
+  progress_.assign(n, 0);
+  next_to_fetch_.assign(n, std::vector<int>(n, 0));
+  presumed_dead_.assign(n, std::vector<bool>(n, false));
+  barrier_arrivals_.assign(static_cast<size_t>(s.experiment.workload.iterations), 0);
+}
+
+void P2pAllToAll::launch(Context& c) {
+  for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
+}
+
+/// Publishes the peer's gradient for `iteration`: inline through the broker, or as an object whose key goes
+/// through the broker.
+void P2pAllToAll::send_gradient(Context& c, int peer, int iteration) {
+  const double start = sg::now();
+  peer_cpu(c, peer, s_.encode_s);
+  if (inline_) {
+    c.broker.receive_inline(c.hosts.peers[peer], s_.exchange_bytes);
+  } else {
+    c.storage.put(c.hosts.peers[peer], s_.exchange_bytes);
+    c.broker.request();
+  }
+  c.broker.process_message();
+  mutex_.lock();
+  progress_[peer] = iteration + 1;  // published in order
+  for (auto& row : presumed_dead_) row[peer] = false;  // alive after all
+  mutex_.unlock();
+  changed_.notify_all();
+  c.trace(peer, iteration, Phase::Send, start);
+}
+
+/// Transfers producer's message for `iteration` to `peer` (the gradient itself, or the key then the object).
+void P2pAllToAll::fetch_gradient(Context& c, int peer, int producer, int iteration) {
+  if (inline_) {
+    c.broker.process_message();
+    c.broker.deliver_inline(c.hosts.peers[peer], s_.exchange_bytes);
+  } else {
+    c.storage.get(c.hosts.peers[peer], s_.exchange_bytes);
+  }
+  peer_cpu(c, peer, s_.decode_s);
+  c.out.deliveries.push_back({peer, producer, iteration});
+}
+
+/// Collects the other peers' gradients for `iteration`. Every gradient already published is fetched (in
+/// order per producer); the peer goes on once it holds every gradient up to iteration - k, k being the
+/// staleness bound: 0 when synchronous (all of this iteration's), so a peer is never more than k iterations
+/// ahead of the slowest. Polling as the paper's code does (one basic_get per message and queue per round,
+/// then a sleep), or pushed by the broker as soon as published.
+void P2pAllToAll::receive_gradients(Context& c, int peer, int iteration) {
+  const double start = sg::now();
+  const int n = c.peers();
+  const int k = s_.experiment.staleness_bound;
+  auto& next = next_to_fetch_[peer];  // per producer: the first iteration not fetched yet
+  auto fetch_next = [&](int j) {
+    c.out.staleness.push_back(std::max(0, iteration - next[j]));
+    fetch_gradient(c, peer, j, next[j]++);
+  };
+  auto& dead = presumed_dead_[peer];
+  auto caught_up = [&] {
+    for (int j = 0; j < n; ++j)
+      if (j != peer && !dead[j] && next[j] < iteration + 1 - k) return false;
+    return true;
+  };
+  // After waiting peer_timeout_s, whoever is still missing is presumed dead and left out (until it publishes).
+  const double timeout_s = s_.experiment.peer_timeout_s;
+  const double timeout_at = timeout_s > 0 ? start + timeout_s : std::numeric_limits<double>::infinity();
+  auto give_up = [&] {
+    for (int j = 0; j < n; ++j)
+      if (j != peer && !dead[j] && next[j] < iteration + 1 - k) dead[j] = true;
+    c.out.failure_detection_wait_s += sg::now() - start;
+  };
+  if (s_.experiment.exchange.consume == Consume::Poll) {
+    for (;;) {
+      for (int j = 0; j < n; ++j) {
+        if (j == peer) continue;
+        c.broker.request();  // basic_get on j's queue
+        while (next[j] < progress_[j]) {
+          fetch_next(j);
+          c.broker.request();  // the next basic_get on the same queue
+        }
+      }
+      if (caught_up()) break;
+      if (sg::now() >= timeout_at) {
+        give_up();
+        break;
+      }
+      sg::sleep_for(s_.experiment.exchange.poll_interval_s);
+    }
+  } else {
+    while (!caught_up()) {
+      int ready = -1;
+      mutex_.lock();
+      for (;;) {
+        for (int j = 0; j < n && ready < 0; ++j)
+          if (j != peer && next[j] < progress_[j]) ready = j;
+        if (ready >= 0 || sg::now() >= timeout_at) break;
+        if (timeout_s > 0)
+          changed_.wait_until(mutex_, timeout_at);
+        else
+          changed_.wait(mutex_);
+      }
+      mutex_.unlock();
+      if (ready < 0) {
+        give_up();
+        break;
+      }
+      fetch_next(ready);
+    }
+  }
+  c.trace(peer, iteration, Phase::Receive, start);
+}
+
+/// Equal-weight mean of the N gradients, then the SGD step (costed as one more two-gradient pass).
+void P2pAllToAll::aggregate_and_update(Context& c, int peer, int iteration) {
+  const double start = sg::now();
+  const double e = static_cast<double>(s_.parameters);
+  peer_cpu(c, peer, s_.average_seconds(e, c.peers()) + s_.average_seconds(e, 2));
+  c.trace(peer, iteration, Phase::AggregateUpdate, start);
+}
+
+/// The instance script's barrier: publish to a sync queue, wait, poll its count until it holds every live
+/// peer, settle, purge.
+void P2pAllToAll::barrier(Context& c, int peer, int iteration) {
+  const auto& b = s_.experiment.barrier;
+  const double start = sg::now();
+  c.broker.request();
+  ++barrier_arrivals_[iteration];
+  sg::sleep_for(b.initial_wait_s);
+  for (;;) {
+    c.broker.request();  // queue_declare(passive) -> message_count
+    const int up = static_cast<int>(std::count(c.down.begin(), c.down.end(), false));
+    if (barrier_arrivals_[iteration] >= up) break;
+    sg::sleep_for(b.poll_interval_s);
+  }
+  sg::sleep_for(b.settle_s);
+  c.trace(peer, iteration, Phase::Barrier, start);
+}
+
+/// The declared crash: at the peer's first step boundary at or after crash_at_s it goes down. Returns -1 when
+/// it stays down (the peer ends), otherwise the iteration it rejoins at: the others' furthest, after reloading
+/// its shard from storage. The others presume it dead after their timeout and leave it out until it publishes.
+int P2pAllToAll::crash_if_due(Context& c, int peer, int iteration, bool& crashed) {
+  const auto& e = s_.experiment;
+  if (crashed || peer != e.crash_peer || sg::now() < e.crash_at_s) return iteration;
+  crashed = true;
+  c.down[peer] = true;
+  const double start = sg::now();
+  if (e.rejoin_after_s <= 0) {
+    c.trace(peer, iteration, Phase::Down, start);
+    return -1;
+  }
+  sg::sleep_until(e.crash_at_s + e.rejoin_after_s);
+  c.trace(peer, iteration, Phase::Down, start);
+  c.down[peer] = false;
+  if (compute_ == GradientCompute::Peer) load_shard(c, peer, iteration);
+  int rejoin = iteration;
+  for (int j = 0; j < c.peers(); ++j) rejoin = std::max(rejoin, progress_[j]);
+  rejoin = std::min(rejoin, static_cast<int>(e.workload.iterations) - 1);
+  progress_[peer] = rejoin;  // it skipped the iterations it missed: nobody waits for those
+  for (auto& row : next_to_fetch_) row[peer] = std::max(row[peer], rejoin);
+  return rejoin;
+}
+
+void P2pAllToAll::peer(Context& c, int peer) {
+  if (compute_ == GradientCompute::Peer) {
+    load_shard(c, peer, 0);
+    if (!peer_step_fits(c, peer)) {  // its first minibatch dies: this system cannot train
+      c.out.peer_end_s[peer] = sg::now();
+      return;
+    }
+  }
+  bool crashed = false;
+  for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
+    if ((it = crash_if_due(c, peer, it, crashed)) < 0) break;
+    if (!compute_gradient(c, peer, it, compute_)) break;
+    send_gradient(c, peer, it);
+    receive_gradients(c, peer, it);
+    aggregate_and_update(c, peer, it);
+    if (barrier_) barrier(c, peer, it);
+  }
+  c.out.peer_end_s[peer] = sg::now();
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_p2p_all_to_all(const SystemSpec& system, const Scenario& s) {
+  return std::make_unique<P2pAllToAll>(system, s);
+}
+
+}  // namespace p2psim::simulation

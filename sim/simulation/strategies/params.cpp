@@ -1,0 +1,57 @@
+#include "params.hpp"
+
+#include <algorithm>
+
+#include "../../parse_number.hpp"
+
+namespace p2psim::simulation {
+
+InputError StrategyParams::error(const std::string& name, const std::string& what) const {
+  return InputError(system_.file, system_.line, "systems/system[@name='" + system_.name + "']/@" + name, what);
+}
+
+const std::string* StrategyParams::raw(const std::string& name) {
+  read_.insert(name);
+  auto it = system_.params.find(name);
+  return it == system_.params.end() ? nullptr : &it->second;
+}
+
+std::string StrategyParams::choice(const std::string& name, const std::vector<std::string>& choices,
+                                   const std::string& fallback) {
+  const std::string* v = raw(name);
+  if (!v) return fallback;
+  if (std::find(choices.begin(), choices.end(), *v) != choices.end()) return *v;
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  throw error(name, "expected one of " + list + ", got '" + *v + "'");
+}
+
+long long StrategyParams::integer(const std::string& name, long long min, long long max, long long fallback) {
+  const std::string* v = raw(name);
+  if (!v) return fallback;
+  const auto x = parse_integer(*v);
+  if (!x) throw error(name, "expected an integer, got '" + *v + "'");
+  if (*x < min || *x > max)
+    throw error(name, "expected " + std::to_string(min) + ".." + std::to_string(max) + ", got " + *v);
+  return *x;
+}
+
+double StrategyParams::number(const std::string& name, double min, double max, double fallback) {
+  const std::string* v = raw(name);
+  if (!v) return fallback;
+  const auto x = parse_real(*v);
+  if (!x) throw error(name, "expected a number, got '" + *v + "'");
+  if (*x < min || *x > max) throw error(name, "expected a value in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + *v);
+  return *x;
+}
+
+bool StrategyParams::boolean(const std::string& name, bool fallback) {
+  return choice(name, {"true", "false"}, fallback ? "true" : "false") == "true";
+}
+
+void StrategyParams::reject_unread() const {
+  for (const auto& [name, value] : system_.params)
+    if (!read_.count(name)) throw error(name, "unknown attribute for strategy '" + system_.strategy + "'");
+}
+
+}  // namespace p2psim::simulation

@@ -1,0 +1,139 @@
+// Sharded serverless aggregation (the GradsSharding design: gradients cut into M shards, each averaged by its
+// own function, so no function holds a whole gradient). Per iteration every peer computes its gradient and
+// PUTs it as M shard objects; once all peers have uploaded, the last uploader invokes M reducer functions;
+// reducer j GETs the N copies of shard j one at a time, adds each as it arrives, and PUTs the averaged shard;
+// peers then GET the M averaged shards and update. Reducer memory = the runtime's baseline + k shard buffers
+// (k = reducer_buffers: the running sum and the shard arriving), unless reducer_memory_mb says otherwise; a
+// reducer larger than the function service allows cannot be deployed and the system is infeasible.
+// Simplifications: peers learn that an averaged shard is ready at no cost (an ideal notification); the
+// reducers' Invoke requests take no time beyond their cold or warm start.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gradient.hpp"
+#include "strategy.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;  // Lambda's "MB" of memory are MiB
+
+class ServerlessSharded : public Strategy {
+ public:
+  ServerlessSharded(const SystemSpec& system, const Scenario& s);
+  PlatformNeeds needs() const override {
+    // Functions computing gradients publish their keys through the broker (the paper's lambda queues).
+    return {compute_ == GradientCompute::Functions, false,
+            std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + shards_), {}};
+  }
+  void launch(Context& c) override;
+  std::string transport() const override { return "storage_shards"; }
+
+ private:
+  void peer(Context& c, int peer);
+  void reducer(Context& c, int shard, int iteration);
+  const Scenario& s_;
+  GradientCompute compute_;
+  int shards_ = 1;
+  int reducer_memory_mb_ = 0;
+  std::vector<int> uploaded_;  // per iteration: peers whose shards are all in storage
+  std::vector<int> reduced_;   // per iteration: averaged shards in storage
+  sg::Mutex mutex_;
+  sg::ConditionVariable reduced_changed_;
+};
+
+ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s) : s_(s) {
+  StrategyParams params(system);
+  compute_ = read_gradient_compute(params, s, "peer");
+  shards_ = static_cast<int>(params.integer("shards", 1, 1 << 16, 0));
+  if (shards_ == 0) throw params.error("shards", "required: the number of shards (and reducer functions) M");
+  const double buffers = params.number("reducer_buffers", 1, 1000, 2);
+  const double shard_bytes = static_cast<double>(s.gradient_bytes) / shards_;
+  const int derived_mb = std::max(s.profile.functions.memory_min_mb,
+                                  static_cast<int>(std::ceil(s.profile.runtime_baseline_mb + buffers * shard_bytes / kMiB)));
+  reducer_memory_mb_ = static_cast<int>(params.integer("reducer_memory_mb", 1, 1 << 20, derived_mb));
+  params.reject_unread();
+  const auto& e = s.experiment;
+  if (e.asynchronous) throw params.error("strategy", "serverless_sharded is synchronous: remove <synchronization mode=\"async\">");
+  if (e.crash_peer >= 0) throw params.error("strategy", "serverless_sharded does not model peer crashes (<failures crash_peer>)");
+  if (e.exchange.compression != "none")
+    throw params.error("strategy", "serverless_sharded does not model compressed shards: set compression=\"none\"");
+  if (e.function_failure_probability > 0)
+    throw params.error("strategy", "serverless_sharded does not model reducer failures: set function_failure_probability=\"0\"");
+  uploaded_.assign(static_cast<size_t>(e.workload.iterations), 0);
+  reduced_.assign(static_cast<size_t>(e.workload.iterations), 0);
+}
+
+void ServerlessSharded::launch(Context& c) {
+  const int max_mb = s_.profile.functions.memory_max_mb;
+  if (reducer_memory_mb_ > max_mb) {  // the function cannot even be created at that size
+    c.out.failure = fmt::format(
+        "{}: out of memory: a reducer of 1/{} of the {} gradient needs {} MB (runtime {} MB + shard buffers), over "
+        "the function service's maximum of {} MB; use more shards",
+        c.system.name, shards_, s_.experiment.workload.model, reducer_memory_mb_, s_.profile.runtime_baseline_mb,
+        max_mb);
+    return;
+  }
+  for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
+}
+
+void ServerlessSharded::reducer(Context& c, int shard, int iteration) {
+  const auto container = c.functions.start("reducer", reducer_memory_mb_);
+  if (container.cold) c.trace(-1, iteration, Phase::ColdStart, container.init_started_s, shard);
+  const double run_start = sg::now();
+  const double shard_bytes = s_.exchange_bytes / shards_;
+  const double shard_elements = static_cast<double>(s_.parameters) / shards_;
+  // A single-threaded kernel, time-sliced below one vCPU.
+  const double add_s = s_.average_seconds(shard_elements, 2) / std::min(1.0, c.functions.vcpus(reducer_memory_mb_));
+  for (int i = 0; i < c.peers(); ++i) {
+    c.storage.get(container.host, shard_bytes);
+    if (i > 0) sg::compute(container.host, add_s);  // the running sum
+  }
+  c.storage.put(container.host, shard_bytes);
+  c.trace(-1, iteration, Phase::Reduce, run_start, shard);
+  c.functions.finish(container, sg::now() - run_start, s_.experiment.functions.arch, false);
+  mutex_.lock();
+  ++reduced_[iteration];
+  mutex_.unlock();
+  reduced_changed_.notify_all();
+}
+
+void ServerlessSharded::peer(Context& c, int peer) {
+  const double shard_bytes = s_.exchange_bytes / shards_;
+  if (compute_ == GradientCompute::Peer) {
+    load_shard(c, peer, 0);
+    if (!peer_step_fits(c, peer)) {
+      c.out.peer_end_s[peer] = sg::now();
+      return;
+    }
+  }
+  for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
+    if (!compute_gradient(c, peer, it, compute_)) break;
+    const double send_start = sg::now();
+    for (int j = 0; j < shards_; ++j) c.storage.put(c.hosts.peers[peer], shard_bytes);
+    c.trace(peer, it, Phase::Send, send_start);
+    if (++uploaded_[it] == c.peers())  // the last uploader invokes the reducers
+      for (int j = 0; j < shards_; ++j)
+        sg::spawn(fmt::format("reducer-{}-{}", it, j), c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
+    const double receive_start = sg::now();
+    mutex_.lock();
+    while (reduced_[it] < shards_) reduced_changed_.wait(mutex_);
+    mutex_.unlock();
+    for (int j = 0; j < shards_; ++j) c.storage.get(c.hosts.peers[peer], shard_bytes);
+    c.trace(peer, it, Phase::Receive, receive_start);
+    const double update_start = sg::now();
+    peer_cpu(c, peer, s_.average_seconds(static_cast<double>(s_.parameters), 2));  // the SGD step
+    c.trace(peer, it, Phase::AggregateUpdate, update_start);
+  }
+  c.out.peer_end_s[peer] = sg::now();
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_serverless_sharded(const SystemSpec& system, const Scenario& s) {
+  return std::make_unique<ServerlessSharded>(system, s);
+}
+
+}  // namespace p2psim::simulation

@@ -1,0 +1,48 @@
+// A training design as the simulation core sees it: what it needs of the platform, and the actors it starts.
+// Each design is one file in this folder, registered in registry.cpp; it composes the services (context.hpp)
+// and the adapter, and never knows prices or result formats.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../experiment.hpp"
+#include "../../scenario.hpp"
+#include "../context.hpp"
+#include "../sg/platform.hpp"
+
+namespace p2psim::simulation {
+
+/// A server instance a design runs (a parameter server, a database): billed like the peers.
+struct ServerNeed {
+  std::string name, instance_type;
+};
+
+/// What a design needs of the platform besides the peers, object storage and the broker.
+struct PlatformNeeds {
+  bool broker = false;  // the design runs a message broker (billed for the whole run, used or not)
+  bool peer_to_peer = false;
+  int function_slots = 0;  // containers alive at once, at most
+  std::vector<ServerNeed> servers;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual PlatformNeeds needs() const = 0;
+  /// Starts the design's actors; the engine then runs them to the end.
+  virtual void launch(Context& c) = 0;
+  /// How gradients travel between participants, for the results (e.g. "inline", "storage", "peer_to_peer").
+  virtual std::string transport() const = 0;
+};
+
+using StrategyFactory = std::unique_ptr<Strategy> (*)(const SystemSpec& system, const Scenario& s);
+
+/// The strategy `system` names, with its parameters read and checked against the scenario. Throws InputError
+/// naming the experiment file, the <system> line and the field.
+std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario& s);
+
+/// Every registered strategy's name, in registration order.
+std::vector<std::string> strategy_names();
+
+}  // namespace p2psim::simulation
