@@ -1,5 +1,6 @@
-// Experiments for simulation tests: the shipped AWS profile, made exact with overrides, and a hand-made
-// calibration in which one mnist_cnn step takes 1 + 1e-4 * batch seconds on one thread (0.6x that on two).
+// Experiments for simulation tests: the test profile (tests/data/test_profile.xml: the shipped performance
+// values with round prices), made exact with overrides, and a hand-made calibration in which one mnist_cnn
+// step takes 1 + 1e-4 * batch seconds on one thread (0.6x that on two).
 #pragma once
 #include <fstream>
 #include <string>
@@ -26,7 +27,7 @@ inline std::string write_experiment(const TempDir& dir, const std::string& body,
                                     const std::string& extra_overrides = "") {
   const std::string path = dir.path("experiment.xml");
   std::ofstream(path) << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << kSource
-                      << "/platforms/aws_us_east_1.xml\">" << kExactOverrides << extra_overrides
+                      << "/tests/data/test_profile.xml\">" << kExactOverrides << extra_overrides
                       << "\n  </profile>\n  <calibration files=\"" << kSource
                       << "/tests/data/hand_calibration.csv\"/>\n"
                       << body << "\n</experiment>\n";

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <algorithm>
 
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
@@ -107,6 +109,112 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     CHECK(j["inputs_xxh64"].size() >= 4);
     CHECK(read_file(dir.path("out/result.csv")).find("gradient_s_per_iteration") != std::string::npos);
     CHECK(read_file(dir.path("out/trace.csv")).find("serverless,3,3,-1,aggregate_update,") != std::string::npos);
+  }
+}
+
+TEST_CASE("run: each strategy's scenario under tests/scenarios reproduces its hand-checked trace exactly") {
+  int scenarios = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(P2PSIM_SOURCE_DIR "/tests/scenarios")) {
+    CAPTURE(entry.path().string());
+    TempDir dir;
+    auto r = run_cli("run " + (entry.path() / "experiment.xml").string() + " -q --out " + dir.path("out"));
+    REQUIRE(r.exit_code == 0);
+    const std::string expected = read_file((entry.path() / "expected_trace.csv").string());
+    const std::string actual = read_file(dir.path("out/trace.csv"));
+    CHECK(expected.size() > 100);
+    if (actual != expected) {  // show the first line that differs
+      std::istringstream a(actual), e(expected);
+      std::string la, le;
+      int line = 0;
+      while (std::getline(e, le) && (std::getline(a, la) || (la.clear(), true)) && ++line && la == le) {
+      }
+      FAIL_CHECK("line " << line << ": expected '" << le << "', got '" << la << "'");
+    }
+    ++scenarios;
+  }
+  CHECK(scenarios >= 3);  // one folder per strategy
+}
+
+TEST_CASE("run: the designs experiment compares four systems with the baseline") {
+  TempDir dir;
+  auto r = run_cli("run " P2PSIM_SOURCE_DIR "/experiments/designs_vgg11_cifar.xml --out " + dir.path("out"));
+  REQUIRE(r.exit_code == 0);
+  for (const char* system : {"serverless", "ring", "sharded"})
+    CHECK(r.output.find(std::string("cost ratio (") + system + " / instance)") != std::string::npos);
+  auto j = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+  CHECK(j["baseline"] == "instance");
+  CHECK(j["systems"]["ring"]["strategy"] == "ring_allreduce");
+  CHECK(j["systems"]["ring"]["transport"] == "peer_to_peer");
+  CHECK(j["systems"]["ring"]["cost_usd"]["broker"].get<double>() == 0);
+  CHECK(j["systems"]["sharded"]["usage"]["function_invocations"].get<int>() == 8 * 4);  // 8 reducers x 4 iterations
+  CHECK_FALSE(j["systems"]["instance"].contains("vs_baseline"));
+  CHECK(j["systems"]["ring"]["vs_baseline"]["cost_ratio"].get<double>() ==
+        doctest::Approx(j["systems"]["ring"]["cost_usd"]["total"].get<double>() /
+                        j["systems"]["instance"]["cost_usd"]["total"].get<double>()));
+  const std::string csv = read_file(dir.path("out/result.csv"));
+  CHECK(csv.rfind("experiment,system,strategy,", 0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);  // header + 4 systems
+}
+
+namespace {
+// Every number and string of `old` equal in `now` (numbers within 1e-12 relative); arrays of equal length.
+void check_same_values(const nlohmann::json& old, const nlohmann::json& now, const std::string& path) {
+  CAPTURE(path);
+  if (old.is_object()) {
+    for (const auto& [key, value] : old.items()) {
+      REQUIRE(now.contains(key));
+      check_same_values(value, now[key], path + "/" + key);
+    }
+  } else if (old.is_array()) {
+    REQUIRE(now.size() == old.size());
+    for (size_t i = 0; i < old.size(); ++i) check_same_values(old[i], now[i], path + "/" + std::to_string(i));
+  } else if (old.is_number()) {
+    CHECK(now.get<double>() == doctest::Approx(old.get<double>()).epsilon(1e-12));
+  } else {
+    CHECK(now == old);
+  }
+}
+
+// Trace rows without the peer and invocation columns, sorted: which of two interchangeable participants that
+// tie goes first may change.
+std::vector<std::string> rows_without_peer(const std::string& csv) {
+  std::vector<std::string> rows;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    REQUIRE(f.size() == 8);
+    rows.push_back(f[0] + "," + f[2] + "," + f[4] + "," + f[5] + "," + f[6] + "," + f[7]);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("run: the refactor into strategies keeps the paper's two systems' results (tests/golden/README.md)") {
+  for (const char* name : {"squeezenet_mnist", "mobilenet_v3_small_mnist"}) {
+    CAPTURE(name);
+    TempDir dir;
+    REQUIRE(run_cli(std::string("run " P2PSIM_SOURCE_DIR "/experiments/") + name + ".xml -q --out " + dir.path("out"))
+                .exit_code == 0);
+    const std::string golden = std::string(P2PSIM_SOURCE_DIR "/tests/golden/before_strategies/") + name;
+    auto old = nlohmann::json::parse(read_file(golden + "/result.json"));
+    auto now = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+    old.erase("inputs_xxh64");
+    old["systems"] = old["architectures"];
+    old.erase("architectures");
+    const auto comparison = old["comparison"];
+    old.erase("comparison");
+    check_same_values(old, now, "");
+    const auto& vs = now["systems"]["serverless"]["vs_baseline"];
+    CHECK(vs["gradient_time_improvement_percent"].get<double>() ==
+          doctest::Approx(comparison["gradient_time_improvement_percent"].get<double>()).epsilon(1e-12));
+    CHECK(vs["cost_ratio"].get<double>() ==
+          doctest::Approx(comparison["cost_ratio_serverless_over_instance"].get<double>()).epsilon(1e-12));
+    CHECK(rows_without_peer(read_file(golden + "/trace.csv")) == rows_without_peer(read_file(dir.path("out/trace.csv"))));
   }
 }
 

@@ -1,0 +1,212 @@
+// The designs beyond the paper's all-to-all, against hand-computed times and bills (1 and 4 peers, one
+// iteration), and the <systems> schema's errors. Values are the test profile's (tests/data/test_profile.xml)
+// and the hand calibration's (tests/data/hand_calibration.csv): a 2-vCPU mnist_cnn step of b samples takes
+// 0.6 (1 + 1e-4 b) s; averaging n gradients of e floats takes 0.0024 n e / (2 * 1,199,882) s.
+#include <doctest/doctest.h>
+
+#include "pricing.hpp"
+#include "sim_fixture.hpp"
+
+using namespace p2psim;
+using fixture::write_experiment;
+
+namespace {
+
+double phase_total(const RunOutput& r, Phase phase, int peer = -2) {
+  double total = 0;
+  for (const auto& p : r.trace)
+    if (p.phase == phase && (peer == -2 || p.peer == peer)) total += p.end_s - p.start_s;
+  return total;
+}
+int phase_count(const RunOutput& r, Phase phase) {
+  int n = 0;
+  for (const auto& p : r.trace) n += p.phase == phase;
+  return n;
+}
+
+constexpr double kFirstByte = 0.15, kT2LargeNic = 62.5e6, kFunctionNet = 55e6, kImage = 0.79, kImport = 0.92;
+constexpr double kGradient = 4799528, kElements = 1199882;
+double average_s(double elements, int n) { return 0.0024 * n * elements / (2 * kElements); }
+double step_s(double batch) { return 0.6 * (1 + 1e-4 * batch); }
+
+std::string experiment(int peers, const std::string& systems) {
+  return R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none"/>
+    <peers count=")" + std::to_string(peers) + R"(" instance_type="t2.large"/>
+    <systems>)" + systems + "</systems>";
+}
+
+}  // namespace
+
+TEST_CASE("ring all-reduce, 4 peers: 2(N-1) steps of |g|/N bytes over peer-to-peer links, by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(dir, experiment(4, R"(<system name="ring" strategy="ring_allreduce"/>)")));
+  auto r = fixture::simulate(s, "ring");
+  const double fetch = kFirstByte + 15000.0 * 784 * 4 / kT2LargeNic;  // each peer's 15,000 images
+  const double compute = step_s(15000);
+  // One chunk through the sender's NIC (up) and the receiver's (down). SimGrid models TCP acknowledgements as
+  // reverse traffic of 5 % of a flow's rate (network/crosstraffic, on by default): a peer's up-link carries its
+  // own chunk and the acks of the chunk it receives, so each chunk flows at NIC / 1.05.
+  const double chunk_s = kGradient / 4 * 1.05 / kT2LargeNic;
+  const double reduce_scatter = 3 * (chunk_s + average_s(kElements / 4, 2));
+  const double all_gather = 3 * chunk_s;
+  const double update = average_s(kElements, 2);
+  for (int peer = 0; peer < 4; ++peer) {
+    CHECK(phase_total(r, Phase::DataFetch, peer) == doctest::Approx(fetch).epsilon(1e-9));
+    CHECK(phase_total(r, Phase::Compute, peer) == doctest::Approx(compute).epsilon(1e-9));
+    CHECK(phase_total(r, Phase::ReduceScatter, peer) == doctest::Approx(reduce_scatter).epsilon(1e-9));
+    CHECK(phase_total(r, Phase::AllGather, peer) == doctest::Approx(all_gather).epsilon(1e-9));
+    CHECK(phase_total(r, Phase::AggregateUpdate, peer) == doctest::Approx(update).epsilon(1e-9));
+    CHECK(r.peer_end_s[peer] == doctest::Approx(fetch + compute + reduce_scatter + all_gather + update).epsilon(1e-9));
+  }
+  CHECK(r.transport == "peer_to_peer");
+  CHECK(r.ledger.storage_gets == 4);  // the shards; gradients never touch storage
+  CHECK(r.ledger.storage_puts == 0);
+  CHECK(r.ledger.broker_uptime_s == 0);  // no broker in this design
+  CHECK(r.ledger.function_runs.empty());
+  REQUIRE(r.ledger.instances.size() == 4);
+  CHECK(r.ledger.instances[0].type == "t2.large");
+}
+
+TEST_CASE("ring all-reduce, 1 peer: nothing to exchange") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(dir, experiment(1, R"(<system name="ring" strategy="ring_allreduce"/>)")));
+  auto r = fixture::simulate(s, "ring");
+  const double fetch = kFirstByte + 60000.0 * 784 * 4 / kT2LargeNic;
+  CHECK(phase_total(r, Phase::ReduceScatter) == 0);
+  CHECK(phase_total(r, Phase::AllGather) == 0);
+  CHECK(r.peer_end_s[0] == doctest::Approx(fetch + step_s(60000) + average_s(kElements, 2)).epsilon(1e-9));
+}
+
+TEST_CASE("sharded serverless aggregation, 4 peers and 2 shards: every phase and the bill by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(
+      write_experiment(dir, experiment(4, R"(<system name="sharded" strategy="serverless_sharded" shards="2"/>)")));
+  auto r = fixture::simulate(s, "sharded");
+  const double shard = kGradient / 2;
+  const double fetch = kFirstByte + 15000.0 * 784 * 4 / kT2LargeNic;
+  const double compute = step_s(15000);
+  const double send = 2 * (kFirstByte + shard / kT2LargeNic);  // PUT both shards, one after the other
+  // Reducer memory: the 262 MB runtime + 2 shard buffers of 2,399,764 bytes (4.58 MiB) = 267 MB (rounded up).
+  const int reducer_mb = 267;
+  const double share = reducer_mb / 1769.0;          // its CPU share
+  const double init = kImage + kImport / share;       // cold start, no spread in the test profile
+  const double get = kFirstByte + shard / kFunctionNet;
+  const double reduce = 4 * get + 3 * average_s(kElements / 2, 2) / share + (kFirstByte + shard / kFunctionNet);
+  const double collect = 2 * (kFirstByte + shard / kT2LargeNic);
+  const double update = average_s(kElements, 2);
+  CHECK(phase_count(r, Phase::ColdStart) == 2);
+  CHECK(phase_count(r, Phase::Reduce) == 2);
+  CHECK(phase_total(r, Phase::ColdStart) == doctest::Approx(2 * init).epsilon(1e-9));
+  CHECK(phase_total(r, Phase::Reduce) == doctest::Approx(2 * reduce).epsilon(1e-9));
+  for (int peer = 0; peer < 4; ++peer) {
+    CHECK(phase_total(r, Phase::Compute, peer) == doctest::Approx(compute).epsilon(1e-9));
+    CHECK(phase_total(r, Phase::Send, peer) == doctest::Approx(send).epsilon(1e-9));
+    CHECK(phase_total(r, Phase::Receive, peer) == doctest::Approx(init + reduce + collect).epsilon(1e-9));
+    CHECK(r.peer_end_s[peer] ==
+          doctest::Approx(fetch + compute + send + init + reduce + collect + update).epsilon(1e-9));
+  }
+  CHECK(r.ledger.storage_puts == 4 * 2 + 2);   // every peer's shards, then the averaged ones
+  CHECK(r.ledger.storage_gets == 4 + 2 * 4 + 4 * 2);  // data shards, reducers' inputs, peers' averaged shards
+  REQUIRE(r.ledger.function_runs.size() == 2);
+  for (const auto& run : r.ledger.function_runs) {
+    CHECK(run.memory_mb == reducer_mb);
+    CHECK(run.init_s == doctest::Approx(init).epsilon(1e-9));
+    CHECK(run.run_s == doctest::Approx(reduce).epsilon(1e-9));
+  }
+  // The test profile's round prices: 0.00002 USD per GB-s (x86), 0.000001 per request.
+  const Cost c = price(r.ledger, s.profile);
+  const double billed_s = std::ceil((init + reduce) * 1000 - 1e-6) / 1000;
+  CHECK(c.function_compute_usd == doctest::Approx(2 * billed_s * reducer_mb / 1024.0 * 0.00002));
+  CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001));
+  CHECK(c.broker_usd == 0);
+}
+
+TEST_CASE("sharded serverless aggregation, 1 peer: the reducers add nothing") {
+  TempDir dir;
+  auto s = fixture::scenario(
+      write_experiment(dir, experiment(1, R"(<system name="sharded" strategy="serverless_sharded" shards="2"/>)")));
+  auto r = fixture::simulate(s, "sharded");
+  const double shard = kGradient / 2;
+  const double init = kImage + kImport / (267 / 1769.0);
+  const double reduce = 2 * (kFirstByte + shard / kFunctionNet);  // one GET, one PUT, no addition
+  CHECK(phase_total(r, Phase::Reduce) == doctest::Approx(2 * reduce).epsilon(1e-9));
+  const double fetch = kFirstByte + 60000.0 * 784 * 4 / kT2LargeNic;
+  const double send = 2 * (kFirstByte + shard / kT2LargeNic);
+  CHECK(r.peer_end_s[0] ==
+        doctest::Approx(fetch + step_s(60000) + send + init + reduce + send + average_s(kElements, 2)).epsilon(1e-9));
+}
+
+TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, experiment(4, R"(<system name="sharded" strategy="serverless_sharded" shards="1" reducer_buffers="3"/>)") +
+               R"(<functions memory_mb="256"/>)",
+      R"(<override select="function_service/@memory_max_mb" value="270"/>)"));  // needs 262 + 3 x 4.58 = 276 MB
+  auto r = fixture::simulate(s, "sharded");
+  CHECK(r.failure.find("sharded: out of memory: a reducer of 1/1 of the mnist_cnn gradient needs 276 MB") !=
+        std::string::npos);
+  CHECK(r.ledger.function_runs.empty());
+}
+
+TEST_CASE("systems of several strategies run side by side and each is compared with the baseline") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(dir, experiment(4, R"(
+      <system name="a2a" strategy="p2p_all_to_all"/>
+      <system name="ring" strategy="ring_allreduce"/>)")));
+  CHECK(s.experiment.baseline == "a2a");  // the first, when none is named
+  // Same data, same compute: the designs differ only after the gradient.
+  auto a2a = fixture::simulate(s, "a2a");
+  auto ring = fixture::simulate(s, "ring");
+  CHECK(phase_total(a2a, Phase::Compute) == doctest::Approx(phase_total(ring, Phase::Compute)).epsilon(1e-12));
+  CHECK(a2a.ledger.broker_uptime_s > 0);
+  CHECK(ring.ledger.broker_uptime_s == 0);
+}
+
+TEST_CASE("bad <systems> are named by file, line and field") {
+  TempDir dir;
+  auto error = [&](const std::string& systems, const std::string& extra = "") {
+    const auto path = write_experiment(dir, experiment(4, systems) + extra);
+    try {
+      check_systems(fixture::scenario(path));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto gossip = error(R"(<system name="x" strategy="gossip"/>)");
+  CHECK(gossip.find(fixture::line_tag(dir.path("experiment.xml"), "gossip") + " field 'systems/system[@name='x']/@strategy': unknown strategy 'gossip' (known: p2p_all_to_all, "
+            "ring_allreduce, serverless_sharded)") != std::string::npos);
+  CHECK(gossip.find(dir.path("experiment.xml")) != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="ring_allreduce" shards="2"/>)").find(
+            "field 'systems/system[@name='x']/@shards': unknown attribute for strategy 'ring_allreduce'") !=
+        std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="serverless_sharded"/>)").find("@shards': required") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="serverless_sharded" shards="0"/>)").find("expected 1..65536, got 0") !=
+        std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="gpu"/>)").find(
+            "@compute': expected one of peer, functions, got 'gpu'") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="ring_allreduce"/><system name="x" strategy="ring_allreduce"/>)").find(
+            "field 'system/@name': system 'x' is declared twice") != std::string::npos);
+  CHECK(error(R"(<system name="a,b" strategy="ring_allreduce"/>)").find("expected 1-64 letters") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="ring_allreduce"/>)", R"(<failures crash_peer="1" peer_timeout_s="5"/>)")
+            .find("ring_allreduce does not model peer crashes") != std::string::npos);
+  const auto both = write_experiment(dir, experiment(4, R"(<system name="x" strategy="ring_allreduce"/>)") +
+                                              R"(<architectures run="both"/>)");
+  try {
+    fixture::scenario(both);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("give <systems> or <architectures>, not both") != std::string::npos);
+  }
+  const auto no_base = write_experiment(
+      dir, R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024"/>
+    <peers count="4" instance_type="t2.large"/><systems baseline="nope"><system name="x" strategy="ring_allreduce"/></systems>)");
+  try {
+    fixture::scenario(no_base);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("field 'systems/@baseline': no system is named 'nope'") != std::string::npos);
+  }
+}
