@@ -226,8 +226,29 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     throw xml.error(failures, "failures/@peer_timeout_s",
                     "a peer that crashes for good needs a timeout > 0, or the others would wait for it forever");
   e.function_failure_probability = xml.number(failures, "function_failure_probability", 0, 0.99);
-  e.broker_outage_from_s = xml.number(failures, "broker_outage_from_s", 0, 1e9);
-  e.broker_outage_to_s = xml.number(failures, "broker_outage_to_s", e.broker_outage_from_s, 1e9);
+  {  // one window per pair of values: broker_outage_from_s="10 50" broker_outage_to_s="20 60"
+    auto times = [&](const char* attr) {
+      std::vector<double> v;
+      std::istringstream in(xml.text_or(failures, attr, ""));
+      for (std::string t; in >> t;) {
+        const auto x = parse_real(t);
+        if (!x || *x < 0 || *x > 1e9)
+          throw xml.error(failures, std::string("failures/@") + attr, "expected times in [0, 1e9] s, got '" + t + "'");
+        v.push_back(*x);
+      }
+      return v;
+    };
+    const auto from = times("broker_outage_from_s"), to = times("broker_outage_to_s");
+    if (from.size() != to.size())
+      throw xml.error(failures, "failures/@broker_outage_to_s",
+                      std::to_string(from.size()) + " outage starts but " + std::to_string(to.size()) + " ends");
+    for (size_t i = 0; i < from.size(); ++i) {
+      if (to[i] < from[i] || (i > 0 && from[i] < to[i - 1]))
+        throw xml.error(failures, "failures/@broker_outage_to_s",
+                        "outage windows must be in time order, each ending after it starts and before the next");
+      if (to[i] > from[i]) e.broker_outages.push_back({from[i], to[i]});  // an empty window is no outage
+    }
+  }
 
   auto sync = root.child("synchronization");
   xml.check_names(sync, {"mode", "staleness_bound"});

@@ -73,7 +73,10 @@ struct Experiment {
 
   double workflow_status_poll_interval_s = 0;
   double function_failure_probability = 0;  // each function attempt crashes with this probability
-  double broker_outage_from_s = 0, broker_outage_to_s = 0;  // the broker is unreachable in [from, to)
+  struct Window {
+    double from_s = 0, to_s = 0;  // [from, to)
+  };
+  std::vector<Window> broker_outages;  // the broker (its host and network) is unreachable, in time order
   int crash_peer = -1;             // this peer crashes at crash_at_s (-1: none) ...
   double crash_at_s = 0;
   double rejoin_after_s = 0;       // ... and rejoins that much later (0: never)

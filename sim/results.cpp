@@ -28,7 +28,12 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
   r.strategy = system.strategy;
   r.run = std::move(run);
   r.cost = price(r.run.ledger, s.profile);
-  const double peer_iterations = static_cast<double>(s.experiment.peers * s.experiment.workload.iterations);
+  // Means over the iterations peers completed (a crashed peer completes fewer); over every planned one when
+  // none completed (an infeasible system), so that its partial phases still show.
+  double done = 0;
+  for (int n : r.run.iterations_done) done += n;
+  const double peer_iterations =
+      done > 0 ? done : static_cast<double>(s.experiment.peers * s.experiment.workload.iterations);
   std::map<std::pair<int, int>, std::pair<double, double>> span;  // (peer, iteration) -> first start, last end
   std::map<std::string, std::pair<double, long long>> phase_sum;  // name -> total, count
   std::map<std::pair<int, int>, double> gradient_start;

@@ -8,13 +8,13 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       hosts(platform),
       rng(scenario.experiment.seed),
       storage(scenario.profile.storage, platform.storage, out.ledger),
-      broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outage_from_s,
-             scenario.experiment.broker_outage_to_s),
+      broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
       functions(scenario.profile.functions, platform.function_slots, out.ledger, rng),
       workflow(scenario.profile.workflow, out.ledger),
       credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
       down(scenario.experiment.peers, false) {
   out.peer_end_s.assign(scenario.experiment.peers, 0);
+  out.iterations_done.assign(scenario.experiment.peers, 0);
 }
 
 double Context::step_noise() {

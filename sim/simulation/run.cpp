@@ -1,5 +1,5 @@
 // One system of a scenario: its strategy, the platform it needs, the services, the engine; then the usage the
-// services metered, as records (no prices: pricing.hpp prices them afterwards).
+// services metered, as records (no prices here: they are applied after the run).
 #include <algorithm>
 
 #include "context.hpp"
@@ -24,6 +24,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
   spec.storage_aggregate_bps = p.storage.aggregate_bandwidth_bps;
   spec.storage_per_connection_bps = p.storage.per_connection_bandwidth_bps;
   spec.broker_nic_bps = p.broker.nic_bandwidth_bps;
+  for (const auto& w : s.experiment.broker_outages) spec.broker_outages.emplace_back(w.from_s, w.to_s);
   for (int i = 0; i < s.experiment.peers; ++i) {
     // A straggler's own CPU is that many times slower: its host's speed says so.
     const double slowdown = static_cast<size_t>(i) < s.experiment.stragglers.slowdown.size()

@@ -50,6 +50,7 @@ nlohmann::json to_json(const RunOutput& r) {
   for (const auto& d : r.deliveries) deliveries.push_back({d.consumer, d.producer, d.iteration});
   j["deliveries"] = std::move(deliveries);
   j["peer_end_s"] = r.peer_end_s;
+  j["iterations_done"] = r.iterations_done;
   j["cold_starts"] = r.cold_starts;
   j["warm_starts"] = r.warm_starts;
   j["max_containers"] = r.max_containers;
@@ -75,6 +76,7 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
     r.trace.push_back({p[0], p[1], p[2], static_cast<Phase>(p[3].get<int>()), p[4], p[5]});
   for (const auto& d : j.at("deliveries")) r.deliveries.push_back({d[0], d[1], d[2]});
   r.peer_end_s = j.at("peer_end_s").get<std::vector<double>>();
+  r.iterations_done = j.at("iterations_done").get<std::vector<int>>();
   r.cold_starts = j.at("cold_starts");
   r.warm_starts = j.at("warm_starts");
   r.max_containers = j.at("max_containers");

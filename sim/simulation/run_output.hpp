@@ -50,6 +50,7 @@ struct RunOutput {
   std::vector<PhaseRecord> trace;
   std::vector<Delivery> deliveries;
   std::vector<double> peer_end_s;
+  std::vector<int> iterations_done;  // per peer: iterations it completed (fewer when it crashed)
   long long cold_starts = 0, warm_starts = 0;
   int max_containers = 0;  // containers alive at once, at most
   std::string failure;     // why the run could not finish (e.g. out of memory); empty when it did

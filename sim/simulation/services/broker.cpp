@@ -1,11 +1,14 @@
 #include "broker.hpp"
 
+#include <algorithm>
+
 namespace p2psim::simulation {
 
 void Broker::wait_until_reachable() {
   used_ = true;
   const double t = sg::now();
-  if (t >= outage_from_s_ && t < outage_to_s_) sg::sleep_until(outage_to_s_);
+  for (const auto& w : outages_)
+    if (t >= w.from_s && t < w.to_s) sg::sleep_until(w.to_s);
 }
 
 void Broker::request() {
@@ -15,16 +18,19 @@ void Broker::request() {
 
 void Broker::process_message() {
   wait_until_reachable();
-  cpu_.lock();
-  sg::sleep_for(params_.per_message_cpu_s);
-  cpu_.unlock();
+  // A reservation rather than a lock: a client that crashes while its message is processed leaves nothing held.
+  cpu_free_at_s_ = std::max(cpu_free_at_s_, sg::now()) + params_.per_message_cpu_s;
+  sg::sleep_until(cpu_free_at_s_);
 }
 
 void Broker::receive_inline(sg::Host* from, double bytes) {
-  wait_until_reachable();
-  sg::transfer(from, host_, bytes);
+  do wait_until_reachable();
+  while (!sg::try_transfer(from, host_, bytes));
 }
 
-void Broker::deliver_inline(sg::Host* to, double bytes) { sg::transfer(host_, to, bytes); }
+void Broker::deliver_inline(sg::Host* to, double bytes) {
+  do wait_until_reachable();
+  while (!sg::try_transfer(host_, to, bytes));
+}
 
 }  // namespace p2psim::simulation

@@ -1,5 +1,6 @@
 #include "adapter.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
@@ -14,12 +15,29 @@ void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
 
+bool try_transfer(Host* from, Host* to, double bytes) {
+  try {
+    s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
+    return true;
+  } catch (const simgrid::NetworkFailureException&) {
+    return false;
+  }
+}
+
 void compute(Host* host, double reference_seconds) {
   s4u::this_actor::exec_init(reference_seconds * kFlopsPerReferenceSecond)->set_host(host)->wait();
 }
 
-void spawn(const std::string& name, Host* host, std::function<void()> body) {
-  s4u::Actor::create(name, host, std::move(body));
+Actor::Actor(s4u::ActorPtr actor) : actor_(std::move(actor)) {}
+Actor::~Actor() = default;
+Actor::Actor(const Actor&) = default;
+Actor& Actor::operator=(const Actor&) = default;
+void Actor::kill() {
+  if (actor_) actor_->kill();
+}
+
+Actor spawn(const std::string& name, Host* host, std::function<void()> body) {
+  return Actor(s4u::Actor::create(name, host, std::move(body)));
 }
 
 // Created on first use, so that objects holding them can be built before the engine exists.

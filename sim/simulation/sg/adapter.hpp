@@ -23,10 +23,26 @@ void sleep_for(double seconds);
 void sleep_until(double date_s);
 /// Moves `bytes` from one host to another over the platform's route, sharing links with every other flow.
 void transfer(Host* from, Host* to, double bytes);
+/// The same, over a route that may go down (a declared outage): false when a link went down mid-transfer.
+bool try_transfer(Host* from, Host* to, double bytes);
 /// Runs `reference_seconds` of work on `host`'s CPU, shared with whatever else computes there.
 void compute(Host* host, double reference_seconds);
+/// A started actor, which another actor can kill (a crash: it stops wherever it is, its transfers cancelled).
+class Actor {
+ public:
+  Actor() = default;
+  explicit Actor(simgrid::s4u::ActorPtr actor);
+  ~Actor();
+  Actor(const Actor&);
+  Actor& operator=(const Actor&);
+  void kill();
+
+ private:
+  simgrid::s4u::ActorPtr actor_;
+};
+
 /// Starts an actor running `body` on `host`.
-void spawn(const std::string& name, Host* host, std::function<void()> body);
+Actor spawn(const std::string& name, Host* host, std::function<void()> body);
 
 class Mutex {
  public:

@@ -1,6 +1,9 @@
 #include "platform.hpp"
 
+#include <simgrid/kernel/ProfileBuilder.hpp>
 #include <simgrid/s4u.hpp>
+
+#include <sstream>
 
 namespace p2psim::sg {
 namespace {
@@ -8,9 +11,20 @@ namespace {
 namespace s4u = simgrid::s4u;
 using Dir = s4u::LinkInRoute::Direction;
 
-s4u::SplitDuplexLink* nic(s4u::NetZone* zone, const std::string& name, double bandwidth_bps, double latency_s) {
+s4u::SplitDuplexLink* nic(s4u::NetZone* zone, const std::string& name, double bandwidth_bps, double latency_s,
+                          const std::vector<std::pair<double, double>>& outages = {}) {
   auto* link = zone->create_split_duplex_link(name, bandwidth_bps);
   link->set_latency(latency_s);
+  if (!outages.empty()) {  // SimGrid state profile: "date value" lines, 0 = down, 1 = up
+    std::ostringstream profile;
+    profile.precision(17);
+    for (const auto& [from, to] : outages) profile << from << " 0\n" << to << " 1\n";
+    // On each direction's own link: SimGrid 3.32 does not pass a split-duplex link's profile events on.
+    link->get_link_up()->set_state_profile(
+        simgrid::kernel::profile::ProfileBuilder::from_string(name + "_up_outages", profile.str(), -1));
+    link->get_link_down()->set_state_profile(
+        simgrid::kernel::profile::ProfileBuilder::from_string(name + "_down_outages", profile.str(), -1));
+  }
   link->seal();
   return link;
 }
@@ -44,7 +58,7 @@ Platform build_platform(const PlatformSpec& p) {
   h.storage = host(zone, "s3", 1);
   h.broker = host(zone, "broker", 1);
   auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps, half_latency_s);
-  auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s);
+  auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
   std::vector<s4u::SplitDuplexLink*> peer_nics;
   for (const auto& m : p.peers) {
     auto* peer = host(zone, m.name, m.speed_factor);

@@ -12,6 +12,7 @@ struct PlatformSpec {
   double one_way_latency_s = 0;
   double storage_aggregate_bps = 0, storage_per_connection_bps = 0;
   double broker_nic_bps = 0;
+  std::vector<std::pair<double, double>> broker_outages;  // [from, to) windows in which the broker's NIC is down
   struct Machine {
     std::string name;
     double speed_factor = 1;  // reference seconds done per second

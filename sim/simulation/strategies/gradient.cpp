@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <memory>
 
 namespace p2psim::simulation {
 namespace {
@@ -18,7 +19,8 @@ double seconds_until_out_of_memory(const Context& c, double step_s, double need_
 
 /// One function task of a peer's workflow execution: invocation k handles its minibatches; failed attempts
 /// (out of memory, a crash, the timeout) are billed and retried as the workflow's retry policy says.
-void function_invocation(Context& c, int peer, int iteration, int k, double start_delay_s, Execution* exec) {
+void function_invocation(Context& c, int peer, int iteration, int k, double start_delay_s,
+                         const std::shared_ptr<Execution>& exec) {
   sg::sleep_for(start_delay_s);
   const auto& s = c.s;
   const auto& fs = s.profile.functions;
@@ -101,17 +103,17 @@ bool compute_on_functions(Context& c, int peer, int iteration) {
   const auto& s = c.s;
   const int invocations = static_cast<int>(s.invocations.size());
   const double start = sg::now();
-  Execution exec = c.workflow.start(invocations);
+  // Shared with the function tasks: they run on even if the peer crashes meanwhile.
+  auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
   c.trace(peer, iteration, Phase::Orchestration, start);
   for (int k = 0; k < invocations; ++k)
-    sg::spawn(fmt::format("fn-{}-{}-{}", peer, iteration, k), c.hosts.peers[peer],
-              [&c, peer, iteration, k, &exec] {
-                function_invocation(c, peer, iteration, k, c.workflow.branch_start_delay_s(k), &exec);
-              });
-  c.workflow.poll_until_done(exec, start, s.experiment.workflow_status_poll_interval_s);
-  c.trace(peer, iteration, Phase::PollingWait, exec.end_s);
-  if (!exec.failure.empty()) {  // the peer exits on any status other than SUCCEEDED (the paper's peer script)
-    if (c.out.failure.empty()) c.out.failure = exec.failure;
+    sg::spawn(fmt::format("fn-{}-{}-{}", peer, iteration, k), c.hosts.peers[peer], [&c, peer, iteration, k, exec] {
+      function_invocation(c, peer, iteration, k, c.workflow.branch_start_delay_s(k), exec);
+    });
+  c.workflow.poll_until_done(*exec, start, s.experiment.workflow_status_poll_interval_s);
+  c.trace(peer, iteration, Phase::PollingWait, exec->end_s);
+  if (!exec->failure.empty()) {  // the peer exits on any status other than SUCCEEDED (the paper's peer script)
+    if (c.out.failure.empty()) c.out.failure = exec->failure;
     return false;
   }
   const double collect_start = sg::now();

@@ -1,7 +1,8 @@
 // The paper's design (Barrak et al. 2023, https://github.com/AmineBarrak/PeerToPeerServerless): every peer
 // computes its gradient (itself, or fanned out to functions), publishes it to the broker (inline, or as an
 // object-storage key), collects every other peer's gradient, averages, updates, and optionally waits at a
-// queue-count barrier. Asynchronous with a staleness bound; peer crashes detected by a timeout.
+// queue-count barrier. Asynchronous with a staleness bound; a peer that crashes stops wherever it is and is
+// presumed dead by the others after a timeout; it may rejoin later.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -22,12 +23,14 @@ class P2pAllToAll : public Strategy {
 
  private:
   void peer(Context& c, int peer);
+  void run_iterations(Context& c, int peer, int first);
+  void inject_crash(Context& c);
+  void rejoin(Context& c, int peer);
   void send_gradient(Context& c, int peer, int iteration);
   void fetch_gradient(Context& c, int peer, int producer, int iteration);
   void receive_gradients(Context& c, int peer, int iteration);
   void aggregate_and_update(Context& c, int peer, int iteration);
   void barrier(Context& c, int peer, int iteration);
-  int crash_if_due(Context& c, int peer, int iteration, bool& crashed);
 
   const Scenario& s_;
   GradientCompute compute_;
@@ -39,6 +42,9 @@ class P2pAllToAll : public Strategy {
   std::vector<std::vector<int>> next_to_fetch_;  // [consumer][producer]: first iteration not fetched yet
   std::vector<std::vector<bool>> presumed_dead_;  // [consumer][producer]: gave up waiting for it
   std::vector<int> barrier_arrivals_;            // per iteration: peers that reached its barrier
+  std::vector<sg::Actor> actors_;                // per peer: its actor, for a crash to kill
+  std::vector<int> iteration_;                   // per peer: the iteration it is in
+  std::vector<bool> ended_;                      // per peer: finished (or stopped) its work
 };
 
 P2pAllToAll::P2pAllToAll(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -69,10 +75,15 @@ P2pAllToAll::P2pAllToAll(const SystemSpec& system, const Scenario& s) : s_(s) {
   next_to_fetch_.assign(n, std::vector<int>(n, 0));
   presumed_dead_.assign(n, std::vector<bool>(n, false));
   barrier_arrivals_.assign(static_cast<size_t>(s.experiment.workload.iterations), 0);
+  iteration_.assign(n, 0);
+  ended_.assign(n, false);
 }
 
 void P2pAllToAll::launch(Context& c) {
-  for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
+  for (int i = 0; i < c.peers(); ++i)
+    actors_.push_back(sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); }));
+  // The crash comes from outside the peer (on the storage host, which no peer's work runs on).
+  if (s_.experiment.crash_peer >= 0) sg::spawn("crash", c.hosts.storage, [this, &c] { inject_crash(c); });
 }
 
 /// Publishes the peer's gradient for `iteration`: inline through the broker, or as an object whose key goes
@@ -87,10 +98,9 @@ void P2pAllToAll::send_gradient(Context& c, int peer, int iteration) {
     c.broker.request();
   }
   c.broker.process_message();
-  mutex_.lock();
+  // No lock: SimGrid runs one actor at a time, and nothing here blocks (a crash can only strike while blocked).
   progress_[peer] = iteration + 1;  // published in order
   for (auto& row : presumed_dead_) row[peer] = false;  // alive after all
-  mutex_.unlock();
   changed_.notify_all();
   c.trace(peer, iteration, Phase::Send, start);
 }
@@ -117,9 +127,11 @@ void P2pAllToAll::receive_gradients(Context& c, int peer, int iteration) {
   const int n = c.peers();
   const int k = s_.experiment.staleness_bound;
   auto& next = next_to_fetch_[peer];  // per producer: the first iteration not fetched yet
+  double last_progress_s = start;     // when the last gradient arrived: waiting after it is for the dead only
   auto fetch_next = [&](int j) {
     c.out.staleness.push_back(std::max(0, iteration - next[j]));
     fetch_gradient(c, peer, j, next[j]++);
+    last_progress_s = sg::now();
   };
   auto& dead = presumed_dead_[peer];
   auto caught_up = [&] {
@@ -133,7 +145,7 @@ void P2pAllToAll::receive_gradients(Context& c, int peer, int iteration) {
   auto give_up = [&] {
     for (int j = 0; j < n; ++j)
       if (j != peer && !dead[j] && next[j] < iteration + 1 - k) dead[j] = true;
-    c.out.failure_detection_wait_s += sg::now() - start;
+    c.out.failure_detection_wait_s += sg::now() - last_progress_s;
   };
   if (s_.experiment.exchange.consume == Consume::Poll) {
     for (;;) {
@@ -176,11 +188,13 @@ void P2pAllToAll::receive_gradients(Context& c, int peer, int iteration) {
   c.trace(peer, iteration, Phase::Receive, start);
 }
 
-/// Equal-weight mean of the N gradients, then the SGD step (costed as one more two-gradient pass).
+/// Equal-weight mean of the gradients held (its own and every peer's not presumed dead), then the SGD step
+/// (costed as one more two-gradient pass).
 void P2pAllToAll::aggregate_and_update(Context& c, int peer, int iteration) {
   const double start = sg::now();
   const double e = static_cast<double>(s_.parameters);
-  peer_cpu(c, peer, s_.average_seconds(e, c.peers()) + s_.average_seconds(e, 2));
+  const int held = static_cast<int>(std::count(presumed_dead_[peer].begin(), presumed_dead_[peer].end(), false));
+  peer_cpu(c, peer, s_.average_seconds(e, held) + s_.average_seconds(e, 2));
   c.trace(peer, iteration, Phase::AggregateUpdate, start);
 }
 
@@ -202,29 +216,38 @@ void P2pAllToAll::barrier(Context& c, int peer, int iteration) {
   c.trace(peer, iteration, Phase::Barrier, start);
 }
 
-/// The declared crash: at the peer's first step boundary at or after crash_at_s it goes down. Returns -1 when
-/// it stays down (the peer ends), otherwise the iteration it rejoins at: the others' furthest, after reloading
-/// its shard from storage. The others presume it dead after their timeout and leave it out until it publishes.
-int P2pAllToAll::crash_if_due(Context& c, int peer, int iteration, bool& crashed) {
+/// The declared crash: at crash_at_s the peer stops wherever it is (its transfers cancelled, its functions left
+/// to finish on their own); its instance is gone. When it rejoins, after rejoin_after_s, it reloads its shard
+/// and catches up at the others' furthest iteration. The others presume it dead after their timeout and leave
+/// it out until it publishes again.
+void P2pAllToAll::inject_crash(Context& c) {
   const auto& e = s_.experiment;
-  if (crashed || peer != e.crash_peer || sg::now() < e.crash_at_s) return iteration;
-  crashed = true;
+  const int peer = e.crash_peer;
+  sg::sleep_until(e.crash_at_s);
+  if (ended_[peer]) return;  // it had finished before
+  actors_[peer].kill();
   c.down[peer] = true;
+  c.out.peer_end_s[peer] = sg::now();
   const double start = sg::now();
   if (e.rejoin_after_s <= 0) {
-    c.trace(peer, iteration, Phase::Down, start);
-    return -1;
+    c.trace(peer, iteration_[peer], Phase::Down, start);
+    return;
   }
   sg::sleep_until(e.crash_at_s + e.rejoin_after_s);
-  c.trace(peer, iteration, Phase::Down, start);
+  c.trace(peer, iteration_[peer], Phase::Down, start);
   c.down[peer] = false;
-  if (compute_ == GradientCompute::Peer) load_shard(c, peer, iteration);
-  int rejoin = iteration;
-  for (int j = 0; j < c.peers(); ++j) rejoin = std::max(rejoin, progress_[j]);
-  rejoin = std::min(rejoin, static_cast<int>(e.workload.iterations) - 1);
-  progress_[peer] = rejoin;  // it skipped the iterations it missed: nobody waits for those
-  for (auto& row : next_to_fetch_) row[peer] = std::max(row[peer], rejoin);
-  return rejoin;
+  actors_[peer] = sg::spawn("peer-" + std::to_string(peer) + "-rejoined", c.hosts.peers[peer],
+                            [this, &c, peer] { rejoin(c, peer); });
+}
+
+void P2pAllToAll::rejoin(Context& c, int peer) {
+  if (compute_ == GradientCompute::Peer) load_shard(c, peer, iteration_[peer]);
+  int first = iteration_[peer];
+  for (int j = 0; j < c.peers(); ++j) first = std::max(first, progress_[j]);
+  first = std::min(first, static_cast<int>(s_.experiment.workload.iterations) - 1);
+  progress_[peer] = first;  // it skipped the iterations it missed: nobody waits for those
+  for (auto& row : next_to_fetch_) row[peer] = std::max(row[peer], first);
+  run_iterations(c, peer, first);
 }
 
 void P2pAllToAll::peer(Context& c, int peer) {
@@ -232,19 +255,25 @@ void P2pAllToAll::peer(Context& c, int peer) {
     load_shard(c, peer, 0);
     if (!peer_step_fits(c, peer)) {  // its first minibatch dies: this system cannot train
       c.out.peer_end_s[peer] = sg::now();
+      ended_[peer] = true;
       return;
     }
   }
-  bool crashed = false;
-  for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
-    if ((it = crash_if_due(c, peer, it, crashed)) < 0) break;
+  run_iterations(c, peer, 0);
+}
+
+void P2pAllToAll::run_iterations(Context& c, int peer, int first) {
+  for (int it = first; it < s_.experiment.workload.iterations; ++it) {
+    iteration_[peer] = it;
     if (!compute_gradient(c, peer, it, compute_)) break;
     send_gradient(c, peer, it);
     receive_gradients(c, peer, it);
     aggregate_and_update(c, peer, it);
     if (barrier_) barrier(c, peer, it);
+    ++c.out.iterations_done[peer];
   }
   c.out.peer_end_s[peer] = sg::now();
+  ended_[peer] = true;
 }
 
 }  // namespace

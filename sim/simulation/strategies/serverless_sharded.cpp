@@ -126,6 +126,7 @@ void ServerlessSharded::peer(Context& c, int peer) {
     const double update_start = sg::now();
     peer_cpu(c, peer, s_.average_seconds(static_cast<double>(s_.parameters), 2));  // the SGD step
     c.trace(peer, it, Phase::AggregateUpdate, update_start);
+    ++c.out.iterations_done[peer];
   }
   c.out.peer_end_s[peer] = sg::now();
 }
