@@ -263,3 +263,41 @@ TEST_CASE("a sweep over function memory marks exactly the sizes below the thresh
   CHECK(serverless_status == std::map<std::string, std::string>{
                                  {"400", "infeasible"}, {"461", "infeasible"}, {"462", "ok"}, {"1024", "ok"}});
 }
+
+TEST_CASE("sweep: systems of several strategies, with an axis on one system's parameter, reach the table and recommend") {
+  TempDir dir;
+  const std::string path = dir.path("designs.xml");
+  std::ofstream(path) << R"(<experiment name="d" seed="3">
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="1"/>
+  <peers count="4" instance_type="t2.medium"/>
+  <systems baseline="instance">
+    <system name="instance" strategy="p2p_all_to_all"/>
+    <system name="ring" strategy="ring_allreduce"/>
+    <system name="sharded" strategy="serverless_sharded" shards="1"/>
+  </systems>
+  <sweep>
+    <axis select="systems/system[@name='sharded']/@shards" values="1 2 4"/>
+  </sweep>
+</experiment>
+)";
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
+  REQUIRE(r.exit_code == 0);
+  CHECK(count_lines(dir.path("out/results.csv")) == 1 + 3 * 3);
+  std::ifstream in(dir.path("out/results.csv"));
+  std::string header, line;
+  std::getline(in, header);
+  CHECK(header.find("systems/system[@name='sharded']/@shards") != std::string::npos);
+  CHECK(header.find(",system,strategy,") != std::string::npos);
+  std::map<std::string, int> rows_per_system;
+  while (std::getline(in, line))
+    for (const char* s : {",instance,p2p_all_to_all,", ",ring,ring_allreduce,", ",sharded,serverless_sharded,"})
+      rows_per_system[s] += line.find(s) != std::string::npos;
+  for (const auto& [system, n] : rows_per_system) CHECK(n == 3);
+  // recommend weighs every design: with an unbounded budget, the fastest of all.
+  auto rec = run_cli("recommend " + dir.path("out") + " --budget-usd 100");
+  CHECK(rec.exit_code == 0);
+  CHECK(rec.output.find("fastest within the budget") != std::string::npos);
+  CHECK(run_cli("report " + dir.path("out")).exit_code == 0);
+  CHECK(fs::exists(dir.path("out/report/report.html")));
+}

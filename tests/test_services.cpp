@@ -1,0 +1,92 @@
+// Services on their own, on a hand-built platform through the S4U adapter: what a strategy composes.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cloud_profile.hpp"
+#include "isolate.hpp"
+#include "simulation/services/function_service.hpp"
+#include "simulation/services/kv_store.hpp"
+#include "simulation/sg/platform.hpp"
+
+using namespace p2psim;
+using namespace p2psim::simulation;
+
+namespace {
+// One peer (speed 1, 100 MB/s NIC) and one database server (speed factor 2, 50 MB/s NIC); CM02, no latency.
+sg::PlatformSpec small_platform() {
+  sg::PlatformSpec spec;
+  spec.storage_aggregate_bps = spec.storage_per_connection_bps = 1e9;
+  spec.broker_nic_bps = 1e8;
+  spec.peers = {{"peer-0", 1.0, 1e8}};
+  spec.servers = {{"db", 2.0, 5e7}};
+  spec.function_slots = 2;
+  spec.function_nic_bps = 1e8;
+  return spec;
+}
+}  // namespace
+
+TEST_CASE("kv store: a write crosses both NICs then costs the server's CPU; kernels share the server's CPU") {
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    KvStoreParams params{0.001};  // reference seconds per request
+    KvStore db(params, platform.servers[0]);
+    nlohmann::json j;
+    sg::spawn("writer", platform.peers[0], [&] {
+      db.write(platform.peers[0], 1e7);
+      j["write_s"] = sg::now();
+      const double start = sg::now();
+      db.run_kernel(1.0);  // alone on the server
+      j["kernel_alone_s"] = sg::now() - start;
+      // Two kernels at once: the second actor's starts at the same instant.
+      sg::spawn("other", platform.peers[0], [&] { db.run_kernel(1.0); });
+      const double shared_start = sg::now();
+      db.run_kernel(1.0);
+      j["kernel_shared_s"] = sg::now() - shared_start;
+    });
+    engine.run();
+    return j.dump();
+  }));
+  // 10 MB through the 50 MB/s server NIC (the narrower), then 0.001 reference s at speed 2.
+  CHECK(result["write_s"].get<double>() == doctest::Approx(1e7 / 5e7 + 0.001 / 2).epsilon(1e-9));
+  CHECK(result["kernel_alone_s"].get<double>() == doctest::Approx(0.5).epsilon(1e-9));
+  CHECK(result["kernel_shared_s"].get<double>() == doctest::Approx(1.0).epsilon(1e-9));  // half the CPU each
+}
+
+TEST_CASE("function service: one warm pool per function, each invocation metered at its own memory size") {
+  const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  const auto result = nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    auto fs = profile.functions;
+    fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
+    Ledger ledger;
+    Random rng(1);
+    simulation::FunctionService functions(fs, platform.function_slots, ledger, rng);
+    nlohmann::json j = nlohmann::json::array();
+    sg::spawn("caller", platform.peers[0], [&] {
+      for (const auto& [name, mb] : std::vector<std::pair<std::string, int>>{{"gradient", 1769}, {"reducer", 442},
+                                                                            {"gradient", 1769}}) {
+        const auto c = functions.start(name, mb);
+        sg::sleep_for(1.0);
+        functions.finish(c, 1.0, "x86", false);
+        j.push_back(nlohmann::json::array({c.cold, c.init_s}));
+      }
+    });
+    engine.run();
+    nlohmann::json out;
+    out["starts"] = j;
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& r : ledger.function_runs) runs.push_back({r.memory_mb, r.arch});
+    out["runs"] = runs;
+    return out.dump();
+  }));
+  const auto& starts = result["starts"];
+  CHECK(starts[0][0] == true);  // the first gradient container: cold
+  CHECK(starts[0][1].get<double>() == doctest::Approx(0.79 + 0.92).epsilon(1e-9));
+  CHECK(starts[1][0] == true);  // the reducer cannot use the gradient function's warm container
+  CHECK(starts[1][1].get<double>() == doctest::Approx(0.79 + 0.92 / (442 / 1769.0)).epsilon(1e-9));
+  CHECK(starts[2][0] == false);  // the gradient function again: warm
+  CHECK(result["runs"] == nlohmann::json::parse(R"([[1769,"x86"],[442,"x86"],[1769,"x86"]])"));
+}
