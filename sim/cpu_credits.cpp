@@ -13,6 +13,7 @@ void CpuCredits::accrue(double now_s) {
 }
 
 double CpuCredits::run(double now_s, double full_speed_s) {
+  last_full_speed_s_ = full_speed_s;
   if (!type_.burstable()) return full_speed_s;
   accrue(now_s);
   const double earn_per_s = type_.credits_earned_per_hour / 3600.0;
@@ -33,8 +34,8 @@ double CpuCredits::run(double now_s, double full_speed_s) {
       const double full_s = available / net_per_s;
       if (exhausted_at_s_ < 0) exhausted_at_s_ = now_s + full_s;
       earned_ = 0;
-      const double baseline_share = earn_per_s * 60.0 / type_.vcpus;  // of the vCPUs' full throughput
-      wall = full_s + (full_speed_s - full_s) / baseline_share;
+      last_full_speed_s_ = full_s;
+      wall = full_s + (full_speed_s - full_s) / baseline_share();
     }
   }
   last_s_ = now_s + wall;

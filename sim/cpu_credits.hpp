@@ -15,6 +15,12 @@ class CpuCredits {
   /// Wall seconds that `full_speed_s` seconds of work (all vCPUs busy) take when started at `now_s`.
   /// Throughput at the baseline is taken as proportional to the CPU share.
   double run(double now_s, double full_speed_s);
+  /// Of the last run's work, the seconds done at full speed before the credits ran out (all of it when
+  /// they did not): the simulation runs the rest with the host at its baseline speed.
+  double last_full_speed_s() const { return last_full_speed_s_; }
+  /// A standard-mode instance's throughput at zero balance, as a share of its full throughput.
+  double baseline_share() const { return type_.credits_earned_per_hour / 60.0 / type_.vcpus; }
+  bool throttles() const { return type_.burstable() && !type_.unlimited; }
 
   double balance() const { return launch_ + earned_; }
   double exhausted_at_s() const { return exhausted_at_s_; }  // first time the balance hit zero; -1 if never
@@ -23,7 +29,7 @@ class CpuCredits {
  private:
   void accrue(double now_s);
   InstanceType type_;
-  double launch_ = 0, earned_ = 0, last_s_ = 0, exhausted_at_s_ = -1;
+  double launch_ = 0, earned_ = 0, last_s_ = 0, exhausted_at_s_ = -1, last_full_speed_s_ = 0;
 };
 
 }  // namespace p2psim

@@ -29,8 +29,10 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
     // A straggler's own CPU is that many times slower: its host's speed says so.
     const double slowdown = static_cast<size_t>(i) < s.experiment.stragglers.slowdown.size()
                                 ? s.experiment.stragglers.slowdown[i] : 1.0;
-    spec.peers.push_back({"peer-" + std::to_string(i), s.peer_type.cpu_speed_factor / slowdown,
-                          s.peer_type.nic_bandwidth_bps});
+    const double speed = s.peer_type.cpu_speed_factor / slowdown;
+    const CpuCredits credits(s.peer_type);  // a standard-mode burstable instance slows to its baseline share
+    spec.peers.push_back({"peer-" + std::to_string(i), speed, s.peer_type.nic_bandwidth_bps,
+                          credits.throttles() ? speed * credits.baseline_share() : 0});
   }
   spec.peer_to_peer = needs.peer_to_peer;
   for (const auto& server : needs.servers) {

@@ -28,6 +28,11 @@ void compute(Host* host, double reference_seconds) {
   s4u::this_actor::exec_init(reference_seconds * kFlopsPerReferenceSecond)->set_host(host)->wait();
 }
 
+void set_throttled(Host* host, bool throttled) {
+  const int pstate = throttled ? 1 : 0;
+  if (host->get_pstate() != pstate) host->set_pstate(pstate);
+}
+
 Actor::Actor(s4u::ActorPtr actor) : actor_(std::move(actor)) {}
 Actor::~Actor() = default;
 Actor::Actor(const Actor&) = default;

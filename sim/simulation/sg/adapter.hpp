@@ -41,6 +41,9 @@ class Actor {
   simgrid::s4u::ActorPtr actor_;
 };
 
+/// Switches a host between its full speed and its throttled speed (a burstable instance out of credits).
+void set_throttled(Host* host, bool throttled);
+
 /// Starts an actor running `body` on `host`.
 Actor spawn(const std::string& name, Host* host, std::function<void()> body);
 

@@ -44,8 +44,11 @@ void connect(s4u::NetZone* zone, Host* a, Host* b, const std::vector<std::pair<s
 }
 
 // One core: a training step's time already accounts for its threads, so two steps on one host share it.
-Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor) {
-  return zone->create_host(name, speed_factor * kFlopsPerReferenceSecond)->seal();
+// A throttled speed is the host's second power state (sg::set_throttled switches to it).
+Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor, double throttled_speed_factor = 0) {
+  std::vector<double> speeds{speed_factor * kFlopsPerReferenceSecond};
+  if (throttled_speed_factor > 0) speeds.push_back(throttled_speed_factor * kFlopsPerReferenceSecond);
+  return zone->create_host(name, speeds)->seal();
 }
 
 }  // namespace
@@ -61,7 +64,7 @@ Platform build_platform(const PlatformSpec& p) {
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
   std::vector<s4u::SplitDuplexLink*> peer_nics;
   for (const auto& m : p.peers) {
-    auto* peer = host(zone, m.name, m.speed_factor);
+    auto* peer = host(zone, m.name, m.speed_factor, m.throttled_speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
     // A peer fetches one object at a time (the paper's loop), so one link caps its storage connection.
     auto* conn = zone->create_link(m.name + "_s3_connection", p.storage_per_connection_bps)->seal();

@@ -17,6 +17,7 @@ struct PlatformSpec {
     std::string name;
     double speed_factor = 1;  // reference seconds done per second
     double nic_bps = 0;
+    double throttled_speed_factor = 0;  // > 0: a second, slower speed (burstable credits run out)
   };
   std::vector<Machine> peers;  // each reaches storage (one connection at a time), the broker and the servers
   bool peer_to_peer = false;   // a route between every two peers (ring, tree and parameter-server designs)

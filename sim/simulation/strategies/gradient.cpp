@@ -152,10 +152,18 @@ int gradient_function_slots(const Scenario& s, GradientCompute how) {
 }
 
 void peer_cpu(Context& c, int peer, double reference_s) {
-  // Wall time at full speed on this host, then as the burstable credits allow.
+  // The credits say how much of the work runs at full speed; the host runs the rest at its baseline speed.
+  auto& credits = c.credits[peer];
+  sg::Host* host = c.hosts.peers[peer];
   const double full_speed_s = reference_s * c.slowdown(peer) / c.s.peer_type.cpu_speed_factor;
-  const double wall_s = c.credits[peer].run(sg::now(), full_speed_s);
-  sg::compute(c.hosts.peers[peer], full_speed_s > 0 ? reference_s * (wall_s / full_speed_s) : 0);
+  credits.run(sg::now(), full_speed_s);
+  const double full_share = full_speed_s > 0 ? std::min(1.0, credits.last_full_speed_s() / full_speed_s) : 1.0;
+  if (credits.throttles()) sg::set_throttled(host, false);
+  if (full_share > 0) sg::compute(host, reference_s * full_share);
+  if (full_share < 1) {
+    sg::set_throttled(host, true);
+    sg::compute(host, reference_s * (1 - full_share));
+  }
 }
 
 void load_shard(Context& c, int peer, int iteration) {
