@@ -62,4 +62,27 @@ inline p2psim::RunOutput simulate(const p2psim::Scenario& s, const std::string& 
       nlohmann::json::parse(p2psim::run_isolated([&] { return p2psim::to_json(p2psim::simulate(s, sys)).dump(); })));
 }
 
+/// Total duration of every `phase` record, or only those of function invocation `invocation`.
+inline double phase_total(const p2psim::RunOutput& r, p2psim::Phase phase, int invocation = -2) {
+  double total = 0;
+  for (const auto& p : r.trace)
+    if (p.phase == phase && (invocation == -2 || p.invocation == invocation)) total += p.end_s - p.start_s;
+  return total;
+}
+
+/// Total duration of `peer`'s own `phase` records (not its functions').
+inline double peer_phase_total(const p2psim::RunOutput& r, int peer, p2psim::Phase phase) {
+  double total = 0;
+  for (const auto& p : r.trace)
+    if (p.peer == peer && p.phase == phase && p.invocation < 0) total += p.end_s - p.start_s;
+  return total;
+}
+
+/// Duration of `peer`'s first `phase` record (its own, not its functions'); -1 when there is none.
+inline double phase_of(const p2psim::RunOutput& r, int peer, p2psim::Phase phase) {
+  for (const auto& p : r.trace)
+    if (p.peer == peer && p.phase == phase && p.invocation < 0) return p.end_s - p.start_s;
+  return -1.0;
+}
+
 }  // namespace fixture

@@ -13,19 +13,8 @@ using fixture::write_experiment;
 
 namespace {
 
-double phase_total(const RunOutput& r, Phase phase, int invocation = -2) {
-  double total = 0;
-  for (const auto& p : r.trace)
-    if (p.phase == phase && (invocation == -2 || p.invocation == invocation)) total += p.end_s - p.start_s;
-  return total;
-}
-
-// Duration of `peer`'s first `phase` record (its own, not its functions'); -1 when there is none.
-double phase_of(const RunOutput& r, int peer, Phase phase) {
-  for (const auto& p : r.trace)
-    if (p.peer == peer && p.phase == phase && p.invocation < 0) return p.end_s - p.start_s;
-  return -1.0;
-}
+using fixture::phase_of;
+using fixture::phase_total;
 
 // The shipped profile's values these hand computations use (platforms/aws_us_east_1.xml).
 constexpr double kFirstByte = 0.15, kT2LargeNic = 62.5e6, kFunctionNet = 55e6, kRequest = 0.001,

@@ -12,12 +12,8 @@ using fixture::write_experiment;
 
 namespace {
 
-double phase_total(const RunOutput& r, Phase phase, int peer = -2) {
-  double total = 0;
-  for (const auto& p : r.trace)
-    if (p.phase == phase && (peer == -2 || p.peer == peer)) total += p.end_s - p.start_s;
-  return total;
-}
+using fixture::peer_phase_total;
+using fixture::phase_total;
 int phase_count(const RunOutput& r, Phase phase) {
   int n = 0;
   for (const auto& p : r.trace) n += p.phase == phase;
@@ -53,11 +49,11 @@ TEST_CASE("ring all-reduce, 4 peers: 2(N-1) steps of |g|/N bytes over peer-to-pe
   const double all_gather = 3 * chunk_s;
   const double update = average_s(kElements, 2);
   for (int peer = 0; peer < 4; ++peer) {
-    CHECK(phase_total(r, Phase::DataFetch, peer) == doctest::Approx(fetch).epsilon(1e-9));
-    CHECK(phase_total(r, Phase::Compute, peer) == doctest::Approx(compute).epsilon(1e-9));
-    CHECK(phase_total(r, Phase::ReduceScatter, peer) == doctest::Approx(reduce_scatter).epsilon(1e-9));
-    CHECK(phase_total(r, Phase::AllGather, peer) == doctest::Approx(all_gather).epsilon(1e-9));
-    CHECK(phase_total(r, Phase::AggregateUpdate, peer) == doctest::Approx(update).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::DataFetch) == doctest::Approx(fetch).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::Compute) == doctest::Approx(compute).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::ReduceScatter) == doctest::Approx(reduce_scatter).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::AllGather) == doctest::Approx(all_gather).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::AggregateUpdate) == doctest::Approx(update).epsilon(1e-9));
     CHECK(r.peer_end_s[peer] == doctest::Approx(fetch + compute + reduce_scatter + all_gather + update).epsilon(1e-9));
   }
   CHECK(r.transport == "peer_to_peer");
@@ -101,9 +97,9 @@ TEST_CASE("sharded serverless aggregation, 4 peers and 2 shards: every phase and
   CHECK(phase_total(r, Phase::ColdStart) == doctest::Approx(2 * init).epsilon(1e-9));
   CHECK(phase_total(r, Phase::Reduce) == doctest::Approx(2 * reduce).epsilon(1e-9));
   for (int peer = 0; peer < 4; ++peer) {
-    CHECK(phase_total(r, Phase::Compute, peer) == doctest::Approx(compute).epsilon(1e-9));
-    CHECK(phase_total(r, Phase::Send, peer) == doctest::Approx(send).epsilon(1e-9));
-    CHECK(phase_total(r, Phase::Receive, peer) == doctest::Approx(init + reduce + collect).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::Compute) == doctest::Approx(compute).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::Send) == doctest::Approx(send).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::Receive) == doctest::Approx(init + reduce + collect).epsilon(1e-9));
     CHECK(r.peer_end_s[peer] ==
           doctest::Approx(fetch + compute + send + init + reduce + collect + update).epsilon(1e-9));
   }

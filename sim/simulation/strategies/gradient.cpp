@@ -172,7 +172,8 @@ void load_shard(Context& c, int peer, int iteration) {
   c.trace(peer, iteration, Phase::DataFetch, start);
 }
 
-bool peer_step_fits(Context& c, int peer) {
+// When the peer cannot hold its largest training step, runs that step until memory runs out and records why.
+static bool peer_step_fits(Context& c, int peer) {
   const auto& s = c.s;
   if (s.peer_fits()) return true;
   const double start = sg::now();
@@ -185,6 +186,21 @@ bool peer_step_fits(Context& c, int peer) {
                                 s.experiment.workload.model, gb(s.peer_need_bytes), s.peer_type.name,
                                 gb(s.peer_memory_bytes));
   return false;
+}
+
+bool start_peer(Context& c, int peer, GradientCompute how) {
+  if (how == GradientCompute::Functions) return true;
+  load_shard(c, peer, 0);
+  if (peer_step_fits(c, peer)) return true;
+  c.out.peer_end_s[peer] = sg::now();
+  return false;
+}
+
+void apply_update(Context& c, int peer, int iteration) {
+  const double start = sg::now();
+  peer_cpu(c, peer, c.s.average_seconds(static_cast<double>(c.s.parameters), 2));
+  c.trace(peer, iteration, Phase::AggregateUpdate, start);
+  ++c.out.iterations_done[peer];
 }
 
 bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how) {

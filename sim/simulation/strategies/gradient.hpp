@@ -25,9 +25,13 @@ void peer_cpu(Context& c, int peer, double reference_s);
 /// GETs the peer's data shard from object storage (phase data_fetch).
 void load_shard(Context& c, int peer, int iteration);
 
-/// When the peer cannot hold its largest training step, runs that step until memory runs out, records why
-/// the system cannot train, and returns false.
-bool peer_step_fits(Context& c, int peer);
+/// A peer's start: computing on the peer, it loads its shard and checks that its largest training step fits.
+/// When it does not, the step runs until memory runs out, the reason is recorded and it returns false (the
+/// peer has ended: the system cannot train).
+bool start_peer(Context& c, int peer, GradientCompute how);
+
+/// The SGD step on the peer's averaged gradient (costed as one two-gradient pass); the iteration is done.
+void apply_update(Context& c, int peer, int iteration);
 
 /// Computes the peer's gradient of `iteration`. Returns false when the functions' workflow execution failed:
 /// the failure is recorded and the peer must stop, as the paper's peer script exits.

@@ -251,15 +251,10 @@ void P2pAllToAll::rejoin(Context& c, int peer) {
 }
 
 void P2pAllToAll::peer(Context& c, int peer) {
-  if (compute_ == GradientCompute::Peer) {
-    load_shard(c, peer, 0);
-    if (!peer_step_fits(c, peer)) {  // its first minibatch dies: this system cannot train
-      c.out.peer_end_s[peer] = sg::now();
-      ended_[peer] = true;
-      return;
-    }
-  }
-  run_iterations(c, peer, 0);
+  if (start_peer(c, peer, compute_))
+    run_iterations(c, peer, 0);
+  else
+    ended_[peer] = true;  // its first minibatch died: this system cannot train
 }
 
 void P2pAllToAll::run_iterations(Context& c, int peer, int first) {

@@ -54,13 +54,7 @@ void RingAllReduce::peer(Context& c, int peer) {
   const double chunk_bytes = s_.exchange_bytes / n;  // the gradient as it travels (compressed if declared)
   sg::Channel& next = *inbox_[(peer + 1) % n];
   sg::Channel& mine = *inbox_[peer];
-  if (compute_ == GradientCompute::Peer) {
-    load_shard(c, peer, 0);
-    if (!peer_step_fits(c, peer)) {
-      c.out.peer_end_s[peer] = sg::now();
-      return;
-    }
-  }
+  if (!start_peer(c, peer, compute_)) return;
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
     if (!compute_gradient(c, peer, it, compute_)) break;
     const double reduce_start = sg::now();
@@ -79,10 +73,7 @@ void RingAllReduce::peer(Context& c, int peer) {
       sending.wait();
     }
     c.trace(peer, it, Phase::AllGather, gather_start);
-    const double update_start = sg::now();
-    peer_cpu(c, peer, s_.average_seconds(static_cast<double>(s_.parameters), 2));  // the SGD step
-    c.trace(peer, it, Phase::AggregateUpdate, update_start);
-    ++c.out.iterations_done[peer];
+    apply_update(c, peer, it);  // every peer holds the sum of all gradients
   }
   c.out.peer_end_s[peer] = sg::now();
 }

@@ -102,13 +102,7 @@ void ServerlessSharded::reducer(Context& c, int shard, int iteration) {
 
 void ServerlessSharded::peer(Context& c, int peer) {
   const double shard_bytes = s_.exchange_bytes / shards_;
-  if (compute_ == GradientCompute::Peer) {
-    load_shard(c, peer, 0);
-    if (!peer_step_fits(c, peer)) {
-      c.out.peer_end_s[peer] = sg::now();
-      return;
-    }
-  }
+  if (!start_peer(c, peer, compute_)) return;
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
     if (!compute_gradient(c, peer, it, compute_)) break;
     const double send_start = sg::now();
@@ -123,10 +117,7 @@ void ServerlessSharded::peer(Context& c, int peer) {
     mutex_.unlock();
     for (int j = 0; j < shards_; ++j) c.storage.get(c.hosts.peers[peer], shard_bytes);
     c.trace(peer, it, Phase::Receive, receive_start);
-    const double update_start = sg::now();
-    peer_cpu(c, peer, s_.average_seconds(static_cast<double>(s_.parameters), 2));  // the SGD step
-    c.trace(peer, it, Phase::AggregateUpdate, update_start);
-    ++c.out.iterations_done[peer];
+    apply_update(c, peer, it);  // the averaged gradient is in
   }
   c.out.peer_end_s[peer] = sg::now();
 }
