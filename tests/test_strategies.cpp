@@ -134,6 +134,52 @@ TEST_CASE("sharded serverless aggregation, 1 peer: the reducers add nothing") {
         doctest::Approx(fetch + step_s(60000) + send + init + reduce + send + average_s(kElements, 2)).epsilon(1e-9));
 }
 
+TEST_CASE("serverless tree, 4 peers in two levels: two leaf aggregators of 2, then the root, by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(
+      write_experiment(dir, experiment(4, R"(<system name="tree" strategy="serverless_tree" levels="2"/>)")));
+  auto r = fixture::simulate(s, "tree");
+  // Fan-in ceil(sqrt 4) = 2 at every level; each aggregator holds its 2 gradients: 262 MB + 2 x 4.58 MiB = 272 MB.
+  const int mb = 272;
+  const double share = mb / 1769.0;
+  const double init = kImage + kImport / share;
+  const double aggregate = 2 * (kFirstByte + kGradient / kFunctionNet) + average_s(kElements, 2) / share +
+                           (kFirstByte + kGradient / kFunctionNet);  // GET, GET, add, PUT
+  const double fetch = kFirstByte + 15000.0 * 784 * 4 / kT2LargeNic;
+  const double send = kFirstByte + kGradient / kT2LargeNic;
+  const double collect = kFirstByte + kGradient / kT2LargeNic;
+  CHECK(phase_count(r, Phase::Reduce) == 3);     // two leaves, one root
+  CHECK(phase_count(r, Phase::ColdStart) == 3);  // each level is its own function: no warm reuse across levels
+  CHECK(phase_total(r, Phase::Reduce) == doctest::Approx(3 * aggregate).epsilon(1e-9));
+  for (int peer = 0; peer < 4; ++peer) {
+    CHECK(peer_phase_total(r, peer, Phase::Send) == doctest::Approx(send).epsilon(1e-9));
+    // Waiting: the leaves (cold start + their work), then the root (the same), then the GET of the result.
+    CHECK(peer_phase_total(r, peer, Phase::Receive) == doctest::Approx(2 * (init + aggregate) + collect).epsilon(1e-9));
+    CHECK(r.peer_end_s[peer] == doctest::Approx(fetch + step_s(15000) + send + 2 * (init + aggregate) + collect +
+                                                average_s(kElements, 2)).epsilon(1e-9));
+  }
+  REQUIRE(r.ledger.function_runs.size() == 3);
+  for (const auto& run : r.ledger.function_runs) CHECK(run.memory_mb == mb);
+  CHECK(r.ledger.storage_puts == 4 + 3);
+  CHECK(r.ledger.storage_gets == 4 + 6 + 4);  // data shards, aggregators' inputs, the result for each peer
+}
+
+TEST_CASE("serverless tree, 1 peer: the root alone passes the gradient through") {
+  TempDir dir;
+  auto s = fixture::scenario(
+      write_experiment(dir, experiment(1, R"(<system name="tree" strategy="serverless_tree" levels="3"/>)")));
+  auto r = fixture::simulate(s, "tree");
+  const int mb = 267;  // 262 MB + one 4.58 MiB gradient
+  const double init = kImage + kImport / (mb / 1769.0);
+  const double aggregate = 2 * (kFirstByte + kGradient / kFunctionNet);  // one GET, no addition, one PUT
+  CHECK(phase_count(r, Phase::Reduce) == 1);
+  CHECK(r.ledger.function_runs.at(0).memory_mb == mb);
+  const double fetch = kFirstByte + 60000.0 * 784 * 4 / kT2LargeNic;
+  const double move = kFirstByte + kGradient / kT2LargeNic;
+  CHECK(r.peer_end_s[0] == doctest::Approx(fetch + step_s(60000) + move + init + aggregate + move +
+                                           average_s(kElements, 2)).epsilon(1e-9));
+}
+
 TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(
@@ -173,7 +219,7 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   };
   const auto gossip = error(R"(<system name="x" strategy="gossip"/>)");
   CHECK(gossip.find(fixture::line_tag(dir.path("experiment.xml"), "gossip") + " field 'systems/system[@name='x']/@strategy': unknown strategy 'gossip' (known: p2p_all_to_all, "
-            "ring_allreduce, serverless_sharded)") != std::string::npos);
+            "ring_allreduce, serverless_sharded, serverless_tree") != std::string::npos);
   CHECK(gossip.find(dir.path("experiment.xml")) != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce" shards="2"/>)").find(
             "field 'systems/system[@name='x']/@shards': unknown attribute for strategy 'ring_allreduce'") !=

@@ -9,12 +9,14 @@ namespace p2psim::simulation {
 std::unique_ptr<Strategy> make_p2p_all_to_all(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_ring_allreduce(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_serverless_sharded(const SystemSpec&, const Scenario&);
+std::unique_ptr<Strategy> make_serverless_tree(const SystemSpec&, const Scenario&);
 
 namespace {
 const std::vector<std::pair<std::string, StrategyFactory>> kStrategies = {
     {"p2p_all_to_all", make_p2p_all_to_all},
     {"ring_allreduce", make_ring_allreduce},
     {"serverless_sharded", make_serverless_sharded},
+    {"serverless_tree", make_serverless_tree},
 };
 }  // namespace
 

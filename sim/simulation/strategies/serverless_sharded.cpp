@@ -12,13 +12,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "aggregator.hpp"
 #include "gradient.hpp"
 #include "strategy.hpp"
 
 namespace p2psim::simulation {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;  // Lambda's "MB" of memory are MiB
 
 class ServerlessSharded : public Strategy {
  public:
@@ -50,9 +49,7 @@ ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s
   shards_ = static_cast<int>(params.integer("shards", 1, 1 << 16, 0));
   if (shards_ == 0) throw params.error("shards", "required: the number of shards (and reducer functions) M");
   const double buffers = params.number("reducer_buffers", 1, 1000, 2);
-  const double shard_bytes = static_cast<double>(s.gradient_bytes) / shards_;
-  const int derived_mb = std::max(s.profile.functions.memory_min_mb,
-                                  static_cast<int>(std::ceil(s.profile.runtime_baseline_mb + buffers * shard_bytes / kMiB)));
+  const int derived_mb = aggregator_memory_mb(s, buffers, static_cast<double>(s.gradient_bytes) / shards_);
   reducer_memory_mb_ = static_cast<int>(params.integer("reducer_memory_mb", 1, 1 << 20, derived_mb));
   params.reject_unread();
   const auto& e = s.experiment;
@@ -67,33 +64,16 @@ ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s
 }
 
 void ServerlessSharded::launch(Context& c) {
-  const int max_mb = s_.profile.functions.memory_max_mb;
-  if (reducer_memory_mb_ > max_mb) {  // the function cannot even be created at that size
-    c.out.failure = fmt::format(
-        "{}: out of memory: a reducer of 1/{} of the {} gradient needs {} MB (runtime {} MB + shard buffers), over "
-        "the function service's maximum of {} MB; use more shards",
-        c.system.name, shards_, s_.experiment.workload.model, reducer_memory_mb_, s_.profile.runtime_baseline_mb,
-        max_mb);
-    return;
-  }
+  // A function over the service's maximum cannot even be created: the system is infeasible.
+  c.out.failure = aggregator_too_large(
+      c, fmt::format("a reducer of 1/{} of the {} gradient", shards_, s_.experiment.workload.model), reducer_memory_mb_);
+  if (!c.out.failure.empty()) return;
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 
 void ServerlessSharded::reducer(Context& c, int shard, int iteration) {
-  const auto container = c.functions.start("reducer", reducer_memory_mb_);
-  if (container.cold) c.trace(-1, iteration, Phase::ColdStart, container.init_started_s, shard);
-  const double run_start = sg::now();
-  const double shard_bytes = s_.exchange_bytes / shards_;
-  const double shard_elements = static_cast<double>(s_.parameters) / shards_;
-  // A single-threaded kernel, time-sliced below one vCPU.
-  const double add_s = s_.average_seconds(shard_elements, 2) / std::min(1.0, c.functions.vcpus(reducer_memory_mb_));
-  for (int i = 0; i < c.peers(); ++i) {
-    c.storage.get(container.host, shard_bytes);
-    if (i > 0) sg::compute(container.host, add_s);  // the running sum
-  }
-  c.storage.put(container.host, shard_bytes);
-  c.trace(-1, iteration, Phase::Reduce, run_start, shard);
-  c.functions.finish(container, sg::now() - run_start, s_.experiment.functions.arch, false);
+  run_aggregator(c, {"reducer", reducer_memory_mb_, c.peers(), s_.exchange_bytes / shards_,
+                     static_cast<double>(s_.parameters) / shards_, iteration, shard});
   mutex_.lock();
   ++reduced_[iteration];
   mutex_.unlock();

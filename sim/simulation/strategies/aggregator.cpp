@@ -1,0 +1,40 @@
+#include "aggregator.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace p2psim::simulation {
+
+constexpr double kMiB = 1024.0 * 1024.0;  // Lambda's "MB" of memory are MiB
+
+int aggregator_memory_mb(const Scenario& s, double buffers, double buffer_bytes) {
+  return std::max(s.profile.functions.memory_min_mb,
+                  static_cast<int>(std::ceil(s.profile.runtime_baseline_mb + buffers * buffer_bytes / kMiB)));
+}
+
+std::string aggregator_too_large(const Context& c, const std::string& what, int memory_mb) {
+  const int max_mb = c.s.profile.functions.memory_max_mb;
+  if (memory_mb <= max_mb) return "";
+  return fmt::format("{}: out of memory: {} needs {} MB (runtime {} MB + its buffers), over the function service's "
+                     "maximum of {} MB",
+                     c.system.name, what, memory_mb, c.s.profile.runtime_baseline_mb, max_mb);
+}
+
+void run_aggregator(Context& c, const AggregatorJob& job) {
+  const auto container = c.functions.start(job.function, job.memory_mb);
+  if (container.cold) c.trace(-1, job.iteration, Phase::ColdStart, container.init_started_s, job.index);
+  const double run_start = sg::now();
+  // A single-threaded kernel, time-sliced below one vCPU.
+  const double add_s = c.s.average_seconds(job.elements, 2) / std::min(1.0, c.functions.vcpus(job.memory_mb));
+  for (int i = 0; i < job.inputs; ++i) {
+    c.storage.get(container.host, job.input_bytes);
+    if (i > 0) sg::compute(container.host, add_s);  // the running sum
+  }
+  c.storage.put(container.host, job.input_bytes);
+  c.trace(-1, job.iteration, Phase::Reduce, run_start, job.index);
+  c.functions.finish(container, sg::now() - run_start, c.s.experiment.functions.arch, false);
+}
+
+}  // namespace p2psim::simulation

@@ -1,0 +1,141 @@
+// Hierarchical aggregation by functions (λ-FL, Jayaram et al., "λ-FL: Serverless Aggregation For Federated
+// Learning", 2022, https://arxiv.org/abs/2208.01155; LIFL, Qi et al., "LIFL: A Lightweight, Event-driven
+// Serverless Platform for Federated Learning", MLSys 2024, https://arxiv.org/abs/2405.10968). Per iteration
+// every peer PUTs its gradient; aggregators of fan-in k = max(2, ceil(N^(1/levels))) each GET their inputs
+// one at a time, add them, and PUT one output, level after level up to a single root; peers GET the root's
+// output and update. levels="2" is λ-FL's two-level tree (k = ceil(sqrt N)), levels="3" LIFL's three-level
+// one. An aggregator is invoked by the upload that completes its inputs. Each level's functions hold all
+// their inputs (memory = the runtime's baseline + fan-in x gradient size, as λ-FL's aggregators do); over
+// the service's maximum the system is infeasible.
+// Simplifications: peers learn that the root's output is ready at no cost (an ideal notification);
+// Invoke requests take no time beyond the cold or warm start.
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "aggregator.hpp"
+#include "gradient.hpp"
+#include "strategy.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+class ServerlessTree : public Strategy {
+ public:
+  ServerlessTree(const SystemSpec& system, const Scenario& s);
+  PlatformNeeds needs() const override {
+    int aggregators = 0;
+    for (const auto& level : levels_) aggregators += static_cast<int>(level.size());
+    return {compute_ == GradientCompute::Functions, false,
+            std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + aggregators),
+            {}};
+  }
+  void launch(Context& c) override;
+  std::string transport() const override { return "storage_tree"; }
+
+ private:
+  void peer(Context& c, int peer);
+  /// One input of aggregator `group` at `level` is in storage; the last one invokes it.
+  void input_ready(Context& c, int level, int group, int iteration);
+  void aggregator(Context& c, int level, int group, int iteration);
+  const Scenario& s_;
+  GradientCompute compute_;
+  int fan_in_ = 2;
+  std::vector<std::vector<int>> levels_;  // per level (leaves first): each aggregator's number of inputs
+  std::vector<int> memory_mb_;            // per level
+  std::vector<std::vector<std::vector<int>>> arrived_;  // [iteration][level][group]: inputs in storage
+  std::vector<bool> root_done_;                         // per iteration
+  sg::Mutex mutex_;
+  sg::ConditionVariable root_changed_;
+};
+
+ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_(s) {
+  StrategyParams params(system);
+  compute_ = read_gradient_compute(params, s, "peer");
+  const int depth = static_cast<int>(params.integer("levels", 2, 3, 2));
+  params.reject_unread();
+  const auto& e = s.experiment;
+  if (e.asynchronous) throw params.error("strategy", "serverless_tree is synchronous: remove <synchronization mode=\"async\">");
+  if (e.crash_peer >= 0) throw params.error("strategy", "serverless_tree does not model peer crashes (<failures crash_peer>)");
+  if (e.exchange.compression != "none")
+    throw params.error("strategy", "serverless_tree does not model compressed gradients: set compression=\"none\"");
+  if (e.function_failure_probability > 0)
+    throw params.error("strategy", "serverless_tree does not model aggregator failures: set function_failure_probability=\"0\"");
+  const int n = e.peers;
+  fan_in_ = std::max(2, static_cast<int>(std::ceil(std::pow(static_cast<double>(n), 1.0 / depth) - 1e-9)));
+  // Group the inputs of each level by fan_in_ until a single aggregator, the root, remains.
+  for (int inputs = n;;) {
+    std::vector<int> groups;
+    for (int left = inputs; left > 0; left -= fan_in_) groups.push_back(std::min(left, fan_in_));
+    levels_.push_back(groups);
+    memory_mb_.push_back(aggregator_memory_mb(s, *std::max_element(groups.begin(), groups.end()),
+                                              static_cast<double>(s.gradient_bytes)));
+    if (groups.size() == 1) break;
+    inputs = static_cast<int>(groups.size());
+  }
+  arrived_.resize(static_cast<size_t>(e.workload.iterations));
+  for (auto& per_iteration : arrived_)
+    for (const auto& level : levels_) per_iteration.emplace_back(level.size(), 0);
+  root_done_.assign(static_cast<size_t>(e.workload.iterations), false);
+}
+
+void ServerlessTree::launch(Context& c) {
+  for (size_t level = 0; level < levels_.size(); ++level) {
+    const int k = *std::max_element(levels_[level].begin(), levels_[level].end());
+    c.out.failure = aggregator_too_large(
+        c, fmt::format("an aggregator of level {} holding {} {} gradients", level, k, s_.experiment.workload.model),
+        memory_mb_[level]);
+    if (!c.out.failure.empty()) return;
+  }
+  for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
+}
+
+void ServerlessTree::input_ready(Context& c, int level, int group, int iteration) {
+  auto& arrived = arrived_[iteration][level][group];
+  if (++arrived < levels_[level][group]) return;
+  sg::spawn(fmt::format("aggregator-{}-{}-{}", iteration, level, group), c.hosts.storage,
+            [this, &c, level, group, iteration] { aggregator(c, level, group, iteration); });
+}
+
+void ServerlessTree::aggregator(Context& c, int level, int group, int iteration) {
+  int index = group;  // numbered across levels, leaves first
+  for (int l = 0; l < level; ++l) index += static_cast<int>(levels_[l].size());
+  run_aggregator(c, {fmt::format("aggregator-level-{}", level), memory_mb_[level], levels_[level][group],
+                     static_cast<double>(s_.gradient_bytes), static_cast<double>(s_.parameters), iteration, index});
+  if (static_cast<size_t>(level) + 1 < levels_.size()) {
+    input_ready(c, level + 1, group / fan_in_, iteration);
+    return;
+  }
+  mutex_.lock();
+  root_done_[iteration] = true;
+  mutex_.unlock();
+  root_changed_.notify_all();
+}
+
+void ServerlessTree::peer(Context& c, int peer) {
+  const double bytes = static_cast<double>(s_.gradient_bytes);
+  if (!start_peer(c, peer, compute_)) return;
+  for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
+    if (!compute_gradient(c, peer, it, compute_)) break;
+    const double send_start = sg::now();
+    c.storage.put(c.hosts.peers[peer], bytes);
+    c.trace(peer, it, Phase::Send, send_start);
+    input_ready(c, 0, peer / fan_in_, it);
+    const double receive_start = sg::now();
+    mutex_.lock();
+    while (!root_done_[it]) root_changed_.wait(mutex_);
+    mutex_.unlock();
+    c.storage.get(c.hosts.peers[peer], bytes);
+    c.trace(peer, it, Phase::Receive, receive_start);
+    apply_update(c, peer, it);  // the root's sum is the averaged gradient
+  }
+  c.out.peer_end_s[peer] = sg::now();
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_serverless_tree(const SystemSpec& system, const Scenario& s) {
+  return std::make_unique<ServerlessTree>(system, s);
+}
+
+}  // namespace p2psim::simulation
