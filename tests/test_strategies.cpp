@@ -180,6 +180,61 @@ TEST_CASE("serverless tree, 1 peer: the root alone passes the gradient through")
                                            average_s(kElements, 2)).epsilon(1e-9));
 }
 
+TEST_CASE("parameter server, 4 peers and one shard on a t2.large: pushes and pulls share its NIC, by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(dir, experiment(4, R"(<system name="ps" strategy="parameter_server"/>)")));
+  auto r = fixture::simulate(s, "ps");
+  const double fetch = kFirstByte + 15000.0 * 784 * 4 / kT2LargeNic;
+  const double push = 4 * kGradient / kT2LargeNic;  // four gradients at once into the server's 62.5 MB/s NIC
+  const double server = average_s(kElements, 4) + average_s(kElements, 2);  // sum the four, apply the step
+  const double pull = 4 * kGradient / kT2LargeNic;  // four parameter copies at once out of it
+  CHECK(phase_total(r, Phase::AggregateUpdate) == doctest::Approx(server).epsilon(1e-9));  // the server's
+  for (int peer = 0; peer < 4; ++peer) {
+    CHECK(peer_phase_total(r, peer, Phase::Send) == doctest::Approx(push).epsilon(1e-9));
+    CHECK(peer_phase_total(r, peer, Phase::Receive) == doctest::Approx(server + pull).epsilon(1e-9));
+    CHECK(r.peer_end_s[peer] == doctest::Approx(fetch + step_s(15000) + push + server + pull).epsilon(1e-9));
+  }
+  REQUIRE(r.ledger.instances.size() == 5);  // four peers and the server, billed as long as the last peer
+  CHECK(r.ledger.instances[4].type == "t2.large");
+  CHECK(r.ledger.instances[4].uptime_s == doctest::Approx(r.peer_end_s[0]).epsilon(1e-12));
+  CHECK(r.ledger.broker_uptime_s == 0);
+  CHECK(r.transport == "parameter_server");
+}
+
+TEST_CASE("parameter server, 1 peer and 2 shards on m5.large servers") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, experiment(1, R"(<system name="ps" strategy="parameter_server" servers="2" server_type="m5.large"/>)")));
+  auto r = fixture::simulate(s, "ps");
+  // The peer's 62.5 MB/s NIC carries both halves at once (the m5.large's 93.75 MB/s is not the bottleneck).
+  const double move = kGradient / kT2LargeNic;
+  const double server = average_s(kElements / 2, 1) + average_s(kElements / 2, 2);  // both shards at once
+  const double fetch = kFirstByte + 60000.0 * 784 * 4 / kT2LargeNic;
+  CHECK(r.peer_end_s[0] == doctest::Approx(fetch + step_s(60000) + move + server + move).epsilon(1e-9));
+  CHECK(r.ledger.instances.size() == 3);
+}
+
+TEST_CASE("parameter server, asynchronous: a staleness bound lets the fast peer run ahead of a straggler") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="4"
+              compute_variability="none"/>
+    <peers count="2" instance_type="t2.large"/>
+    <barrier instance="false"/>
+    <stragglers slowdown="1 3"/>
+    <systems><system name="ps" strategy="parameter_server"/></systems>)";
+  auto run = [&](int k) {
+    return fixture::simulate(fixture::scenario(write_experiment(
+                                 dir, body + R"(<synchronization mode="async" staleness_bound=")" + std::to_string(k) + R"("/>)")),
+                             "ps");
+  };
+  auto tight = run(0), loose = run(3);
+  CHECK(loose.peer_end_s[0] < tight.peer_end_s[0] - 5);  // peer 0 no longer waits for the 3x slower peer 1
+  CHECK(loose.peer_end_s[1] == doctest::Approx(tight.peer_end_s[1]).epsilon(0.05));
+  CHECK(*std::max_element(loose.staleness.begin(), loose.staleness.end()) > 0);
+  CHECK(*std::max_element(tight.staleness.begin(), tight.staleness.end()) == 0);
+}
+
 TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(
@@ -219,7 +274,7 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   };
   const auto gossip = error(R"(<system name="x" strategy="gossip"/>)");
   CHECK(gossip.find(fixture::line_tag(dir.path("experiment.xml"), "gossip") + " field 'systems/system[@name='x']/@strategy': unknown strategy 'gossip' (known: p2p_all_to_all, "
-            "ring_allreduce, serverless_sharded, serverless_tree") != std::string::npos);
+            "ring_allreduce, serverless_sharded, serverless_tree, parameter_server") != std::string::npos);
   CHECK(gossip.find(dir.path("experiment.xml")) != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce" shards="2"/>)").find(
             "field 'systems/system[@name='x']/@shards': unknown attribute for strategy 'ring_allreduce'") !=

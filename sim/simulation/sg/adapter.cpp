@@ -15,6 +15,12 @@ void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
 
+void transfer_all(const std::vector<Transfer>& transfers) {
+  std::vector<s4u::CommPtr> comms;
+  for (const auto& t : transfers) comms.push_back(s4u::Comm::sendto_async(t.from, t.to, static_cast<uint64_t>(t.bytes)));
+  s4u::Comm::wait_all(comms);
+}
+
 bool try_transfer(Host* from, Host* to, double bytes) {
   try {
     s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace p2psim::sg {
 
@@ -23,6 +24,13 @@ void sleep_for(double seconds);
 void sleep_until(double date_s);
 /// Moves `bytes` from one host to another over the platform's route, sharing links with every other flow.
 void transfer(Host* from, Host* to, double bytes);
+/// Several transfers at once (sharing whatever links they share); returns when all have arrived.
+struct Transfer {
+  Host* from;
+  Host* to;
+  double bytes;
+};
+void transfer_all(const std::vector<Transfer>& transfers);
 /// The same, over a route that may go down (a declared outage): false when a link went down mid-transfer.
 bool try_transfer(Host* from, Host* to, double bytes);
 /// Runs `reference_seconds` of work on `host`'s CPU, shared with whatever else computes there.

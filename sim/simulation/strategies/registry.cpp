@@ -10,6 +10,7 @@ std::unique_ptr<Strategy> make_p2p_all_to_all(const SystemSpec&, const Scenario&
 std::unique_ptr<Strategy> make_ring_allreduce(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_serverless_sharded(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_serverless_tree(const SystemSpec&, const Scenario&);
+std::unique_ptr<Strategy> make_parameter_server(const SystemSpec&, const Scenario&);
 
 namespace {
 const std::vector<std::pair<std::string, StrategyFactory>> kStrategies = {
@@ -17,6 +18,7 @@ const std::vector<std::pair<std::string, StrategyFactory>> kStrategies = {
     {"ring_allreduce", make_ring_allreduce},
     {"serverless_sharded", make_serverless_sharded},
     {"serverless_tree", make_serverless_tree},
+    {"parameter_server", make_parameter_server},
 };
 }  // namespace
 

@@ -1,0 +1,156 @@
+// A parameter server (Li et al., "Scaling Distributed Machine Learning with the Parameter Server", OSDI 2014,
+// https://www.usenix.org/conference/osdi14/technical-sessions/presentation/li_mu; as MXNet's kvstore and
+// PyTorch's RPC examples run it): the model is split into S shards, each held by a server instance. Each
+// iteration every peer pushes its gradient's slice to every shard (all at once), and pulls the updated
+// parameter slices back. Synchronous: a shard waits for all N pushes, sums them and applies the update, then
+// serves the pulls. Asynchronous (<synchronization mode="async" staleness_bound="k">): a shard applies each
+// push as it arrives, and a peer pulls once its push is applied and it is no more than k iterations ahead
+// of the slowest peer. Peers talk to the servers directly (no broker, no object storage for gradients).
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "gradient.hpp"
+#include "strategy.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+class ParameterServer : public Strategy {
+ public:
+  ParameterServer(const SystemSpec& system, const Scenario& s);
+  PlatformNeeds needs() const override {
+    PlatformNeeds n{compute_ == GradientCompute::Functions, false, gradient_function_slots(s_, compute_), {}};
+    for (int k = 0; k < shards_; ++k) n.servers.push_back({"ps-" + std::to_string(k), server_type_});
+    return n;
+  }
+  void launch(Context& c) override;
+  std::string transport() const override { return "parameter_server"; }
+
+ private:
+  void peer(Context& c, int peer);
+  void server(Context& c, int shard);
+  int slowest() const { return *std::min_element(pushed_.begin(), pushed_.end()); }
+
+  const Scenario& s_;
+  GradientCompute compute_;
+  int shards_ = 1;
+  std::string server_type_;
+  bool async_ = false;
+  std::vector<int> pushed_;  // per peer: iterations pushed so far (to every shard)
+  // Per shard: pushes waiting to be applied (async: peer ids in arrival order), and per iteration how many
+  // peers' pushes it holds (sync); per shard and peer, the iterations applied.
+  std::vector<std::vector<int>> queue_;
+  std::vector<std::vector<int>> held_;
+  std::vector<std::vector<int>> applied_;
+  std::vector<int> published_;  // per shard (sync): iterations whose parameters are updated and served
+  int servers_done_ = 0;
+  sg::Mutex mutex_;
+  sg::ConditionVariable changed_;
+};
+
+ParameterServer::ParameterServer(const SystemSpec& system, const Scenario& s) : s_(s) {
+  StrategyParams params(system);
+  compute_ = read_gradient_compute(params, s, "peer");
+  shards_ = static_cast<int>(params.integer("servers", 1, 1024, 1));
+  server_type_ = params.choice("server_type", [&] {
+    std::vector<std::string> types;
+    for (const auto& [name, type] : s.profile.instance_types) types.push_back(name);
+    return types;
+  }(), s.peer_type.name);
+  params.reject_unread();
+  const auto& e = s.experiment;
+  async_ = e.asynchronous;
+  if (e.crash_peer >= 0) throw params.error("strategy", "parameter_server does not model peer crashes (<failures crash_peer>)");
+  if (e.exchange.compression == "topk")
+    throw params.error("strategy", "parameter_server does not model sparse (top-k) pushes: choose another compression");
+  const int n = e.peers;
+  pushed_.assign(n, 0);
+  queue_.assign(shards_, {});
+  held_.assign(shards_, std::vector<int>(static_cast<size_t>(e.workload.iterations), 0));
+  applied_.assign(shards_, std::vector<int>(n, 0));
+  published_.assign(shards_, 0);
+}
+
+void ParameterServer::launch(Context& c) {
+  for (int k = 0; k < shards_; ++k)
+    sg::spawn("ps-" + std::to_string(k), c.hosts.servers[k], [this, &c, k] { server(c, k); });
+  for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
+}
+
+void ParameterServer::server(Context& c, int shard) {
+  sg::Host* host = c.hosts.servers[shard];
+  const double elements = static_cast<double>(s_.parameters) / shards_;
+  const int n = c.peers();
+  const int iterations = static_cast<int>(s_.experiment.workload.iterations);
+  mutex_.lock();
+  if (!async_) {
+    for (int it = 0; it < iterations; ++it) {
+      while (held_[shard][it] < n) changed_.wait(mutex_);
+      mutex_.unlock();
+      const double start = sg::now();  // decode the N slices, sum them, apply the SGD step
+      sg::compute(host, n * s_.decode_s / shards_ + s_.average_seconds(elements, n) + s_.average_seconds(elements, 2));
+      c.trace(-1, it, Phase::AggregateUpdate, start, shard);
+      mutex_.lock();
+      published_[shard] = it + 1;
+      changed_.notify_all();
+    }
+  } else {
+    for (int applied = 0; applied < n * iterations; ++applied) {
+      while (queue_[shard].empty()) changed_.wait(mutex_);
+      const int peer = queue_[shard].front();
+      queue_[shard].erase(queue_[shard].begin());
+      mutex_.unlock();
+      const double start = sg::now();  // decode one slice and apply it
+      sg::compute(host, s_.decode_s / shards_ + s_.average_seconds(elements, 2));
+      c.trace(-1, applied_[shard][peer], Phase::AggregateUpdate, start, shard);
+      mutex_.lock();
+      ++applied_[shard][peer];
+      changed_.notify_all();
+    }
+  }
+  mutex_.unlock();
+}
+
+void ParameterServer::peer(Context& c, int peer) {
+  const int k = s_.experiment.staleness_bound;
+  const double push_bytes = s_.exchange_bytes / shards_;                           // gradient slices, as encoded
+  const double pull_bytes = static_cast<double>(s_.gradient_bytes) / shards_;  // parameters: float32
+  if (!start_peer(c, peer, compute_)) return;
+  for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
+    if (!compute_gradient(c, peer, it, compute_)) break;
+    const double send_start = sg::now();
+    peer_cpu(c, peer, s_.encode_s);
+    std::vector<sg::Transfer> pushes;
+    for (int j = 0; j < shards_; ++j) pushes.push_back({c.hosts.peers[peer], c.hosts.servers[j], push_bytes});
+    sg::transfer_all(pushes);
+    c.trace(peer, it, Phase::Send, send_start);
+    const double receive_start = sg::now();
+    mutex_.lock();
+    ++pushed_[peer];
+    for (int j = 0; j < shards_; ++j) async_ ? queue_[j].push_back(peer) : void(++held_[j][it]);
+    changed_.notify_all();
+    auto ready = [&] {
+      for (int j = 0; j < shards_; ++j)
+        if (async_ ? applied_[j][peer] <= it : published_[j] <= it) return false;
+      return !async_ || slowest() >= it + 1 - k;  // no more than k iterations ahead of the slowest
+    };
+    while (!ready()) changed_.wait(mutex_);
+    if (async_) c.out.staleness.push_back(std::max(0, it + 1 - slowest()));
+    mutex_.unlock();
+    std::vector<sg::Transfer> pulls;
+    for (int j = 0; j < shards_; ++j) pulls.push_back({c.hosts.servers[j], c.hosts.peers[peer], pull_bytes});
+    sg::transfer_all(pulls);
+    c.trace(peer, it, Phase::Receive, receive_start);
+    ++c.out.iterations_done[peer];
+  }
+  c.out.peer_end_s[peer] = sg::now();
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_parameter_server(const SystemSpec& system, const Scenario& s) {
+  return std::make_unique<ParameterServer>(system, s);
+}
+
+}  // namespace p2psim::simulation
