@@ -235,6 +235,62 @@ TEST_CASE("parameter server, asynchronous: a staleness bound lets the fast peer 
   CHECK(*std::max_element(tight.staleness.begin(), tight.staleness.end()) == 0);
 }
 
+namespace {
+// SPIRT's function, from the workflow's start (one 1,769 MB function = 1 vCPU per peer, one minibatch of `b`):
+// StartExecution and ProcessInput (0.3 s), the branch (0.15 s), a cold start (0.79 + 0.92 s), the data GET at
+// 55 MB/s, the parameters read from the database, the step at one thread, the gradient written into it.
+double spirt_function_end(double b, double request_cpu_s) {
+  const double move = kGradient / kFunctionNet;  // database NIC 62.5 MB/s, function 55 MB/s
+  return 0.3 + 0.15 + kImage + kImport + (kFirstByte + b * 784 * 4 / kFunctionNet) + request_cpu_s + move +
+         (1 + 1e-4 * b) + move + request_cpu_s;
+}
+}  // namespace
+
+TEST_CASE("spirt, 1 peer: functions through the peer's database, averaging inside it, the barrier, by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
+                                                       R"(<functions memory_mb="1769"/>)"));
+  auto r = fixture::simulate(s, "spirt");
+  const double seen = 2 * std::ceil((spirt_function_end(60000, 1e-5) + 0.15) / 2);  // status polled every 2 s
+  const double average = average_s(kElements, 1);                  // inside the database
+  const double barrier = 0.001 + 0.001 + 5;                        // post, count, settle (SPIRT's 5 s)
+  const double update = average_s(kElements, 1) + average_s(kElements, 2);  // average of 1, AI.ModelUpdate
+  CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
+  CHECK(fixture::phase_of(r, 0, Phase::Barrier) == doctest::Approx(barrier).epsilon(1e-9));
+  CHECK(r.peer_end_s[0] == doctest::Approx(seen + average + barrier + update).epsilon(1e-9));
+  CHECK(r.ledger.storage_puts == 0);  // gradients never touch object storage
+  REQUIRE(r.ledger.instances.size() == 2);  // the peer and its database's instance
+  CHECK(r.ledger.broker_uptime_s > 0);      // the barrier's queue
+}
+
+TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases at once, by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(
+      write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
+                                R"(<functions memory_mb="1769"/>)",
+                       R"(<override select="kv_store/@per_request_cpu_s" value="0"/>)"));
+  auto r = fixture::simulate(s, "spirt");
+  const double seen = 2 * std::ceil((spirt_function_end(15000, 0) + 0.15) / 2);
+  // Each database sends its gradient to the three others and receives theirs: three flows per NIC direction,
+  // plus 5 % of TCP acknowledgements for the three flows the other way (SimGrid's cross-traffic).
+  const double copies = kGradient * 3.15 / kT2LargeNic;
+  const double barrier = 0.001 + 0.001 + 5;
+  const double update = average_s(kElements, 4) + average_s(kElements, 2);
+  for (int peer = 0; peer < 4; ++peer) {
+    CHECK(fixture::peer_phase_total(r, peer, Phase::Receive) == doctest::Approx(copies).epsilon(1e-9));
+    CHECK(r.peer_end_s[peer] == doctest::Approx(seen + average_s(kElements, 1) + barrier + copies + update).epsilon(1e-9));
+  }
+  CHECK(r.ledger.function_runs.size() == 4);
+  CHECK(r.ledger.instances.size() == 8);
+  // With the database on the peer instance, there are only the four peers to pay for.
+  auto on_peer = fixture::simulate(
+      fixture::scenario(write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)") +
+                                                  R"(<functions memory_mb="1769"/>)")),
+      "spirt");
+  CHECK(on_peer.failure.empty());
+  CHECK(on_peer.ledger.instances.size() == 4);
+}
+
 TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(
@@ -274,7 +330,7 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   };
   const auto gossip = error(R"(<system name="x" strategy="gossip"/>)");
   CHECK(gossip.find(fixture::line_tag(dir.path("experiment.xml"), "gossip") + " field 'systems/system[@name='x']/@strategy': unknown strategy 'gossip' (known: p2p_all_to_all, "
-            "ring_allreduce, serverless_sharded, serverless_tree, parameter_server") != std::string::npos);
+            "ring_allreduce, serverless_sharded, serverless_tree, parameter_server, spirt") != std::string::npos);
   CHECK(gossip.find(dir.path("experiment.xml")) != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce" shards="2"/>)").find(
             "field 'systems/system[@name='x']/@shards': unknown attribute for strategy 'ring_allreduce'") !=

@@ -35,6 +35,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
                           credits.throttles() ? speed * credits.baseline_share() : 0});
   }
   spec.peer_to_peer = needs.peer_to_peer;
+  spec.functions_reach_peers = needs.functions_reach_peers;
   for (const auto& server : needs.servers) {
     const auto& type = p.instance_types.at(server.instance_type);
     spec.servers.push_back({server.name, type.cpu_speed_factor, type.nic_bandwidth_bps});

@@ -81,17 +81,23 @@ Platform build_platform(const PlatformSpec& p) {
     auto* slot = host(zone, name, p.function_speed_factor);
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
     connect(zone, slot, h.storage, {{link, End::A}, {s3_link, End::B}});
+    if (p.functions_reach_peers)
+      for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);
     function_nics.push_back(link);
   }
+  std::vector<s4u::SplitDuplexLink*> server_nics;
   for (const auto& m : p.servers) {
     auto* server = host(zone, m.name, m.speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
     connect(zone, server, h.storage, {{link, End::A}, {s3_link, End::B}});
+    connect(zone, server, h.broker, {{link, End::A}, {broker_link, End::B}});
+    for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, {{server_nics[j], End::A}, {link, End::B}});
     for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});
     for (size_t k = 0; k < h.function_slots.size(); ++k)
       connect(zone, h.function_slots[k], server, {{function_nics[k], End::A}, {link, End::B}});
     h.servers.push_back(server);
+    server_nics.push_back(link);
   }
   zone->seal();
   return h;

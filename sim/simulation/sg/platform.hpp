@@ -21,7 +21,9 @@ struct PlatformSpec {
   };
   std::vector<Machine> peers;  // each reaches storage (one connection at a time), the broker and the servers
   bool peer_to_peer = false;   // a route between every two peers (ring, tree and parameter-server designs)
-  std::vector<Machine> servers;  // parameter servers, databases: reach storage, every peer and function slot
+  bool functions_reach_peers = false;  // a route from every function slot to every peer (a database on a peer)
+  std::vector<Machine> servers;  // parameter servers, databases: reach storage, the broker, every peer, function
+                                 // slot and other server
   int function_slots = 0;        // network slots of function containers: reach storage and the servers
   double function_speed_factor = 1, function_nic_bps = 0;
 };

@@ -20,7 +20,7 @@ double seconds_until_out_of_memory(const Context& c, double step_s, double need_
 /// One function task of a peer's workflow execution: invocation k handles its minibatches; failed attempts
 /// (out of memory, a crash, the timeout) are billed and retried as the workflow's retry policy says.
 void function_invocation(Context& c, int peer, int iteration, int k, double start_delay_s,
-                         const std::shared_ptr<Execution>& exec) {
+                         const std::shared_ptr<Execution>& exec, KvStore* database) {
   sg::sleep_for(start_delay_s);
   const auto& s = c.s;
   const auto& fs = s.profile.functions;
@@ -38,6 +38,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
     long long samples = 0;
     for (long long b : batches) samples += b;
     c.storage.get(container.host, static_cast<double>(samples * s.sample_bytes));
+    if (database) database->read(container.host, static_cast<double>(s.gradient_bytes));  // the parameters
     c.trace(peer, iteration, Phase::DataFetch, run_start, k);
 
     const double compute_start = sg::now();
@@ -77,9 +78,13 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
 
     const double upload_start = sg::now();
     if (s.function_encode_s > 0) sg::compute(container.host, s.function_encode_s);
-    c.storage.put(container.host, s.function_gradient_bytes);
-    c.broker.request();  // publish the key to the peer's lambda queue
-    c.broker.process_message();
+    if (database) {
+      database->write(container.host, s.function_gradient_bytes);  // RPUSH onto the iteration's list
+    } else {
+      c.storage.put(container.host, s.function_gradient_bytes);
+      c.broker.request();  // publish the key to the peer's lambda queue
+      c.broker.process_message();
+    }
     c.trace(peer, iteration, Phase::FunctionUpload, upload_start, k);
     c.functions.finish(container, sg::now() - run_start, s.experiment.functions.arch, false);
     error.clear();
@@ -99,7 +104,7 @@ void compute_on_peer(Context& c, int peer, int iteration) {
   c.trace(peer, iteration, Phase::Compute, start);
 }
 
-bool compute_on_functions(Context& c, int peer, int iteration) {
+bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database) {
   const auto& s = c.s;
   const int invocations = static_cast<int>(s.invocations.size());
   const double start = sg::now();
@@ -107,14 +112,22 @@ bool compute_on_functions(Context& c, int peer, int iteration) {
   auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
   c.trace(peer, iteration, Phase::Orchestration, start);
   for (int k = 0; k < invocations; ++k)
-    sg::spawn(fmt::format("fn-{}-{}-{}", peer, iteration, k), c.hosts.peers[peer], [&c, peer, iteration, k, exec] {
-      function_invocation(c, peer, iteration, k, c.workflow.branch_start_delay_s(k), exec);
-    });
+    sg::spawn(fmt::format("fn-{}-{}-{}", peer, iteration, k), c.hosts.peers[peer],
+              [&c, peer, iteration, k, exec, database] {
+                function_invocation(c, peer, iteration, k, c.workflow.branch_start_delay_s(k), exec, database);
+              });
   c.workflow.poll_until_done(*exec, start, s.experiment.workflow_status_poll_interval_s);
   c.trace(peer, iteration, Phase::PollingWait, exec->end_s);
   if (!exec->failure.empty()) {  // the peer exits on any status other than SUCCEEDED (the paper's peer script)
     if (c.out.failure.empty()) c.out.failure = exec->failure;
     return false;
+  }
+  const double average_elements = static_cast<double>(s.parameters);
+  if (database) {  // averaged inside the database (a Lua script over the list), nothing moves
+    const double start_average = sg::now();
+    database->run_kernel(s.average_seconds(average_elements, invocations));
+    c.trace(peer, iteration, Phase::LocalAverage, start_average);
+    return true;
   }
   const double collect_start = sg::now();
   for (int k = 0; k < invocations; ++k) {
@@ -124,7 +137,7 @@ bool compute_on_functions(Context& c, int peer, int iteration) {
   }
   c.trace(peer, iteration, Phase::Collect, collect_start);
   const double average_start = sg::now();
-  peer_cpu(c, peer, s.average_seconds(static_cast<double>(s.parameters), invocations));
+  peer_cpu(c, peer, s.average_seconds(average_elements, invocations));
   c.trace(peer, iteration, Phase::LocalAverage, average_start);
   return true;
 }
@@ -203,12 +216,12 @@ void apply_update(Context& c, int peer, int iteration) {
   ++c.out.iterations_done[peer];
 }
 
-bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how) {
+bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database) {
   if (how == GradientCompute::Peer) {
     compute_on_peer(c, peer, iteration);
     return true;
   }
-  return compute_on_functions(c, peer, iteration);
+  return compute_on_functions(c, peer, iteration, database);
 }
 
 }  // namespace p2psim::simulation

@@ -34,7 +34,10 @@ bool start_peer(Context& c, int peer, GradientCompute how);
 void apply_update(Context& c, int peer, int iteration);
 
 /// Computes the peer's gradient of `iteration`. Returns false when the functions' workflow execution failed:
-/// the failure is recorded and the peer must stop, as the paper's peer script exits.
-bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how);
+/// the failure is recorded and the peer must stop, as the paper's peer script exits. With `database` (SPIRT),
+/// functions pull the parameters from it and write their gradients into it, and the peer averages them there;
+/// otherwise (the paper) they PUT their gradients to object storage, publish the keys, and the peer GETs and
+/// averages them.
+bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database = nullptr);
 
 }  // namespace p2psim::simulation

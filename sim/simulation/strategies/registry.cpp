@@ -11,6 +11,7 @@ std::unique_ptr<Strategy> make_ring_allreduce(const SystemSpec&, const Scenario&
 std::unique_ptr<Strategy> make_serverless_sharded(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_serverless_tree(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_parameter_server(const SystemSpec&, const Scenario&);
+std::unique_ptr<Strategy> make_spirt(const SystemSpec&, const Scenario&);
 
 namespace {
 const std::vector<std::pair<std::string, StrategyFactory>> kStrategies = {
@@ -19,6 +20,7 @@ const std::vector<std::pair<std::string, StrategyFactory>> kStrategies = {
     {"serverless_sharded", make_serverless_sharded},
     {"serverless_tree", make_serverless_tree},
     {"parameter_server", make_parameter_server},
+    {"spirt", make_spirt},
 };
 }  // namespace
 

@@ -23,6 +23,7 @@ struct PlatformNeeds {
   bool broker = false;  // the design runs a message broker (billed for the whole run, used or not)
   bool peer_to_peer = false;
   int function_slots = 0;  // containers alive at once, at most
+  bool functions_reach_peers = false;
   std::vector<ServerNeed> servers;
 };
 

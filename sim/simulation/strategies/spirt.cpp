@@ -1,0 +1,117 @@
+// SPIRT (Barrak et al., "SPIRT: A Fault-Tolerant and Reliable Peer-to-Peer Serverless ML Training
+// Architecture", IEEE QRS 2023, https://arxiv.org/abs/2309.14148; code
+// https://github.com/AmineBarrak/TrainingML_P2P_Serverless, SPIRT/): every peer has an in-memory database
+// (RedisAI) — on the peer instance itself or on an instance of its own. Each iteration the peer's workflow fans
+// its minibatches out to functions, which pull the parameters from the peer's database, compute, and push
+// their gradients into it; the database averages them (a kernel inside it). The peers then meet at a
+// queue-count barrier (post, poll the count until it equals the number of peers, sleep a settle time,
+// purge), copy every other peer's averaged gradient from the other databases into their own, and average
+// and update the model inside the database (RedisAI's AI.ModelUpdate).
+// Simplifications: the queue (SQS in SPIRT) is the profile's broker; the settle time defaults to SPIRT's 5 s.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "gradient.hpp"
+#include "strategy.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+class Spirt : public Strategy {
+ public:
+  Spirt(const SystemSpec& system, const Scenario& s);
+  PlatformNeeds needs() const override {
+    PlatformNeeds n{true, on_peers_, gradient_function_slots(s_, GradientCompute::Functions), on_peers_, {}};
+    if (!on_peers_)
+      for (int i = 0; i < s_.experiment.peers; ++i) n.servers.push_back({"db-" + std::to_string(i), database_type_});
+    return n;
+  }
+  void launch(Context& c) override;
+  std::string transport() const override { return "database"; }
+
+ private:
+  void peer(Context& c, int peer);
+  void barrier(Context& c, int peer, int iteration);
+  const Scenario& s_;
+  bool on_peers_ = true;
+  std::string database_type_;
+  double settle_s_ = 5;
+  std::vector<std::unique_ptr<KvStore>> databases_;  // per peer
+  std::vector<int> arrivals_;                        // per iteration: peers that posted to the barrier queue
+};
+
+Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
+  StrategyParams params(system);
+  on_peers_ = params.choice("database", {"peer", "instance"}, "peer") == "peer";
+  std::vector<std::string> types;
+  for (const auto& [name, type] : s.profile.instance_types) types.push_back(name);
+  database_type_ = params.choice("database_type", types, s.peer_type.name);
+  if (on_peers_ && params.has("database_type"))
+    throw params.error("database_type", "a database on the peer runs on the peer's own instance: set database=\"instance\"");
+  // SPIRT's barrier sleeps 5 s once the count is complete (its code, SPIRT/).
+  settle_s_ = params.number("settle_s", 0, 3600, 5);
+  read_gradient_compute(params, s, "functions");  // checks the function timeout
+  if (params.has("compute") && system.params.at("compute") != "functions")
+    throw params.error("compute", "SPIRT's gradients are computed by functions: set compute=\"functions\"");
+  params.reject_unread();
+  const auto& e = s.experiment;
+  if (e.asynchronous) throw params.error("strategy", "spirt is synchronous: remove <synchronization mode=\"async\">");
+  if (e.crash_peer >= 0) throw params.error("strategy", "spirt does not model peer crashes (<failures crash_peer>)");
+  if (e.exchange.compression != "none")
+    throw params.error("strategy", "spirt does not model compressed gradients: set compression=\"none\"");
+  arrivals_.assign(static_cast<size_t>(e.workload.iterations), 0);
+}
+
+void Spirt::launch(Context& c) {
+  for (int i = 0; i < c.peers(); ++i)
+    databases_.push_back(std::make_unique<KvStore>(s_.profile.kv_store, on_peers_ ? c.hosts.peers[i] : c.hosts.servers[i]));
+  for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
+}
+
+void Spirt::barrier(Context& c, int peer, int iteration) {
+  const double start = sg::now();
+  c.broker.request();  // post to the queue
+  ++arrivals_[iteration];
+  for (;;) {
+    c.broker.request();  // its approximate message count
+    if (arrivals_[iteration] >= c.peers()) break;
+    sg::sleep_for(s_.experiment.barrier.poll_interval_s);
+  }
+  sg::sleep_for(settle_s_);
+  c.trace(peer, iteration, Phase::Barrier, start);
+}
+
+void Spirt::peer(Context& c, int peer) {
+  const int n = c.peers();
+  const double e = static_cast<double>(s_.parameters);
+  const double bytes = static_cast<double>(s_.gradient_bytes);
+  KvStore& mine = *databases_[peer];
+  for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
+    if (!compute_gradient(c, peer, it, GradientCompute::Functions, &mine)) break;
+    barrier(c, peer, it);
+    // Every other peer's averaged gradient, copied from its database into ours, all at once.
+    const double receive_start = sg::now();
+    std::vector<sg::Transfer> copies;
+    for (int j = 0; j < n; ++j)
+      if (j != peer) {
+        sg::compute(databases_[j]->host(), s_.profile.kv_store.per_request_cpu_s);  // the GET on their server
+        copies.push_back({databases_[j]->host(), mine.host(), bytes});
+      }
+    sg::transfer_all(copies);
+    c.trace(peer, it, Phase::Receive, receive_start);
+    const double update_start = sg::now();
+    mine.run_kernel(s_.average_seconds(e, n) + s_.average_seconds(e, 2));  // average, AI.ModelUpdate
+    c.trace(peer, it, Phase::AggregateUpdate, update_start);
+    ++c.out.iterations_done[peer];
+  }
+  c.out.peer_end_s[peer] = sg::now();
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_spirt(const SystemSpec& system, const Scenario& s) {
+  return std::make_unique<Spirt>(system, s);
+}
+
+}  // namespace p2psim::simulation
