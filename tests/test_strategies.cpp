@@ -291,6 +291,81 @@ TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases a
   CHECK(on_peer.ledger.instances.size() == 4);
 }
 
+TEST_CASE("lambdaml allreduce, 4 workers: the master merges through object storage, by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, experiment(4, R"(<system name="lml" strategy="lambdaml" pattern="allreduce"/>)") + R"(<functions memory_mb="1769"/>)"));
+  auto r = fixture::simulate(s, "lml");
+  const double init = kImage + kImport;  // 1,769 MB: one vCPU
+  const double load = kFirstByte + 15000.0 * 784 * 4 / kFunctionNet;
+  const double compute = 1 + 1e-4 * 15000;  // one thread
+  const double object = kFirstByte + kGradient / kFunctionNet;  // a gradient PUT or GET
+  const double merge = 3 * object + average_s(kElements, 4) + object;  // GET three, average four, PUT
+  const double update = average_s(kElements, 2);
+  CHECK(r.peer_end_s[0] == doctest::Approx(init + load + compute + object + merge + update).epsilon(1e-9));
+  for (int w = 1; w < 4; ++w)
+    CHECK(r.peer_end_s[w] == doctest::Approx(init + load + compute + object + merge + object + update).epsilon(1e-9));
+  REQUIRE(r.ledger.function_runs.size() == 4);
+  // Each worker's one invocation lasts from its start to its end, INIT included.
+  std::vector<double> billed, ends(r.peer_end_s.begin(), r.peer_end_s.end());
+  for (const auto& run : r.ledger.function_runs) billed.push_back(run.init_s + run.run_s);
+  std::sort(billed.begin(), billed.end());
+  std::sort(ends.begin(), ends.end());
+  for (size_t i = 0; i < ends.size(); ++i) CHECK(billed[i] == doctest::Approx(ends[i]).epsilon(1e-9));
+  CHECK(r.ledger.instances.empty());  // no peer instance: functions only
+  CHECK(r.ledger.broker_uptime_s == 0);
+  CHECK(r.ledger.storage_puts == 4 + 1);
+  CHECK(r.ledger.storage_gets == 4 + 3 + 3);
+}
+
+TEST_CASE("lambdaml scatter-reduce, 4 workers: each merges one chunk, by hand") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, experiment(4, R"(<system name="lml" strategy="lambdaml" pattern="scatter_reduce"/>)") +
+               R"(<functions memory_mb="1769"/>)"));
+  auto r = fixture::simulate(s, "lml");
+  const double init = kImage + kImport;
+  const double load = kFirstByte + 15000.0 * 784 * 4 / kFunctionNet;
+  const double chunk = kFirstByte + kGradient / 4 / kFunctionNet;
+  const double exchange = 3 * chunk                                     // PUT the three chunks others own
+                          + 3 * (chunk + average_s(kElements / 4, 2))  // GET and add the three copies of mine
+                          + chunk                                       // PUT my merged chunk
+                          + 3 * chunk;                                  // GET the three others' merged chunks
+  for (int w = 0; w < 4; ++w)
+    CHECK(r.peer_end_s[w] ==
+          doctest::Approx(init + load + 2.5 + exchange + average_s(kElements, 2)).epsilon(1e-9));
+  CHECK(r.ledger.storage_puts == 4 * 4);
+  CHECK(r.ledger.storage_gets == 4 + 4 * 6);
+}
+
+TEST_CASE("lambdaml: a worker near its timeout checkpoints, re-invokes itself warm and reloads; all billed") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="3"
+              compute_variability="none"/>
+    <peers count="2" instance_type="t2.large"/>
+    <functions memory_mb="1769"/>
+    <systems><system name="lml" strategy="lambdaml"/></systems>)";
+  auto plain = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "lml");
+  CHECK(plain.ledger.function_runs.size() == 2);  // one invocation each
+  // A 9 s timeout: an iteration takes about 4.7 s (a 4 s step and the exchange), so each needs its own invocation.
+  auto short_lived = fixture::simulate(
+      fixture::scenario(write_experiment(dir, body, R"(<override select="function_service/@max_timeout_s" value="9"/>)")),
+      "lml");
+  CHECK(short_lived.failure.empty());
+  CHECK(short_lived.ledger.function_runs.size() == 2 * 3);
+  int checkpoints = 0, cold = 0;
+  for (const auto& p : short_lived.trace) checkpoints += p.phase == Phase::Checkpoint, cold += p.phase == Phase::ColdStart;
+  CHECK(checkpoints == 2 * 2);
+  CHECK(cold == 2);  // the re-invocations find their containers warm
+  for (const auto& run : short_lived.ledger.function_runs) CHECK(run.run_s < 9);
+  CHECK(short_lived.iterations_done == std::vector<int>{3, 3});
+  // Each re-invocation pays a checkpoint PUT and GET and reloads the partition.
+  CHECK(short_lived.ledger.storage_puts == plain.ledger.storage_puts + 4);
+  CHECK(short_lived.ledger.storage_gets == plain.ledger.storage_gets + 4 + 4);
+  CHECK(short_lived.peer_end_s[0] > plain.peer_end_s[0]);
+}
+
 TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(
@@ -330,7 +405,7 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   };
   const auto gossip = error(R"(<system name="x" strategy="gossip"/>)");
   CHECK(gossip.find(fixture::line_tag(dir.path("experiment.xml"), "gossip") + " field 'systems/system[@name='x']/@strategy': unknown strategy 'gossip' (known: p2p_all_to_all, "
-            "ring_allreduce, serverless_sharded, serverless_tree, parameter_server, spirt") != std::string::npos);
+            "ring_allreduce, serverless_sharded, serverless_tree, parameter_server, spirt, lambdaml") != std::string::npos);
   CHECK(gossip.find(dir.path("experiment.xml")) != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce" shards="2"/>)").find(
             "field 'systems/system[@name='x']/@shards': unknown attribute for strategy 'ring_allreduce'") !=

@@ -61,7 +61,8 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
     c.out.credits_exhausted_at_s.push_back(credits.exhausted_at_s());
     c.out.ledger.surplus_credits += credits.surplus_credits();
   }
-  for (double end_s : c.out.peer_end_s) c.out.ledger.instances.push_back({s.peer_type.name, end_s});
+  if (needs.peers_are_instances)
+    for (double end_s : c.out.peer_end_s) c.out.ledger.instances.push_back({s.peer_type.name, end_s});
   // Shared infrastructure runs as long as the last peer.
   const double end_s = *std::max_element(c.out.peer_end_s.begin(), c.out.peer_end_s.end());
   for (const auto& server : needs.servers) c.out.ledger.instances.push_back({server.instance_type, end_s});

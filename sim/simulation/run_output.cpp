@@ -22,6 +22,7 @@ const char* to_string(Phase p) {
     case Phase::ReduceScatter: return "reduce_scatter";
     case Phase::AllGather: return "all_gather";
     case Phase::Reduce: return "reduce";
+    case Phase::Checkpoint: return "checkpoint";
   }
   return "?";
 }

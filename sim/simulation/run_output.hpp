@@ -28,8 +28,9 @@ enum class Phase {
   ReduceScatter,    // ring all-reduce: passing and summing chunks
   AllGather,        // ring all-reduce: passing the summed chunks on
   Reduce,           // an aggregator function: fetching its inputs, summing, storing the result
+  Checkpoint,       // a function near its timeout saving its state to storage before re-invoking itself
 };
-constexpr int kPhaseCount = static_cast<int>(Phase::Reduce) + 1;
+constexpr int kPhaseCount = static_cast<int>(Phase::Checkpoint) + 1;
 const char* to_string(Phase p);
 
 struct PhaseRecord {

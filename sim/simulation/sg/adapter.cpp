@@ -4,6 +4,7 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace p2psim::sg {
@@ -51,39 +52,39 @@ Actor spawn(const std::string& name, Host* host, std::function<void()> body) {
   return Actor(s4u::Actor::create(name, host, std::move(body)));
 }
 
-// Created on first use, so that objects holding them can be built before the engine exists.
-Mutex::Mutex() = default;
-s4u::Mutex& Mutex::get() {
-  if (!impl_) impl_ = s4u::Mutex::create();
-  return *impl_;
-}
-void Mutex::lock() { get().lock(); }
-void Mutex::unlock() { get().unlock(); }
-
-ConditionVariable::ConditionVariable() = default;
-s4u::ConditionVariable& ConditionVariable::get() {
-  if (!impl_) impl_ = s4u::ConditionVariable::create();
-  return *impl_;
-}
-
-void ConditionVariable::wait(Mutex& locked) {
-  std::unique_lock<s4u::Mutex> lock(locked.get(), std::adopt_lock);
-  get().wait(lock);
-  lock.release();  // the caller still holds it
-}
-
-bool ConditionVariable::wait_until(Mutex& locked, double deadline_s) {
-  std::unique_lock<s4u::Mutex> lock(locked.get(), std::adopt_lock);
-  const bool notified = get().wait_until(lock, deadline_s) == std::cv_status::no_timeout;
-  lock.release();
-  return notified;
-}
-
-void ConditionVariable::notify_all() { get().notify_all(); }
-
 Semaphore::Semaphore(int capacity) : impl_(s4u::Semaphore::create(capacity)) {}
 void Semaphore::acquire() { impl_->acquire(); }
+bool Semaphore::acquire_until(double deadline_s) {
+  return !impl_->acquire_timeout(std::max(0.0, deadline_s - s4u::Engine::get_clock()));  // true on timeout
+}
 void Semaphore::release() { impl_->release(); }
+
+void Signal::wait_for(const std::function<bool()>& ready) {
+  while (!ready()) {
+    auto semaphore = std::make_shared<Semaphore>(0);  // creating it may let other actors run: test again
+    if (ready()) return;
+    waiters_.push_back(semaphore);
+    semaphore->acquire();
+  }
+}
+
+bool Signal::wait_for(const std::function<bool()>& ready, double deadline_s) {
+  while (!ready()) {
+    auto semaphore = std::make_shared<Semaphore>(0);
+    if (ready()) return true;
+    if (s4u::Engine::get_clock() >= deadline_s) return false;
+    waiters_.push_back(semaphore);
+    if (!semaphore->acquire_until(deadline_s)) return ready();
+  }
+  return true;
+}
+
+void Signal::notify_all() {
+  // Taken out first: releasing may let other actors run, and they may start waiting again meanwhile.
+  const auto waiting = std::move(waiters_);
+  waiters_.clear();
+  for (const auto& semaphore : waiting) semaphore->release();  // a timed-out waiter's release goes unused
+}
 
 namespace {
 int payload = 0;  // messages carry only their size

@@ -55,40 +55,49 @@ void set_throttled(Host* host, bool throttled);
 /// Starts an actor running `body` on `host`.
 Actor spawn(const std::string& name, Host* host, std::function<void()> body);
 
-class Mutex {
- public:
-  Mutex();
-  void lock();
-  void unlock();
-
- private:
-  friend class ConditionVariable;
-  simgrid::s4u::Mutex& get();
-  simgrid::s4u::MutexPtr impl_;
-};
-
-/// Waits happen with the mutex locked (as std::condition_variable): wait() releases it while blocked.
-class ConditionVariable {
- public:
-  ConditionVariable();
-  void wait(Mutex& locked);
-  /// Returns false when `deadline_s` passed before a notification.
-  bool wait_until(Mutex& locked, double deadline_s);
-  void notify_all();
-
- private:
-  simgrid::s4u::ConditionVariable& get();
-  simgrid::s4u::ConditionVariablePtr impl_;
-};
-
 class Semaphore {
  public:
   explicit Semaphore(int capacity);
   void acquire();
+  /// Returns false when `deadline_s` passed first.
+  bool acquire_until(double deadline_s);
   void release();
 
  private:
   simgrid::s4u::SemaphorePtr impl_;
+};
+
+/// Actors waiting until a condition on shared state holds, woken by notify_all() after each change. No mutex:
+/// SimGrid runs one actor at a time and switches only at simulation calls, so the condition is tested again
+/// after every call that may switch, right before the waiter blocks. (Each waiter sleeps on a semaphore of
+/// its own: SimGrid 3.32's condition variables crashed, in ConditionVariableImpl::broadcast, once three or
+/// more actors contended for the mutex.)
+class Signal {
+ public:
+  void wait_for(const std::function<bool()>& ready);
+  /// Returns false when `deadline_s` passed before `ready()` held.
+  bool wait_for(const std::function<bool()>& ready, double deadline_s);
+  void notify_all();
+
+ private:
+  std::vector<std::shared_ptr<Semaphore>> waiters_;
+};
+
+/// A count that actors wait on until it reaches a target (objects in storage, reducers done, ...).
+class Counter {
+ public:
+  void add(int n = 1) {
+    value_ += n;
+    changed_.notify_all();
+  }
+  void wait_for(int target) {
+    changed_.wait_for([this, target] { return value_ >= target; });
+  }
+  int value() const { return value_; }
+
+ private:
+  int value_ = 0;
+  Signal changed_;
 };
 
 /// A rendez-vous channel between actors (an S4U mailbox): a message of `bytes` travels from the sender's host

@@ -37,8 +37,7 @@ class P2pAllToAll : public Strategy {
   bool inline_, barrier_;
   // The broker's queues: per producer, iterations published so far (in order).
   std::vector<int> progress_;
-  sg::Mutex mutex_;
-  sg::ConditionVariable changed_;
+  sg::Signal published_;  // a peer published a gradient
   std::vector<std::vector<int>> next_to_fetch_;  // [consumer][producer]: first iteration not fetched yet
   std::vector<std::vector<bool>> presumed_dead_;  // [consumer][producer]: gave up waiting for it
   std::vector<int> barrier_arrivals_;            // per iteration: peers that reached its barrier
@@ -98,10 +97,9 @@ void P2pAllToAll::send_gradient(Context& c, int peer, int iteration) {
     c.broker.request();
   }
   c.broker.process_message();
-  // No lock: SimGrid runs one actor at a time, and nothing here blocks (a crash can only strike while blocked).
   progress_[peer] = iteration + 1;  // published in order
   for (auto& row : presumed_dead_) row[peer] = false;  // alive after all
-  changed_.notify_all();
+  published_.notify_all();
   c.trace(peer, iteration, Phase::Send, start);
 }
 
@@ -167,17 +165,15 @@ void P2pAllToAll::receive_gradients(Context& c, int peer, int iteration) {
   } else {
     while (!caught_up()) {
       int ready = -1;
-      mutex_.lock();
-      for (;;) {
+      auto something_new = [&] {
         for (int j = 0; j < n && ready < 0; ++j)
           if (j != peer && next[j] < progress_[j]) ready = j;
-        if (ready >= 0 || sg::now() >= timeout_at) break;
-        if (timeout_s > 0)
-          changed_.wait_until(mutex_, timeout_at);
-        else
-          changed_.wait(mutex_);
-      }
-      mutex_.unlock();
+        return ready >= 0;
+      };
+      if (timeout_s > 0)
+        published_.wait_for(something_new, timeout_at);
+      else
+        published_.wait_for(something_new);
       if (ready < 0) {
         give_up();
         break;

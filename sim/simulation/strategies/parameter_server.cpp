@@ -45,8 +45,7 @@ class ParameterServer : public Strategy {
   std::vector<std::vector<int>> applied_;
   std::vector<int> published_;  // per shard (sync): iterations whose parameters are updated and served
   int servers_done_ = 0;
-  sg::Mutex mutex_;
-  sg::ConditionVariable changed_;
+  sg::Signal changed_;  // a push arrived or was applied
 };
 
 ParameterServer::ParameterServer(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -83,33 +82,27 @@ void ParameterServer::server(Context& c, int shard) {
   const double elements = static_cast<double>(s_.parameters) / shards_;
   const int n = c.peers();
   const int iterations = static_cast<int>(s_.experiment.workload.iterations);
-  mutex_.lock();
   if (!async_) {
     for (int it = 0; it < iterations; ++it) {
-      while (held_[shard][it] < n) changed_.wait(mutex_);
-      mutex_.unlock();
+      changed_.wait_for([&] { return held_[shard][it] >= n; });
       const double start = sg::now();  // decode the N slices, sum them, apply the SGD step
       sg::compute(host, n * s_.decode_s / shards_ + s_.average_seconds(elements, n) + s_.average_seconds(elements, 2));
       c.trace(-1, it, Phase::AggregateUpdate, start, shard);
-      mutex_.lock();
       published_[shard] = it + 1;
       changed_.notify_all();
     }
   } else {
     for (int applied = 0; applied < n * iterations; ++applied) {
-      while (queue_[shard].empty()) changed_.wait(mutex_);
+      changed_.wait_for([&] { return !queue_[shard].empty(); });
       const int peer = queue_[shard].front();
       queue_[shard].erase(queue_[shard].begin());
-      mutex_.unlock();
       const double start = sg::now();  // decode one slice and apply it
       sg::compute(host, s_.decode_s / shards_ + s_.average_seconds(elements, 2));
       c.trace(-1, applied_[shard][peer], Phase::AggregateUpdate, start, shard);
-      mutex_.lock();
       ++applied_[shard][peer];
       changed_.notify_all();
     }
   }
-  mutex_.unlock();
 }
 
 void ParameterServer::peer(Context& c, int peer) {
@@ -126,7 +119,6 @@ void ParameterServer::peer(Context& c, int peer) {
     sg::transfer_all(pushes);
     c.trace(peer, it, Phase::Send, send_start);
     const double receive_start = sg::now();
-    mutex_.lock();
     ++pushed_[peer];
     for (int j = 0; j < shards_; ++j) async_ ? queue_[j].push_back(peer) : void(++held_[j][it]);
     changed_.notify_all();
@@ -135,9 +127,8 @@ void ParameterServer::peer(Context& c, int peer) {
         if (async_ ? applied_[j][peer] <= it : published_[j] <= it) return false;
       return !async_ || slowest() >= it + 1 - k;  // no more than k iterations ahead of the slowest
     };
-    while (!ready()) changed_.wait(mutex_);
+    changed_.wait_for(ready);
     if (async_) c.out.staleness.push_back(std::max(0, it + 1 - slowest()));
-    mutex_.unlock();
     std::vector<sg::Transfer> pulls;
     for (int j = 0; j < shards_; ++j) pulls.push_back({c.hosts.servers[j], c.hosts.peers[peer], pull_bytes});
     sg::transfer_all(pulls);

@@ -12,6 +12,7 @@ std::unique_ptr<Strategy> make_serverless_sharded(const SystemSpec&, const Scena
 std::unique_ptr<Strategy> make_serverless_tree(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_parameter_server(const SystemSpec&, const Scenario&);
 std::unique_ptr<Strategy> make_spirt(const SystemSpec&, const Scenario&);
+std::unique_ptr<Strategy> make_lambdaml(const SystemSpec&, const Scenario&);
 
 namespace {
 const std::vector<std::pair<std::string, StrategyFactory>> kStrategies = {
@@ -21,6 +22,7 @@ const std::vector<std::pair<std::string, StrategyFactory>> kStrategies = {
     {"serverless_tree", make_serverless_tree},
     {"parameter_server", make_parameter_server},
     {"spirt", make_spirt},
+    {"lambdaml", make_lambdaml},
 };
 }  // namespace
 

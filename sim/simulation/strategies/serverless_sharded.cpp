@@ -38,9 +38,7 @@ class ServerlessSharded : public Strategy {
   int shards_ = 1;
   int reducer_memory_mb_ = 0;
   std::vector<int> uploaded_;  // per iteration: peers whose shards are all in storage
-  std::vector<int> reduced_;   // per iteration: averaged shards in storage
-  sg::Mutex mutex_;
-  sg::ConditionVariable reduced_changed_;
+  std::vector<sg::Counter> reduced_;  // per iteration: averaged shards in storage
 };
 
 ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -60,7 +58,7 @@ ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s
   if (e.function_failure_probability > 0)
     throw params.error("strategy", "serverless_sharded does not model reducer failures: set function_failure_probability=\"0\"");
   uploaded_.assign(static_cast<size_t>(e.workload.iterations), 0);
-  reduced_.assign(static_cast<size_t>(e.workload.iterations), 0);
+  reduced_.resize(static_cast<size_t>(e.workload.iterations));
 }
 
 void ServerlessSharded::launch(Context& c) {
@@ -74,10 +72,7 @@ void ServerlessSharded::launch(Context& c) {
 void ServerlessSharded::reducer(Context& c, int shard, int iteration) {
   run_aggregator(c, {"reducer", reducer_memory_mb_, c.peers(), s_.exchange_bytes / shards_,
                      static_cast<double>(s_.parameters) / shards_, iteration, shard});
-  mutex_.lock();
-  ++reduced_[iteration];
-  mutex_.unlock();
-  reduced_changed_.notify_all();
+  reduced_[iteration].add();
 }
 
 void ServerlessSharded::peer(Context& c, int peer) {
@@ -92,9 +87,7 @@ void ServerlessSharded::peer(Context& c, int peer) {
       for (int j = 0; j < shards_; ++j)
         sg::spawn(fmt::format("reducer-{}-{}", it, j), c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
     const double receive_start = sg::now();
-    mutex_.lock();
-    while (reduced_[it] < shards_) reduced_changed_.wait(mutex_);
-    mutex_.unlock();
+    reduced_[it].wait_for(shards_);
     for (int j = 0; j < shards_; ++j) c.storage.get(c.hosts.peers[peer], shard_bytes);
     c.trace(peer, it, Phase::Receive, receive_start);
     apply_update(c, peer, it);  // the averaged gradient is in

@@ -44,9 +44,7 @@ class ServerlessTree : public Strategy {
   std::vector<std::vector<int>> levels_;  // per level (leaves first): each aggregator's number of inputs
   std::vector<int> memory_mb_;            // per level
   std::vector<std::vector<std::vector<int>>> arrived_;  // [iteration][level][group]: inputs in storage
-  std::vector<bool> root_done_;                         // per iteration
-  sg::Mutex mutex_;
-  sg::ConditionVariable root_changed_;
+  std::vector<sg::Counter> root_done_;                  // per iteration: 1 once the root's output is in
 };
 
 ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -76,7 +74,7 @@ ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_
   arrived_.resize(static_cast<size_t>(e.workload.iterations));
   for (auto& per_iteration : arrived_)
     for (const auto& level : levels_) per_iteration.emplace_back(level.size(), 0);
-  root_done_.assign(static_cast<size_t>(e.workload.iterations), false);
+  root_done_.resize(static_cast<size_t>(e.workload.iterations));
 }
 
 void ServerlessTree::launch(Context& c) {
@@ -106,10 +104,7 @@ void ServerlessTree::aggregator(Context& c, int level, int group, int iteration)
     input_ready(c, level + 1, group / fan_in_, iteration);
     return;
   }
-  mutex_.lock();
-  root_done_[iteration] = true;
-  mutex_.unlock();
-  root_changed_.notify_all();
+  root_done_[iteration].add();
 }
 
 void ServerlessTree::peer(Context& c, int peer) {
@@ -122,9 +117,7 @@ void ServerlessTree::peer(Context& c, int peer) {
     c.trace(peer, it, Phase::Send, send_start);
     input_ready(c, 0, peer / fan_in_, it);
     const double receive_start = sg::now();
-    mutex_.lock();
-    while (!root_done_[it]) root_changed_.wait(mutex_);
-    mutex_.unlock();
+    root_done_[it].wait_for(1);
     c.storage.get(c.hosts.peers[peer], bytes);
     c.trace(peer, it, Phase::Receive, receive_start);
     apply_update(c, peer, it);  // the root's sum is the averaged gradient

@@ -25,6 +25,7 @@ struct PlatformNeeds {
   int function_slots = 0;  // containers alive at once, at most
   bool functions_reach_peers = false;
   std::vector<ServerNeed> servers;
+  bool peers_are_instances = true;  // false: the participants are functions (no peer instance is billed)
 };
 
 class Strategy {

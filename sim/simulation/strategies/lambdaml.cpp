@@ -1,0 +1,171 @@
+// LambdaML (Jiang et al., "Towards Demystifying Serverless Machine Learning Training", SIGMOD 2021,
+// https://doi.org/10.1145/3448016.3459240; code https://github.com/DS3Lab/LambdaML): training by functions
+// alone, no peer instance. W worker functions (W = peers/@count) each own a data partition in object storage,
+// compute their minibatches, and synchronise through object storage with one of LambdaML's two patterns:
+// - allreduce: every worker PUTs its gradient; the master (worker 0) GETs the others, averages, PUTs the
+//   merged gradient; the others GET it;
+// - scatter_reduce: every worker cuts its gradient into W chunks and PUTs the W-1 it does not own; worker j
+//   GETs the W-1 copies of chunk j, sums them into its own, PUTs the merged chunk; every worker GETs the W-1
+//   merged chunks it does not own.
+// Then each applies the update. A worker whose next iteration would run past the function timeout saves its
+// model to object storage (a checkpoint), ends, and invokes itself again: the new invocation (warm when the
+// container is still there) reloads the checkpoint and its partition. Every invocation is billed.
+// Simplifications: workers learn that the objects they wait for are in storage at no cost (LambdaML polls
+// the bucket); the next iteration is estimated to last as long as the last one.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "gradient.hpp"
+#include "strategy.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+class LambdaMl : public Strategy {
+ public:
+  LambdaMl(const SystemSpec& system, const Scenario& s);
+  PlatformNeeds needs() const override {
+    PlatformNeeds n;
+    n.function_slots = std::min(s_.profile.functions.concurrency_limit, s_.experiment.peers);
+    n.peers_are_instances = false;
+    return n;
+  }
+  void launch(Context& c) override;
+  std::string transport() const override { return scatter_ ? "storage_scatter_reduce" : "storage_allreduce"; }
+
+ private:
+  void worker(Context& c, int w);
+  void synchronise(Context& c, int w, int iteration, sg::Host* host, double add_share);
+  const Scenario& s_;
+  bool scatter_ = false;
+  std::vector<sg::Counter> uploaded_, merged_;  // per iteration: workers' uploads, merged results in storage
+};
+
+LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s) {
+  StrategyParams params(system);
+  scatter_ = params.choice("pattern", {"allreduce", "scatter_reduce"}, "allreduce") == "scatter_reduce";
+  params.reject_unread();
+  const auto& e = s.experiment;
+  if (e.asynchronous) throw params.error("strategy", "lambdaml is synchronous here: remove <synchronization mode=\"async\">");
+  if (e.crash_peer >= 0) throw params.error("strategy", "lambdaml has no peers to crash (<failures crash_peer>)");
+  if (e.exchange.compression != "none")
+    throw params.error("strategy", "lambdaml does not model compressed gradients: set compression=\"none\"");
+  if (e.function_failure_probability > 0)
+    throw params.error("strategy", "lambdaml does not model worker failures: set function_failure_probability=\"0\"");
+  // Checkpoints happen between iterations (a pass over the partition), so one pass must fit in an invocation.
+  double pass_s = 0;
+  for (long long b : s.minibatches) pass_s += s.step_seconds(b, s.function_vcpus, s.function_speed_factor);
+  if (pass_s > s.profile.functions.max_timeout_s)
+    throw e.error("functions", "memory_mb", fmt::format("a worker's pass over its partition computes for {:.0f} s, over "
+                                                        "the function timeout of {} s: use more workers or larger "
+                                                        "functions", pass_s, s.profile.functions.max_timeout_s));
+  uploaded_.resize(static_cast<size_t>(e.workload.iterations));
+  merged_.resize(static_cast<size_t>(e.workload.iterations));
+}
+
+void LambdaMl::launch(Context& c) {
+  for (int w = 0; w < c.peers(); ++w) sg::spawn("worker-" + std::to_string(w), c.hosts.peers[w], [this, &c, w] { worker(c, w); });
+}
+
+void LambdaMl::synchronise(Context& c, int w, int it, sg::Host* host, double add_share) {
+  const int n = c.peers();
+  const double bytes = static_cast<double>(s_.gradient_bytes);
+  const double e = static_cast<double>(s_.parameters);
+  const double send_start = sg::now();
+  if (!scatter_) {
+    c.storage.put(host, bytes);
+    c.trace(w, it, Phase::Send, send_start);
+    uploaded_[it].add();
+    const double receive_start = sg::now();
+    if (w == 0) {  // the master merges
+      uploaded_[it].wait_for(n);
+      for (int j = 1; j < n; ++j) c.storage.get(host, bytes);
+      sg::compute(host, s_.average_seconds(e, n) / add_share);
+      c.storage.put(host, bytes);
+      merged_[it].add();
+    } else {
+      merged_[it].wait_for(1);
+      c.storage.get(host, bytes);
+    }
+    c.trace(w, it, Phase::Receive, receive_start);
+    return;
+  }
+  const double chunk = bytes / n;
+  for (int j = 0; j < n - 1; ++j) c.storage.put(host, chunk);
+  c.trace(w, it, Phase::Send, send_start);
+  uploaded_[it].add();
+  const double receive_start = sg::now();
+  uploaded_[it].wait_for(n);
+  for (int j = 0; j < n - 1; ++j) {  // the others' copies of my chunk, summed into mine as they arrive
+    c.storage.get(host, chunk);
+    sg::compute(host, s_.average_seconds(e / n, 2) / add_share);
+  }
+  if (n > 1) c.storage.put(host, chunk);
+  merged_[it].add();
+  merged_[it].wait_for(n);
+  for (int j = 0; j < n - 1; ++j) c.storage.get(host, chunk);
+  c.trace(w, it, Phase::Receive, receive_start);
+}
+
+void LambdaMl::worker(Context& c, int w) {
+  const auto& fs = s_.profile.functions;
+  const int memory_mb = s_.experiment.functions.memory_mb;
+  const std::string& arch = s_.experiment.functions.arch;
+  const double add_share = std::min(1.0, s_.function_vcpus);  // a single-threaded kernel, time-sliced below 1 vCPU
+  const double partition_bytes = static_cast<double>(s_.shard_samples * s_.sample_bytes);
+  const double model_bytes = static_cast<double>(s_.gradient_bytes);
+  const int iterations = static_cast<int>(s_.experiment.workload.iterations);
+  double last_iteration_s = 0;
+  for (int it = 0, invocation = 0; it < iterations; ++invocation) {
+    const auto container = c.functions.start("lambdaml-worker", memory_mb);
+    if (container.cold) c.trace(w, it, Phase::ColdStart, container.init_started_s, invocation);
+    const double run_start = sg::now();
+    const double load_start = sg::now();
+    if (invocation > 0) c.storage.get(container.host, model_bytes);  // the checkpoint
+    c.storage.get(container.host, partition_bytes);
+    c.trace(w, it, Phase::DataFetch, load_start);
+    if (invocation == 0 && s_.memory_checked && s_.peer_need_bytes > s_.function_memory_bytes) {  // cannot fit
+      c.out.failure = fmt::format("{}: out of memory: a worker's {}-sample step needs {:.2f} GiB but a {} MB function "
+                                  "has {:.2f} GiB", c.system.name,
+                                  *std::max_element(s_.minibatches.begin(), s_.minibatches.end()),
+                                  s_.peer_need_bytes / (1 << 30), memory_mb, s_.function_memory_bytes / (1 << 30));
+      c.out.peer_end_s[w] = sg::now();
+      c.functions.finish(container, sg::now() - run_start, arch, true);
+      break;
+    }
+    for (; it < iterations; ++it) {
+      const double elapsed = sg::now() - run_start;
+      if (it > 0 && elapsed > 0 && elapsed + last_iteration_s > fs.max_timeout_s) break;  // checkpoint first
+      const double start = sg::now();
+      double reference_s = 0;  // every minibatch one after another on the function's CPU share
+      for (long long b : s_.minibatches) reference_s += s_.step_seconds(b, s_.function_vcpus, 1) * c.step_noise();
+      reference_s += s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share *
+                     static_cast<double>(s_.minibatches.size() - 1);
+      sg::compute(container.host, reference_s);
+      c.trace(w, it, Phase::Compute, start);
+      synchronise(c, w, it, container.host, add_share);
+      const double update_start = sg::now();
+      sg::compute(container.host, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
+      c.trace(w, it, Phase::AggregateUpdate, update_start);
+      ++c.out.iterations_done[w];
+      last_iteration_s = sg::now() - start;
+    }
+    if (it < iterations) {  // near the timeout: save the model, end, invoke again
+      const double checkpoint_start = sg::now();
+      c.storage.put(container.host, model_bytes);
+      c.trace(w, it, Phase::Checkpoint, checkpoint_start);
+    }
+    c.functions.finish(container, sg::now() - run_start, arch, false);
+  }
+  c.out.peer_end_s[w] = sg::now();
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_lambdaml(const SystemSpec& system, const Scenario& s) {
+  return std::make_unique<LambdaMl>(system, s);
+}
+
+}  // namespace p2psim::simulation
