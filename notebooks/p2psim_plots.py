@@ -40,7 +40,6 @@ PHASES = [
     ("orchestration and polling", ["phase_orchestration_s", "phase_polling_wait_s"]),
     ("data and gradient transfer", ["phase_data_fetch_s", "phase_function_upload_s", "phase_collect_s"]),
     ("communication", ["communication_s_per_iteration"]),
-    ("aggregator functions", ["phase_reduce_s"]),
     ("aggregate and update", ["aggregate_update_s_per_iteration"]),
     ("barrier", ["barrier_s_per_iteration"]),
 ]
@@ -166,7 +165,7 @@ def fig_time_vs_cost(df):
     infeasible = df.drop(feasible(df).index)
     if not infeasible.empty:  # what was spent before failing, where it failed: never on a front
         ax.scatter(infeasible[TIME], infeasible[COST], marker="x", s=30, color="tab:red",
-                   label=f"infeasible: out of memory ({len(infeasible)}), cost until failure")
+                   label=f"infeasible ({len(infeasible)}): cost until failure")
     colors = system_colors(df)
     df = feasible(df)
     for arch, group in df.groupby("system"):

@@ -42,7 +42,8 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
     auto& ps = phase_sum[to_string(p.phase)];
     ps.first += d;
     ++ps.second;
-    if (p.invocation >= 0 || p.phase == Phase::DataFetch) continue;  // the peer's iteration phases only
+    // The peer's iteration phases only: not its functions', not the data load, not the time it was down.
+    if (p.invocation >= 0 || p.phase == Phase::DataFetch || p.phase == Phase::Down) continue;
     auto key = std::make_pair(p.peer, p.iteration);
     auto it = span.find(key);
     if (it == span.end()) span[key] = {p.start_s, p.end_s};

@@ -456,6 +456,48 @@ TEST_CASE("failures: a serverless peer that crashes while its functions run leav
   CHECK(crash.failure_detection_wait_s > 0);  // peer 0 gave up waiting for it once
 }
 
+TEST_CASE("failures: a peer that rejoins while the others sit in a barrier does not hang them") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="3"
+              compute_variability="none"/>
+    <peers count="3" instance_type="t2.large"/>
+    <failures crash_peer="2" crash_at_s="14" rejoin_after_s="13" peer_timeout_s="30"/>)";
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "instance");
+  CHECK(r.failure.empty());
+  CHECK(r.iterations_done[0] == 3);
+  CHECK(r.iterations_done[1] == 3);
+  CHECK(r.peer_end_s[0] < 200);  // it ends (it used to poll for ever)
+  // The crashed instance is billed until the crash, the rejoined one from its return: two runs for peer 2.
+  CHECK(r.ledger.instances.size() == 4);
+}
+
+TEST_CASE("failures: when a peer's workflow fails, the others stop waiting for it, even without a timeout") {
+  TempDir dir;
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="3"
+              compute_variability="none"/>
+    <peers count="3" instance_type="t2.large"/>
+    <failures function_failure_probability="0.3"/>)";
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "serverless");
+  CHECK(r.failure.find("failed 1 time(s)") != std::string::npos);  // no retry in the paper's state machine
+  for (double end : r.peer_end_s) CHECK(end < 100);
+}
+
+TEST_CASE("function service: more containers than slots reuse idle ones of other functions instead of failing") {
+  TempDir dir;
+  // A tree over 4 peers with at most 2 functions at once: leaves and root share the 2 slots.
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="2"
+              compute_variability="none"/>
+    <peers count="4" instance_type="t2.large"/>
+    <functions concurrency_limit="2"/>
+    <systems><system name="tree" strategy="serverless_tree"/></systems>)")), "tree");
+  CHECK(r.failure.empty());
+  CHECK(r.iterations_done == std::vector<int>{2, 2, 2, 2});
+  CHECK(r.max_containers <= 2);
+}
+
 TEST_CASE("failures: a crashed peer is presumed dead after the timeout and the survivors finish without it") {
   TempDir dir;
   const std::string body = R"(

@@ -420,6 +420,9 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   CHECK(error(R"(<system name="a,b" strategy="ring_allreduce"/>)").find("expected 1-64 letters") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce"/>)", R"(<failures crash_peer="1" peer_timeout_s="5"/>)")
             .find("ring_allreduce does not model peer crashes") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="ring_allreduce"/>)",
+              R"(<failures broker_outage_from_s="5" broker_outage_to_s="9"/>)")
+            .find("this design runs no broker") != std::string::npos);
   const auto both = write_experiment(dir, experiment(4, R"(<system name="x" strategy="ring_allreduce"/>)") +
                                               R"(<architectures run="both"/>)");
   try {

@@ -12,7 +12,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       functions(scenario.profile.functions, platform.function_slots, out.ledger, rng),
       workflow(scenario.profile.workflow, out.ledger),
       credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
-      down(scenario.experiment.peers, false) {
+      peer_started_s(scenario.experiment.peers, 0) {
   out.peer_end_s.assign(scenario.experiment.peers, 0);
   out.iterations_done.assign(scenario.experiment.peers, 0);
 }

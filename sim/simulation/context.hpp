@@ -29,8 +29,8 @@ struct Context {
   Broker broker;
   FunctionService functions;
   WorkflowService workflow;
-  std::vector<CpuCredits> credits;  // per peer: its burstable CPU credits
-  std::vector<bool> down;           // per peer: crashed and not (yet) back
+  std::vector<CpuCredits> credits;     // per peer: its burstable CPU credits
+  std::vector<double> peer_started_s;  // per peer: when its instance started (a rejoined peer's is new)
 
   int peers() const { return s.experiment.peers; }
   void trace(int peer, int iteration, Phase phase, double start_s, int invocation = -1) {

@@ -4,12 +4,18 @@
 
 #include "context.hpp"
 #include "simulate.hpp"
+#include "strategies/params.hpp"
 #include "strategies/strategy.hpp"
 
 namespace p2psim {
 
 void check_systems(const Scenario& s) {
-  for (const auto& system : s.experiment.systems) simulation::make_strategy(system, s);
+  for (const auto& system : s.experiment.systems) {
+    const auto needs = simulation::make_strategy(system, s)->needs();
+    if (!needs.broker && !s.experiment.broker_outages.empty())
+      throw simulation::StrategyParams(system).error(
+          "strategy", "this design runs no broker, so the broker outages declared in <failures> would not apply to it");
+  }
 }
 
 RunOutput simulate(const Scenario& s, const SystemSpec& system) {
@@ -48,6 +54,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
   c.out.transport = strategy->transport();
   strategy->launch(c);
   const bool deadlocked = !engine.run();
+  const double stop_s = sg::now();
   // A system that failed (e.g. a peer out of memory) can leave the others waiting for it for ever: that is
   // the failure already recorded. Anything else left waiting is a bug in a strategy.
   if (deadlocked && c.out.failure.empty())
@@ -61,8 +68,13 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
     c.out.credits_exhausted_at_s.push_back(credits.exhausted_at_s());
     c.out.ledger.surplus_credits += credits.surplus_credits();
   }
+  // Peers left waiting for a failed one ran until the simulation stopped.
+  for (int i = 0; i < s.experiment.peers; ++i)
+    if (c.out.peer_end_s[i] == 0 && c.out.iterations_done[i] < s.experiment.workload.iterations)
+      c.out.peer_end_s[i] = stop_s;
   if (needs.peers_are_instances)
-    for (double end_s : c.out.peer_end_s) c.out.ledger.instances.push_back({s.peer_type.name, end_s});
+    for (int i = 0; i < s.experiment.peers; ++i)
+      c.out.ledger.instances.push_back({s.peer_type.name, c.out.peer_end_s[i] - c.peer_started_s[i]});
   // Shared infrastructure runs as long as the last peer.
   const double end_s = *std::max_element(c.out.peer_end_s.begin(), c.out.peer_end_s.end());
   for (const auto& server : needs.servers) c.out.ledger.instances.push_back({server.instance_type, end_s});

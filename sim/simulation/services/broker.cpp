@@ -6,9 +6,8 @@ namespace p2psim::simulation {
 
 void Broker::wait_until_reachable() {
   used_ = true;
-  const double t = sg::now();
-  for (const auto& w : outages_)
-    if (t >= w.from_s && t < w.to_s) sg::sleep_until(w.to_s);
+  for (const auto& w : outages_)  // in time order: waiting out one may end inside the next
+    if (sg::now() >= w.from_s && sg::now() < w.to_s) sg::sleep_until(w.to_s);
 }
 
 void Broker::request() {

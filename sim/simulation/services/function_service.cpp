@@ -31,7 +31,21 @@ FunctionService::Container FunctionService::start(const std::string& function, i
     ++warm_starts_;
     return c;
   }
-  if (free_slots_.empty()) throw std::logic_error("function service: no network slot left for a new container");
+  // A new container needs a network slot: a free one, else the oldest idle container of another function
+  // gives its up (the platform has as many slots as the design expects containers alive at once), else
+  // (more containers alive than the design expected, e.g. a rejoined peer's functions beside its old ones)
+  // it waits for one.
+  slot_freed_.wait_for([this] {
+    if (!free_slots_.empty()) return true;
+    std::deque<Idle>* oldest = nullptr;
+    for (auto& [name, other] : idle_)
+      if (!other.empty() && (!oldest || other.front().since_s < oldest->front().since_s)) oldest = &other;
+    if (!oldest) return false;
+    free_slots_.push_back(oldest->front().slot);
+    oldest->pop_front();
+    --alive_;
+    return true;
+  });
   c.slot = free_slots_.back();
   free_slots_.pop_back();
   c.host = slots_[c.slot];
@@ -54,6 +68,7 @@ void FunctionService::finish(const Container& c, double run_s, const std::string
     idle_[c.function].push_back({c.slot, sg::now()});
   }
   running_.release();
+  slot_freed_.notify_all();
 }
 
 }  // namespace p2psim::simulation

@@ -51,6 +51,7 @@ class FunctionService {
   Ledger& ledger_;
   Random& rng_;
   sg::Semaphore running_;
+  sg::Signal slot_freed_;  // a container ended: its slot is free or idle
   std::map<std::string, std::deque<Idle>> idle_;  // per function, oldest first
   std::vector<int> free_slots_;
   int alive_ = 0, max_alive_ = 0;

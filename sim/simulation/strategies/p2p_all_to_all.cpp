@@ -40,7 +40,9 @@ class P2pAllToAll : public Strategy {
   sg::Signal published_;  // a peer published a gradient
   std::vector<std::vector<int>> next_to_fetch_;  // [consumer][producer]: first iteration not fetched yet
   std::vector<std::vector<bool>> presumed_dead_;  // [consumer][producer]: gave up waiting for it
-  std::vector<int> barrier_arrivals_;            // per iteration: peers that reached its barrier
+  std::vector<std::vector<bool>> arrived_;       // [iteration][peer]: reached that iteration's barrier
+  std::vector<bool> down_;                       // per peer: crashed and not (yet) back
+  std::vector<bool> gone_;                       // per peer: stopped for good (its workflow failed)
   std::vector<sg::Actor> actors_;                // per peer: its actor, for a crash to kill
   std::vector<int> iteration_;                   // per peer: the iteration it is in
   std::vector<bool> ended_;                      // per peer: finished (or stopped) its work
@@ -73,7 +75,9 @@ P2pAllToAll::P2pAllToAll(const SystemSpec& system, const Scenario& s) : s_(s) {
   progress_.assign(n, 0);
   next_to_fetch_.assign(n, std::vector<int>(n, 0));
   presumed_dead_.assign(n, std::vector<bool>(n, false));
-  barrier_arrivals_.assign(static_cast<size_t>(s.experiment.workload.iterations), 0);
+  arrived_.assign(static_cast<size_t>(s.experiment.workload.iterations), std::vector<bool>(n, false));
+  down_.assign(n, false);
+  gone_.assign(n, false);
   iteration_.assign(n, 0);
   ended_.assign(n, false);
 }
@@ -200,12 +204,17 @@ void P2pAllToAll::barrier(Context& c, int peer, int iteration) {
   const auto& b = s_.experiment.barrier;
   const double start = sg::now();
   c.broker.request();
-  ++barrier_arrivals_[iteration];
+  arrived_[iteration][peer] = true;
   sg::sleep_for(b.initial_wait_s);
+  // Complete once every peer that is up has arrived (a crashed or stopped peer is not waited for).
+  auto complete = [&] {
+    for (int j = 0; j < c.peers(); ++j)
+      if (!arrived_[iteration][j] && !down_[j] && !gone_[j]) return false;
+    return true;
+  };
   for (;;) {
     c.broker.request();  // queue_declare(passive) -> message_count
-    const int up = static_cast<int>(std::count(c.down.begin(), c.down.end(), false));
-    if (barrier_arrivals_[iteration] >= up) break;
+    if (complete()) break;
     sg::sleep_for(b.poll_interval_s);
   }
   sg::sleep_for(b.settle_s);
@@ -222,16 +231,20 @@ void P2pAllToAll::inject_crash(Context& c) {
   sg::sleep_until(e.crash_at_s);
   if (ended_[peer]) return;  // it had finished before
   actors_[peer].kill();
-  c.down[peer] = true;
+  down_[peer] = true;
   c.out.peer_end_s[peer] = sg::now();
   const double start = sg::now();
   if (e.rejoin_after_s <= 0) {
     c.trace(peer, iteration_[peer], Phase::Down, start);
     return;
   }
+  // Its instance is gone: billed until now. It comes back as a new instance, with a new credit balance.
+  c.out.ledger.instances.push_back({s_.peer_type.name, sg::now() - c.peer_started_s[peer]});
   sg::sleep_until(e.crash_at_s + e.rejoin_after_s);
   c.trace(peer, iteration_[peer], Phase::Down, start);
-  c.down[peer] = false;
+  c.peer_started_s[peer] = sg::now();
+  c.credits[peer] = CpuCredits(s_.peer_type);
+  down_[peer] = false;
   actors_[peer] = sg::spawn("peer-" + std::to_string(peer) + "-rejoined", c.hosts.peers[peer],
                             [this, &c, peer] { rejoin(c, peer); });
 }
@@ -239,10 +252,16 @@ void P2pAllToAll::inject_crash(Context& c) {
 void P2pAllToAll::rejoin(Context& c, int peer) {
   if (compute_ == GradientCompute::Peer) load_shard(c, peer, iteration_[peer]);
   int first = iteration_[peer];
-  for (int j = 0; j < c.peers(); ++j) first = std::max(first, progress_[j]);
+  for (int j = 0; j < c.peers(); ++j)
+    if (j != peer) first = std::max(first, progress_[j]);
   first = std::min(first, static_cast<int>(s_.experiment.workload.iterations) - 1);
-  progress_[peer] = first;  // it skipped the iterations it missed: nobody waits for those
+  // It skips the iterations it missed: nobody waits for its gradients or barrier arrivals of those, and it
+  // does not fetch the others' gradients of those either.
+  progress_[peer] = std::max(progress_[peer], first);
   for (auto& row : next_to_fetch_) row[peer] = std::max(row[peer], first);
+  for (auto& next : next_to_fetch_[peer]) next = std::max(next, first);
+  for (int t = iteration_[peer]; t < first; ++t) arrived_[t][peer] = true;
+  published_.notify_all();
   run_iterations(c, peer, first);
 }
 
@@ -256,7 +275,12 @@ void P2pAllToAll::peer(Context& c, int peer) {
 void P2pAllToAll::run_iterations(Context& c, int peer, int first) {
   for (int it = first; it < s_.experiment.workload.iterations; ++it) {
     iteration_[peer] = it;
-    if (!compute_gradient(c, peer, it, compute_)) break;
+    if (!compute_gradient(c, peer, it, compute_)) {  // it exits: the others stop waiting for it
+      gone_[peer] = true;
+      for (auto& row : presumed_dead_) row[peer] = true;
+      published_.notify_all();
+      break;
+    }
     send_gradient(c, peer, it);
     receive_gradients(c, peer, it);
     aggregate_and_update(c, peer, it);

@@ -67,10 +67,12 @@ void RingAllReduce::peer(Context& c, int peer) {
     }
     c.trace(peer, it, Phase::ReduceScatter, reduce_start);
     const double gather_start = sg::now();
-    for (int step = 0; step < n - 1; ++step) {  // all-gather: pass the finished chunks round
+    if (n > 1) peer_cpu(c, peer, s_.encode_s / n);  // the finished chunk, encoded once, then passed round
+    for (int step = 0; step < n - 1; ++step) {  // all-gather: pass the finished chunks round, decoding each
       auto sending = next.send_async(chunk_bytes);
       mine.receive();
       sending.wait();
+      peer_cpu(c, peer, s_.decode_s / n);
     }
     c.trace(peer, it, Phase::AllGather, gather_start);
     apply_update(c, peer, it);  // every peer holds the sum of all gradients
