@@ -301,3 +301,21 @@ TEST_CASE("sweep: systems of several strategies, with an axis on one system's pa
   CHECK(run_cli("report " + dir.path("out")).exit_code == 0);
   CHECK(fs::exists(dir.path("out/report/report.html")));
 }
+
+TEST_CASE("the shipped designs comparison sweeps every design, and report and recommend weigh them all") {
+  TempDir dir;
+  auto r = run_cli("sweep " P2PSIM_SOURCE_DIR "/experiments/designs_compare.xml --out " + dir.path("out") + " -j 2");
+  REQUIRE(r.exit_code == 0);
+  CHECK(count_lines(dir.path("out/results.csv")) == 1 + 15 * 8);  // 5 peer counts x 3 sizes, 8 systems each
+  std::ifstream in(dir.path("out/results.csv"));
+  std::set<std::string> strategies;
+  for (std::string line; std::getline(in, line);)
+    for (const char* s : {"p2p_all_to_all", "ring_allreduce", "parameter_server", "serverless_sharded",
+                          "serverless_tree", "spirt", "lambdaml"})
+      if (line.find(std::string(",") + s + ",") != std::string::npos) strategies.insert(s);
+  CHECK(strategies.size() == 7);
+  CHECK(run_cli("report " + dir.path("out")).exit_code == 0);
+  auto rec = run_cli("recommend " + dir.path("out") + " --deadline-s 300");
+  CHECK(rec.exit_code == 0);
+  CHECK(rec.output.find("cheapest within the deadline") != std::string::npos);
+}
