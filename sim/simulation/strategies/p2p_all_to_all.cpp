@@ -17,7 +17,12 @@ namespace {
 class P2pAllToAll : public Strategy {
  public:
   P2pAllToAll(const SystemSpec& system, const Scenario& s);
-  PlatformNeeds needs() const override { return {true, false, gradient_function_slots(s_, compute_), {}}; }
+  PlatformNeeds needs() const override {
+    PlatformNeeds n;
+    n.broker = true;
+    n.function_slots = gradient_function_slots(s_, compute_);
+    return n;
+  }
   void launch(Context& c) override;
   std::string transport() const override { return inline_ ? "inline" : "storage"; }
 

@@ -20,7 +20,9 @@ class ParameterServer : public Strategy {
  public:
   ParameterServer(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
-    PlatformNeeds n{compute_ == GradientCompute::Functions, false, gradient_function_slots(s_, compute_), {}};
+    PlatformNeeds n;
+    n.broker = compute_ == GradientCompute::Functions;  // the functions publish their gradients' keys
+    n.function_slots = gradient_function_slots(s_, compute_);
     for (int k = 0; k < shards_; ++k) n.servers.push_back({"ps-" + std::to_string(k), server_type_});
     return n;
   }

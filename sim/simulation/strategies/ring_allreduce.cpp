@@ -17,7 +17,11 @@ class RingAllReduce : public Strategy {
   RingAllReduce(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
     // Functions publish their gradients' keys through the broker (the paper's lambda queues).
-    return {compute_ == GradientCompute::Functions, true, gradient_function_slots(s_, compute_), {}};
+    PlatformNeeds n;
+    n.broker = compute_ == GradientCompute::Functions;
+    n.peer_to_peer = true;
+    n.function_slots = gradient_function_slots(s_, compute_);
+    return n;
   }
   void launch(Context& c) override;
   std::string transport() const override { return "peer_to_peer"; }

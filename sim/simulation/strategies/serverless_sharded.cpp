@@ -24,8 +24,11 @@ class ServerlessSharded : public Strategy {
   ServerlessSharded(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
     // Functions computing gradients publish their keys through the broker (the paper's lambda queues).
-    return {compute_ == GradientCompute::Functions, false,
-            std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + shards_), {}};
+    PlatformNeeds n;
+    n.broker = compute_ == GradientCompute::Functions;
+    n.function_slots =
+        std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + shards_);
+    return n;
   }
   void launch(Context& c) override;
   std::string transport() const override { return "storage_shards"; }

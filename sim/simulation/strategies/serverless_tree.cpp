@@ -26,9 +26,11 @@ class ServerlessTree : public Strategy {
   PlatformNeeds needs() const override {
     int aggregators = 0;
     for (const auto& level : levels_) aggregators += static_cast<int>(level.size());
-    return {compute_ == GradientCompute::Functions, false,
-            std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + aggregators),
-            {}};
+    PlatformNeeds n;
+    n.broker = compute_ == GradientCompute::Functions;
+    n.function_slots =
+        std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + aggregators);
+    return n;
   }
   void launch(Context& c) override;
   std::string transport() const override { return "storage_tree"; }
