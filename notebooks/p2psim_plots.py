@@ -6,8 +6,13 @@ units in the column names. Run with Debian's Python (/usr/bin/python3), which se
 python3-pandas:
 
     /usr/bin/python3 notebooks/p2psim_plots.py report DIR            # DIR/report/: figures + report.html
-    /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 600
+    /usr/bin/python3 notebooks/p2psim_plots.py report DIR --facet peers --format pdf --size one-column
+    /usr/bin/python3 notebooks/p2psim_plots.py report RUN_DIR        # one run: its timeline, trace.json
+    /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 600 [--where model=vgg11]
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --budget-usd 0.5
+
+Configurations are compared like with like: Pareto fronts and recommendations are per workload (model,
+input shape, dataset: what the user wants to train), never across workloads.
 
 `p2psim report` and `p2psim recommend` run exactly these.
 """
@@ -26,6 +31,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import p2psim_html  # noqa: E402
+import p2psim_timeline  # noqa: E402
+
+# Publication output: fonts embedded in PDF (TrueType, type 42); text as paths in SVG (no font needed).
+matplotlib.rcParams.update({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path"})
+# Figure widths in inches: a single or a double column of a two-column paper (IEEE/ACM), or a screen.
+SIZES = {"screen": None, "one-column": 3.5, "two-column": 7.16}
+FORMATS = ("png", "svg", "pdf")
 TIME = "total_s"
 COST = "total_usd"
 # Okabe-Ito, safe for colour-blind readers; systems take them in a fixed order (the paper's two first), so a
@@ -43,8 +56,10 @@ PHASES = [
     ("aggregate and update", ["aggregate_update_s_per_iteration"]),
     ("barrier", ["barrier_s_per_iteration"]),
 ]
+# What the user wants to train: configurations are only ever compared within one workload.
+WORKLOAD = ["model", "input_shape", "dataset"]
 # Columns that describe a configuration (what a user chooses), in the order tables show them.
-CONFIG_COLUMNS = ["system", "strategy", "model", "dataset", "peers", "instance_type", "function_memory_mb",
+CONFIG_COLUMNS = ["system", "strategy", "model", "input_shape", "dataset", "peers", "instance_type", "function_memory_mb",
                   "function_arch", "iterations", "transport"]
 
 
@@ -77,6 +92,28 @@ def system_colors(df):
     """A colour per system name: instance and serverless first, the others in name order."""
     names = sorted(set(df["system"]), key=lambda n: ({"instance": 0, "serverless": 1}.get(n, 2), n))
     return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+
+
+def workload_of(df):
+    """Per row, its workload as one label, e.g. 'vgg11 3x32x32 cifar10'."""
+    cols = [c for c in WORKLOAD if c in df.columns]
+    if not cols:
+        return pd.Series("all", index=df.index)
+    return df[cols].astype(str).agg(" ".join, axis=1)
+
+
+def facets(df, facet=None):
+    """(label, rows) panels: by `facet` (a column), by workload when the table holds several, else one."""
+    if facet == "none":
+        return [("", df)]
+    if facet:
+        if facet not in df.columns:
+            raise ResultsError(f"--facet: no column '{facet}' (columns: {', '.join(df.columns)})")
+        return [(f"{facet} = {value}", rows) for value, rows in df.groupby(facet, sort=True)]
+    workloads = workload_of(df)
+    if workloads.nunique() <= 1:
+        return [("", df)]
+    return [(label, df[workloads == label]) for label in sorted(workloads.unique())]
 
 
 def feasible(df):
@@ -160,31 +197,44 @@ def _finish(fig, df, title):
     return fig
 
 
-def fig_time_vs_cost(df):
-    fig, ax = plt.subplots(figsize=(7, 5))
-    infeasible = df.drop(feasible(df).index)
-    if not infeasible.empty:  # what was spent before failing, where it failed: never on a front
-        ax.scatter(infeasible[TIME], infeasible[COST], marker="x", s=30, color="tab:red",
-                   label=f"infeasible ({len(infeasible)}): cost until failure")
-    colors = system_colors(df)
-    df = feasible(df)
-    for arch, group in df.groupby("system"):
-        color = colors[arch]
-        ax.scatter(group[TIME], group[COST], s=14, alpha=0.5, color=color, label=f"{arch} ({len(group)})")
-        front = group[pareto_mask(group)].sort_values(TIME)
-        ax.plot(front[TIME], front[COST], "-o", ms=4, color=color, label=f"{arch} Pareto front")
-    ax.set_xlabel("total training time (s)")
-    ax.set_ylabel("total cost (USD)")
+def _log_axes(ax):
+    """Log axes with plain numbers at the decades and unlabelled minor ticks (no overprinted labels)."""
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
     for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, numticks=12))
         axis.set_major_formatter(plain)
-        axis.set_minor_formatter(plain)
-    ax.tick_params(which="minor", labelsize=7)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(loc="best", fontsize=8, framealpha=0.7)
-    return _finish(fig, df, "Time against cost, every scenario, with each system's Pareto front")
+        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def fig_time_vs_cost(df, facet=None, width=None):
+    """Per panel (workload, or the facet column's values), every scenario and each system's Pareto front."""
+    panels = facets(df, facet)
+    ncols = min(3, len(panels))
+    nrows = -(-len(panels) // ncols)
+    w = width or 6.5 * ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(w, w / ncols * 0.8 * nrows + 0.6), squeeze=False)
+    colors = system_colors(df)
+    for ax, (label, rows) in zip(axes.flat, panels):
+        infeasible = rows.drop(feasible(rows).index)
+        if not infeasible.empty:  # what was spent before failing: never on a front
+            ax.scatter(infeasible[TIME], infeasible[COST], marker="x", s=20, color="0.45",
+                       label=f"infeasible ({len(infeasible)}): cost until failure")
+        for system, group in feasible(rows).groupby("system"):
+            ax.scatter(group[TIME], group[COST], s=12, alpha=0.45, color=colors[system])
+            front = group[pareto_mask(group)].sort_values(TIME)
+            ax.plot(front[TIME], front[COST], "-o", ms=3.5, color=colors[system], label=f"{system} ({len(group)})")
+        _log_axes(ax)
+        ax.set_xlabel("total training time (s)")
+        ax.set_ylabel("total cost (USD)")
+        ax.grid(True, which="major", alpha=0.3)
+        if label:
+            ax.set_title(label, fontsize=9)
+        ax.legend(loc="best", fontsize=7, framealpha=0.7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    return _finish(fig, df, "Time against cost: every scenario, lines join each system's Pareto front")
 
 
 def fig_against_axis(df, axis):
@@ -208,20 +258,35 @@ def fig_against_axis(df, axis):
     return _finish(fig, df, f"Time and cost against {axis} (median over the other feasible runs){note}")
 
 
-def fig_phase_breakdown(df):
+def chosen_rows(df, scenarios=None):
+    """The rows whose phases to show: the given scenario ids, else each workload's Pareto-optimal ones."""
     df = feasible(df)
-    present = [(label, [c for c in cols if c in df.columns]) for label, cols in PHASES]
+    if scenarios:
+        rows = df[df["scenario_id"].isin(scenarios)] if "scenario_id" in df.columns else df.iloc[0:0]
+        if rows.empty:
+            raise ResultsError(f"--scenarios: no feasible row of scenario(s) {', '.join(scenarios)}")
+        return rows
+    parts = [rows[pareto_mask(rows)] for _, rows in facets(df)]
+    return pd.concat(parts).sort_values(TIME) if parts else df
+
+
+def fig_phase_breakdown(df, scenarios=None, width=None):
+    """Stacked phases of real scenarios (never a median over unrelated ones), one bar per scenario x system."""
+    rows = chosen_rows(df, scenarios).head(30)
+    present = [(label, [c for c in cols if c in rows.columns]) for label, cols in PHASES]
     present = [(label, cols) for label, cols in present if cols]
-    by_arch = df.groupby("system")
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    bottom = pd.Series(0.0, index=list(by_arch.groups))
+    names = [f"{str(r.get('scenario_id', ''))[:8]} {r['system']}".strip() for _, r in rows.iterrows()]
+    fig, ax = plt.subplots(figsize=(width or 8, 1.2 + 0.32 * len(rows)))
+    left = pd.Series(0.0, index=rows.index)
     for label, cols in present:
-        values = by_arch[cols].median().sum(axis=1)
-        ax.bar(values.index, values, bottom=bottom[values.index], label=label)
-        bottom = bottom.add(values, fill_value=0)
-    ax.set_ylabel("seconds per iteration (median over scenarios)")
-    ax.legend(fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
-    return _finish(fig, df, "Where an iteration's time goes")
+        values = rows[cols].sum(axis=1)
+        ax.barh(names, values, left=left, label=label)
+        left = left + values
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds per iteration")
+    ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
+    which = "the chosen scenarios" if scenarios else "the Pareto-optimal configurations of each workload"
+    return _finish(fig, df, f"Where an iteration's time goes, for {which}")
 
 
 def fig_heatmaps(df, x_axis, y_axis):
@@ -247,9 +312,10 @@ def fig_heatmaps(df, x_axis, y_axis):
     return _finish(fig, df, f"Each system against the baseline ({baseline}) over {x_axis} and {y_axis}")
 
 
-def all_figures(df):
+def all_figures(df, facet=None, scenarios=None, width=None):
     """(name, figure) for every figure the table supports."""
-    figures = [("time_vs_cost", fig_time_vs_cost(df)), ("phase_breakdown", fig_phase_breakdown(df))]
+    figures = [("time_vs_cost", fig_time_vs_cost(df, facet, width)),
+               ("phase_breakdown", fig_phase_breakdown(df, scenarios, width))]
     axes = swept_axes(df)
     for axis in [a for a in axes if pd.api.types.is_numeric_dtype(df[a])]:
         figures.append((f"against_{axis.replace('/', '_').replace('@', '')}", fig_against_axis(df, axis)))
@@ -261,37 +327,60 @@ def all_figures(df):
 # ---- commands ------------------------------------------------------------------------------------------------
 
 def pareto_table(df):
+    """Each workload's Pareto-optimal rows."""
     df = feasible(df)
-    rows = df[pareto_mask(df)].sort_values(TIME)
-    cols = [c for c in ["scenario_id"] + swept_axes(df) + ["system", TIME, COST] if c in rows.columns]
+    parts = [rows[pareto_mask(rows)].assign(workload=label or "all") for label, rows in facets(df)]
+    rows = pd.concat(parts).sort_values(["workload", TIME]) if parts else df
+    cols = [c for c in ["workload", "scenario_id"] + swept_axes(df) + ["system", TIME, COST] if c in rows.columns]
     return rows[list(dict.fromkeys(cols))]
 
 
-def report(results_dir):
+def save_figure(fig, out, name, formats, png_dpi=110):
+    """Writes the figure in each format; returns the PNG bytes (for the HTML page)."""
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=png_dpi)
+    for fmt in formats:
+        path = os.path.join(out, f"{name}.{fmt}")
+        if fmt == "png":
+            with open(path, "wb") as f:
+                f.write(png.getvalue())
+        else:
+            fig.savefig(path, format=fmt)
+    plt.close(fig)
+    return png.getvalue()
+
+
+def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scenarios=None):
     df = load_results(results_dir)
-    out = os.path.join(results_dir if os.path.isdir(results_dir) else os.path.dirname(results_dir), "report")
+    base = results_dir if os.path.isdir(results_dir) else os.path.dirname(results_dir)
+    out = os.path.join(base, "report")
     os.makedirs(out, exist_ok=True)
-    sections = []
-    for name, fig in all_figures(df):
-        png = io.BytesIO()
-        fig.savefig(png, format="png", dpi=110)
-        with open(os.path.join(out, name + ".png"), "wb") as f:
-            f.write(png.getvalue())
-        fig.savefig(os.path.join(out, name + ".svg"))
-        plt.close(fig)
-        sections.append(f'<h2>{html.escape(name.replace("_", " "))}</h2>\n'
-                        f'<img alt="{html.escape(name)}" src="data:image/png;base64,'
-                        f'{base64.b64encode(png.getvalue()).decode()}">')
+    width = SIZES[size]
+    figures = [(name, save_figure(fig, out, name, formats)) for name, fig in all_figures(df, facet, scenarios, width)]
+    # One run (not a sweep): its timeline per system, and a Chrome trace for zooming into it.
+    trace_path = os.path.join(base, "trace.csv")
+    if os.path.isfile(trace_path):
+        trace = p2psim_timeline.load_trace(trace_path)
+        for system in trace["system"].unique():
+            fig = p2psim_timeline.fig_timeline(trace, system, (width, width * 0.9) if width else None)
+            figures.append((f"timeline_{system}", save_figure(fig, out, f"timeline_{system}", formats)))
+        p2psim_timeline.write_chrome_trace(trace, os.path.join(out, "trace.json"))
+    colors = system_colors(df)
+    workloads = workload_of(df)
+    points = [{"time_s": float(r[TIME]), "cost_usd": float(r[COST]), "system": r["system"],
+               "feasible": r.get("status", "ok") == "ok",
+               "config": f"{workloads[i]}: " + describe(r, list(dict.fromkeys(["system"] + swept_axes(df) +
+                                                                                 CONFIG_COLUMNS)))}
+              for i, r in df.iterrows()]
     table = pareto_table(df).to_html(index=False, float_format=lambda v: f"{v:.6g}")
-    page = (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>p2psim report</title></head><body>\n"
-            f"<h1>p2psim report</h1>\n<p>{html.escape(provenance(df))}; {len(df)} rows.</p>\n"
-            f"<h2>Pareto-optimal configurations (time, cost)</h2>\n{table}\n" + "\n".join(sections) +
-            "\n</body></html>\n")
+    page = p2psim_html.page("p2psim report", f"{provenance(df)}; {len(df)} rows", table, points, colors,
+                            [(name, base64.b64encode(png).decode()) for name, png in figures])
     tmp = os.path.join(out, "report.html.partial")
     with open(tmp, "w") as f:
         f.write(page)
     os.replace(tmp, os.path.join(out, "report.html"))
-    print(f"wrote {out}/report.html and {len(sections)} figures (PNG and SVG)")
+    extra = ", trace.json" if os.path.isfile(trace_path) else ""
+    print(f"wrote {out}/report.html and {len(figures)} figures ({', '.join(f.upper() for f in formats)}){extra}")
 
 
 def describe(row, columns):
@@ -301,17 +390,44 @@ def describe(row, columns):
     return ", ".join(f"{c}={row[c]}" for c in columns if c in row.index)
 
 
-def recommend_command(results_dir, deadline_s, budget_usd, runners_up):
-    df = load_results(results_dir)
-    best, others, slack = recommend(df, deadline_s, budget_usd, runners_up)
+def apply_where(df, where):
+    """Rows matching every COLUMN=VALUE of `where`."""
+    for clause in where or []:
+        column, sep, value = clause.partition("=")
+        if not sep or column not in df.columns:
+            raise ResultsError(f"--where {clause}: expected COLUMN=VALUE with a column of the table "
+                               f"(e.g. model=vgg11)")
+        df = df[df[column].astype(str) == value]
+        if df.empty:
+            raise ResultsError(f"--where {clause}: no row matches")
+    return df
+
+
+def recommend_command(results_dir, deadline_s, budget_usd, runners_up, where=None):
+    df = apply_where(load_results(results_dir), where)
     columns = list(dict.fromkeys(["scenario_id", "system"] + swept_axes(df) + CONFIG_COLUMNS))
+    panels = facets(df)  # like with like: one answer per workload
+    code = 0
+    for label, rows in panels:
+        if len(panels) > 1:
+            print(f"== workload {label} (narrow with --where, e.g. --where model={rows['model'].iloc[0]})"
+                  if "model" in rows.columns else f"== workload {label}")
+        code = max(code, recommend_one(rows, deadline_s, budget_usd, runners_up, columns))
+    return code
+
+
+def recommend_one(df, deadline_s, budget_usd, runners_up, columns):
+    best, others, slack = recommend(df, deadline_s, budget_usd, runners_up)
     if best is None:
-        if deadline_s is not None:
-            fastest = df.loc[df[TIME].idxmin()]
+        ok = feasible(df)
+        if ok.empty:
+            print("no configuration is feasible (every one ran out of memory or failed)")
+        elif deadline_s is not None:
+            fastest = ok.loc[ok[TIME].idxmin()]
             print(f"no configuration meets the deadline of {deadline_s} s; the fastest takes {fastest[TIME]:.1f} s "
                   f"({describe(fastest, columns)})")
         else:
-            cheapest = df.loc[df[COST].idxmin()]
+            cheapest = ok.loc[ok[COST].idxmin()]
             print(f"no configuration fits the budget of {budget_usd} USD; the cheapest costs "
                   f"{cheapest[COST]:.6f} USD ({describe(cheapest, columns)})")
         return 3
@@ -329,18 +445,28 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="render every figure and an HTML report into DIR/report/")
     rep.add_argument("dir")
+    rep.add_argument("--facet", help="one panel per value of this column (default: per workload; 'none': one)")
+    rep.add_argument("--format", default="png,svg", help="comma-separated: png, svg, pdf (default png,svg)")
+    rep.add_argument("--size", default="screen", choices=sorted(SIZES), help="figure width (default screen)")
+    rep.add_argument("--scenarios", help="comma-separated scenario ids for the phase breakdown "
+                                         "(default: each workload's Pareto-optimal ones)")
     rec = sub.add_parser("recommend", help="the best configuration for a deadline or a budget")
     rec.add_argument("dir")
     limit = rec.add_mutually_exclusive_group(required=True)
     limit.add_argument("--deadline-s", type=float)
     limit.add_argument("--budget-usd", type=float)
     rec.add_argument("--runners-up", type=int, default=3)
+    rec.add_argument("--where", action="append", help="only rows where COLUMN=VALUE (repeatable), e.g. model=vgg11")
     args = parser.parse_args(argv)
     try:
         if args.command == "report":
-            report(args.dir)
+            formats = tuple(f for f in args.format.split(",") if f)
+            if not formats or any(f not in FORMATS for f in formats):
+                raise ResultsError(f"--format {args.format}: expected a comma-separated list of {', '.join(FORMATS)}")
+            scenarios = [s for s in (args.scenarios or "").split(",") if s]
+            report(args.dir, args.facet, formats, args.size, scenarios)
             return 0
-        return recommend_command(args.dir, args.deadline_s, args.budget_usd, args.runners_up)
+        return recommend_command(args.dir, args.deadline_s, args.budget_usd, args.runners_up, args.where)
     except ResultsError as e:
         print(f"p2psim {args.command}: error: {e}", file=sys.stderr)
         return 2

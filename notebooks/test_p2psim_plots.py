@@ -6,6 +6,7 @@ import unittest
 import pandas as pd
 
 import p2psim_plots as p
+import p2psim_timeline
 
 
 def table(rows):
@@ -93,6 +94,85 @@ class Comparison(unittest.TestCase):
         self.assertEqual(colors["instance"], p.PALETTE[0])
         self.assertEqual(colors["serverless"], p.PALETTE[1])
         self.assertEqual(len(set(colors.values())), 4)
+
+
+class LikeWithLike(unittest.TestCase):
+    df = pd.DataFrame([
+        ("a", "ring", "vgg11", "3x32x32", "cifar10", 100, 0.10),
+        ("b", "ring", "vgg11", "3x32x32", "cifar10", 200, 0.05),
+        ("c", "ring", "squeezenet1_1", "3x21x21", "mnist", 10, 0.01),  # cheaper and faster, another workload
+    ], columns=["scenario_id", "system", "model", "input_shape", "dataset", "total_s", "total_usd"])
+
+    def test_fronts_are_per_workload(self):
+        panels = dict(p.facets(self.df))
+        self.assertEqual(sorted(panels), ["squeezenet1_1 3x21x21 mnist", "vgg11 3x32x32 cifar10"])
+        vgg = panels["vgg11 3x32x32 cifar10"]
+        self.assertEqual(list(vgg[p.pareto_mask(vgg)]["scenario_id"]), ["a", "b"])  # not dominated by c
+        table = p.pareto_table(self.df)
+        self.assertEqual(sorted(table["scenario_id"]), ["a", "b", "c"])
+
+    def test_recommend_answers_per_workload_and_where_narrows(self):
+        import contextlib
+        import io
+        with tempfile.TemporaryDirectory() as d:
+            self.df.to_csv(os.path.join(d, "results.csv"), index=False)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(p.recommend_command(d, 300, None, 3), 0)
+            text = out.getvalue()
+            self.assertEqual(text.count("== workload"), 2)
+            self.assertIn("scenario_id=b", text)  # vgg11's own cheapest, though c is cheaper overall
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                p.recommend_command(d, 300, None, 3, where=["model=vgg11"])
+            self.assertNotIn("== workload", out.getvalue())
+            self.assertNotIn("squeezenet", out.getvalue())
+            with self.assertRaisesRegex(p.ResultsError, "no row matches"):
+                p.recommend_command(d, 300, None, 3, where=["model=alexnet"])
+
+    def test_facet_by_any_column(self):
+        panels = p.facets(self.df, "dataset")
+        self.assertEqual([label for label, _ in panels], ["dataset = cifar10", "dataset = mnist"])
+        with self.assertRaisesRegex(p.ResultsError, "no column 'nope'"):
+            p.facets(self.df, "nope")
+
+
+class Timeline(unittest.TestCase):
+    trace = pd.DataFrame([
+        ("s", 0, 0, -1, "compute", 0.0, 1.0),
+        ("s", 1, 0, -1, "compute", 0.0, 2.0),
+        ("s", 0, 0, 0, "cold_start", 0.5, 1.5),
+        ("s", -1, 0, 3, "reduce", 2.0, 2.5),
+        ("s", 0, 1, -1, "compute", 3.0, 4.0),
+    ], columns=["system", "peer", "iteration", "invocation", "phase", "start_s", "end_s"])
+
+    def test_rows_peers_first_then_functions_and_aggregators(self):
+        rows = p2psim_timeline.rows_of(self.trace)
+        self.assertEqual(rows, [(0, -1), (1, -1), (-1, 3), (0, 0)])
+        self.assertEqual([p2psim_timeline.row_label(*r) for r in rows],
+                         ["peer 0", "peer 1", "aggregator 3", "peer 0 fn 0"])
+        self.assertEqual(list(p2psim_timeline.iteration_starts(self.trace)), [0.0, 3.0])
+
+    def test_chrome_trace_is_complete_events_in_microseconds(self):
+        events = p2psim_timeline.chrome_trace(self.trace)["traceEvents"]
+        spans = [e for e in events if e["ph"] == "X"]
+        self.assertEqual(len(spans), 5)
+        second = next(e for e in spans if e["name"] == "compute" and e["dur"] == 2e6)
+        self.assertEqual(second["ts"], 0.0)
+        names = {e["args"]["name"] for e in events if e["name"] == "thread_name"}
+        self.assertEqual(names, {"peer 0", "peer 1", "peer 0 fn 0", "aggregator 3"})
+
+
+class PublicationOutput(unittest.TestCase):
+    def test_pdf_embeds_its_fonts_and_sizes_follow_the_column(self):
+        df = table([("a", "ring", 2, 1024, 1, 100, 0.1), ("b", "ring", 4, 1024, 1, 50, 0.2)])
+        fig = p.fig_time_vs_cost(df, width=p.SIZES["one-column"])
+        self.assertAlmostEqual(fig.get_size_inches()[0], 3.5)
+        with tempfile.TemporaryDirectory() as d:
+            p.save_figure(fig, d, "f", ("pdf", "svg"))
+            pdf = open(os.path.join(d, "f.pdf"), "rb").read()
+            self.assertIn(b"/FontFile2", pdf)  # TrueType embedded, not referenced
+            self.assertTrue(os.path.getsize(os.path.join(d, "f.svg")) > 1000)
 
 
 class Loading(unittest.TestCase):

@@ -13,7 +13,9 @@ packages=(
   # kernels: Debian's libtorch falls back to reference BLAS unless OpenBLAS is installed explicitly
   libtorch-dev libopenblas0-openmp
   # figures, reports and notebooks (run with /usr/bin/python3)
-  python3-matplotlib python3-pandas jupyter-nbconvert python3-ipykernel
+  python3-matplotlib python3-pandas python3-pil jupyter-nbconvert python3-ipykernel
+  # the report's browser test (headless)
+  chromium
   # tests
   doctest-dev dataset-fashion-mnist
 )

@@ -216,7 +216,7 @@ void write_results(const Result& r, const std::string& dir) {
   const Scenario& s = *r.scenario;
   const auto& e = s.experiment;
   std::string csv =
-      "experiment,system,strategy,model,dataset,peers,instance_type,function_memory_mb,function_arch,iterations,"
+      "experiment,system,strategy,model,input_shape,dataset,peers,instance_type,function_memory_mb,function_arch,iterations,"
       "transport,gradient_s_per_iteration,communication_s_per_iteration,aggregate_update_s_per_iteration,"
       "barrier_s_per_iteration,iteration_s,total_s,instances_usd,broker_usd,function_compute_usd,"
       "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts";
@@ -227,9 +227,9 @@ void write_results(const Result& r, const std::string& dir) {
   for (const auto& system : r.systems) {
     const auto* a = &system;
     const auto& c = a->cost;
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
                        "{:.9g},{:.9g},{:.9g},{:.9g},{},{}",
-                       e.name, a->name, a->strategy, e.workload.model, e.workload.dataset, e.peers,
+                       e.name, a->name, a->strategy, e.workload.model, e.workload.input_shape, e.workload.dataset, e.peers,
                        e.instance_type, e.functions.memory_mb, e.functions.arch, e.workload.iterations,
                        a->run.transport, a->gradient_s, a->communication_s, a->aggregate_update_s,
                        a->barrier_s, a->iteration_s, a->total_s, c.instances_usd, c.broker_usd, c.function_compute_usd,

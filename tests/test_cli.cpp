@@ -262,6 +262,28 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
   }
 }
 
+TEST_CASE("report on one run draws each system's timeline and writes a Chrome trace; pdf output embeds fonts") {
+  TempDir dir;
+  REQUIRE(run_cli("run " P2PSIM_SOURCE_DIR "/tests/scenarios/serverless_tree/experiment.xml -q --out " +
+                  dir.path("run")).exit_code == 0);
+  auto r = run_cli("report " + dir.path("run") + " --format png,pdf --size two-column");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("trace.json") != std::string::npos);
+  CHECK(read_file(dir.path("run/report/timeline_tree.png")).compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  const std::string pdf = read_file(dir.path("run/report/timeline_tree.pdf"));
+  CHECK(pdf.compare(0, 5, "%PDF-") == 0);
+  CHECK(pdf.find("/FontFile2") != std::string::npos);
+  // Every phase of the trace is an event of the Chrome trace (plus the process and thread names).
+  const auto trace = nlohmann::json::parse(read_file(dir.path("run/report/trace.json")));
+  const std::string csv = read_file(dir.path("run/trace.csv"));
+  const auto phases = std::count(csv.begin(), csv.end(), '\n') - 1;
+  int complete = 0;
+  for (const auto& e : trace["traceEvents"]) complete += e["ph"] == "X";
+  CHECK(complete == phases);
+  CHECK(run_cli("report " + dir.path("run") + " --format gif").exit_code == 2);
+  CHECK(run_cli("report " + dir.path("run") + " --facet nope").exit_code == 2);
+}
+
 TEST_CASE("report renders every figure and a self-contained HTML report, and recommend answers limits") {
   TempDir dir;
   std::filesystem::copy_file(P2PSIM_SOURCE_DIR "/notebooks/example_results/results.csv", dir.path("results.csv"));
