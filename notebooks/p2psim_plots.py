@@ -21,6 +21,7 @@ import base64
 import datetime
 import html
 import io
+import math
 import os
 import sys
 
@@ -198,14 +199,19 @@ def _finish(fig, df, title):
 
 
 def _log_axes(ax):
-    """Log axes with plain numbers at the decades and unlabelled minor ticks (no overprinted labels)."""
+    """Log axes with plain numbers at the decades; minor ticks unlabelled, except 2 and 5 x a decade on an axis
+    spanning under two decades (so that it has a few labels, never overprinted ones). Call after plotting."""
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
-    for axis in (ax.xaxis, ax.yaxis):
+    some = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}" if round(v / 10 ** math.floor(math.log10(v)), 6)
+                                           in (2, 5) else "")
+    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
         axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, numticks=12))
         axis.set_major_formatter(plain)
-        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        narrow = limits[0] > 0 and limits[1] / limits[0] < 100
+        axis.set_minor_formatter(some if narrow else matplotlib.ticker.NullFormatter())
+    ax.tick_params(which="minor", labelsize=7)
 
 
 def fig_time_vs_cost(df, facet=None, width=None):
@@ -275,7 +281,9 @@ def fig_phase_breakdown(df, scenarios=None, width=None):
     rows = chosen_rows(df, scenarios).head(30)
     present = [(label, [c for c in cols if c in rows.columns]) for label, cols in PHASES]
     present = [(label, cols) for label, cols in present if cols]
-    names = [f"{str(r.get('scenario_id', ''))[:8]} {r['system']}".strip() for _, r in rows.iterrows()]
+    several = workload_of(df).nunique() > 1
+    names = [(f"{r['model']} " if several and "model" in rows.columns else "") +
+             f"{str(r.get('scenario_id', ''))[:8]} {r['system']}".strip() for _, r in rows.iterrows()]
     fig, ax = plt.subplots(figsize=(width or 8, 1.2 + 0.32 * len(rows)))
     left = pd.Series(0.0, index=rows.index)
     for label, cols in present:
