@@ -1,5 +1,7 @@
 #include "cloud_profile.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -60,6 +62,9 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   CloudProfile p;
   p.path = path;
   p.name = xml.text(root, "name");
+  for (char c : p.name)  // it is written into CSV files and figure captions
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+      throw xml.error(root, "cloud/@name", "expected letters, digits, '_', '-' or '.', got '" + p.name + "'");
   auto required = [&](const char* name) {
     auto n = root.child(name);
     if (!n) throw xml.error(root, name, "required element <" + std::string(name) + "> is missing");

@@ -125,6 +125,8 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   for (auto c : root.children())
     if (c.type() == pugi::node_element) e.lines[c.name()] = xml.line_of(c);
   e.name = xml.text(root, "name");
+  if (!valid_system_name(e.name))  // it is written into CSV files and figure captions
+    throw xml.error(root, "experiment/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + e.name + "'");
   e.seed = static_cast<unsigned long long>(xml.integer(root, "seed", 0, (1LL << 62)));
 
   auto profile = root.child("profile");

@@ -1,9 +1,11 @@
 #include "isolate.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -34,6 +36,9 @@ std::string run_isolated(const std::function<std::string()>& fn) {
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // Die with the parent: a sweep that kills a timed-out `p2psim run` must not leave its simulation running.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == 1) ::_exit(1);  // the parent died before prctl took effect
     ::close(fds[0]);
     std::string reply;
     try {

@@ -106,12 +106,17 @@ void print_table(const Result& r, std::FILE* out) {
     fmt::print(out, "\n");
   };
   row("strategy", [](auto& a) { return a.strategy; }, "{:>14}");
-  row("gradient computation / iter (s)", [](auto& a) { return a.gradient_s; }, "{:>14.3f}");
-  row("communication / iter (s)", [](auto& a) { return a.communication_s; }, "{:>14.3f}");
-  row("aggregate + update / iter (s)", [](auto& a) { return a.aggregate_update_s; }, "{:>14.3f}");
-  row("barrier / iter (s)", [](auto& a) { return a.barrier_s; }, "{:>14.3f}");
-  row("iteration (s)", [](auto& a) { return a.iteration_s; }, "{:>14.3f}");
-  row("total (s)", [](auto& a) { return a.total_s; }, "{:>14.3f}");
+  // Times of an infeasible system mean nothing: shown as n/a (its costs are what it spent before failing).
+  auto time_row = [&](const char* label, auto value, const char* format) {
+    row(label, [&](const SystemResult& a) { return a.feasible() ? fmt::format(fmt::runtime(format), value(a)) : "n/a"; },
+        "{:>14}");
+  };
+  time_row("gradient computation / iter (s)", [](auto& a) { return a.gradient_s; }, "{:>14.3f}");
+  time_row("communication / iter (s)", [](auto& a) { return a.communication_s; }, "{:>14.3f}");
+  time_row("aggregate + update / iter (s)", [](auto& a) { return a.aggregate_update_s; }, "{:>14.3f}");
+  time_row("barrier / iter (s)", [](auto& a) { return a.barrier_s; }, "{:>14.3f}");
+  time_row("iteration (s)", [](auto& a) { return a.iteration_s; }, "{:>14.3f}");
+  time_row("total (s)", [](auto& a) { return a.total_s; }, "{:>14.3f}");
   row("cost: instances (USD)", [](auto& a) { return a.cost.instances_usd; }, "{:>14.6f}");
   row("cost: CPU credit surplus (USD)", [](auto& a) { return a.cost.cpu_credits_usd; }, "{:>14.6f}");
   if (s.experiment.asynchronous) {
@@ -119,7 +124,10 @@ void print_table(const Result& r, std::FILE* out) {
     row("staleness max (iterations)", [](auto& a) { return a.staleness_max(); }, "{:>14d}");
   }
   row("waiting for failed peers (s)", [](auto& a) { return a.run.failure_detection_wait_s; }, "{:>14.3f}");
-  row("CPU credits ran out at (s)", [](auto& a) { return a.credits_exhausted_at_s(); }, "{:>14.1f}");
+  row("CPU credits ran out at (s)", [](auto& a) {
+    const double t = a.credits_exhausted_at_s();
+    return t < 0 ? std::string("never") : fmt::format("{:.1f}", t);
+  }, "{:>14}");
   row("cost: broker (USD)", [](auto& a) { return a.cost.broker_usd; }, "{:>14.6f}");
   row("cost: function compute (USD)", [](auto& a) { return a.cost.function_compute_usd; }, "{:>14.6f}");
   row("cost: function requests (USD)", [](auto& a) { return a.cost.function_requests_usd; }, "{:>14.6f}");

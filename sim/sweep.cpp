@@ -4,6 +4,8 @@
 #include <xxhash.h>
 
 #include <filesystem>
+#include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "experiment.hpp"
@@ -29,7 +31,12 @@ Axis read_axis(const XmlFile& xml, const pugi::xml_node& n) {
   xml.check_names(n, {"select", "values"});
   Axis a{xml.text(n, "select"), {}, n};
   std::istringstream in(xml.text(n, "values"));
-  for (std::string v; in >> v;) a.values.push_back(v);
+  for (std::string v; in >> v;) {
+    // The same value twice would be the same scenario twice (one id, one result folder).
+    if (std::find(a.values.begin(), a.values.end(), v) != a.values.end())
+      throw xml.error(n, "axis/@values", "lists '" + v + "' twice");
+    a.values.push_back(v);
+  }
   if (a.values.empty()) throw xml.error(n, "axis/@values", "lists no value");
   return a;
 }
@@ -95,6 +102,11 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
       groups.push_back(std::move(g));
     }
     root.remove_child(sweep);
+    std::set<std::string> selects;
+    for (const auto& g : groups)
+      for (const auto& a : g)
+        if (!selects.insert(a.select).second)
+          throw xml.error(a.node, "axis/@select", "'" + a.select + "' is swept twice: one axis per value");
   }
 
   // Odometer over the groups: the last group varies fastest.

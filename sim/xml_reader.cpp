@@ -1,5 +1,7 @@
 #include "xml_reader.hpp"
 
+#include <set>
+
 #include "parse_number.hpp"
 
 #include <algorithm>
@@ -64,14 +66,24 @@ InputError XmlFile::error(const pugi::xml_node& node, const std::string& field, 
 
 void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string>& allowed,
                           const std::set<std::string>& children) const {
-  for (auto a : node.attributes())
+  std::set<std::string> seen;
+  for (auto a : node.attributes()) {
+    if (!seen.insert(a.name()).second)
+      throw error(node, field_name(node, a.name()), "given twice: which one was meant?");
     if (!allowed.count(a.name())) {
       std::string list;
       for (const auto& n : allowed) list += (list.empty() ? "" : ", ") + n;
       throw error(node, field_name(node, a.name()), "unknown attribute (allowed: " + list + ")");
     }
+  }
+  // Elements our schemas allow several of; any other given twice is an error, not a silent first-wins.
+  static const std::set<std::string> kRepeatable{"override", "system", "axis", "together", "instance",
+                                                 "visible_cores", "source"};
+  std::set<std::string> elements;
   for (auto c : node.children()) {
     if (c.type() != pugi::node_element) continue;
+    if (!kRepeatable.count(c.name()) && !elements.insert(c.name()).second)
+      throw error(c, field_name(c, ""), "<" + std::string(c.name()) + "> is given twice inside <" + node.name() + ">");
     if (!children.count(c.name())) {
       std::string list;
       for (const auto& n : children) list += (list.empty() ? "" : ", ") + n;

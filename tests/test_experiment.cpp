@@ -83,6 +83,13 @@ TEST_CASE("bad experiments name the file, the line and the field") {
       {R"(<functions memory_mb="64"/>)", "field 'functions/@memory_mb': expected 128..10240 MB, got 64"},
       {R"(<functions arch="sparc"/>)", "expected one of x86, arm, got 'sparc'"},
       {R"(<exchange consume="sometimes"/>)", "field 'exchange/@consume'"},
+      // Numbers are plain decimals: no hexadecimal, '+', spaces or "nan" taken for something else.
+      {R"(<functions memory_mb="0x800"/>)", "field 'functions/@memory_mb': expected an integer, got '0x800'"},
+      {R"(<functions memory_mb="+2048"/>)", "expected an integer, got '+2048'"},
+      {R"(<functions memory_mb=" 2048"/>)", "expected an integer, got ' 2048'"},
+      {R"(<exchange poll_interval_s="nan"/>)", "field 'exchange/@poll_interval_s'"},
+      // Given twice: which one was meant is not guessed.
+      {R"(<functions memory_mb="2048"/><functions memory_mb="1024"/>)", "<functions> is given twice inside <experiment>"},
   };
   for (const auto& [body, message] : cases) {
     CAPTURE(body);
@@ -94,6 +101,19 @@ TEST_CASE("bad experiments name the file, the line and the field") {
     CHECK(error.find(message) != std::string::npos);
     CHECK(error.find(fixture::line_tag(path, body)) != std::string::npos);
     CHECK(error.find(dir.path("experiment.xml")) != std::string::npos);
+  }
+}
+
+TEST_CASE("names that would break a CSV row, or are not text, are refused") {
+  TempDir dir;
+  // (A raw double quote cannot even be written: the XML is malformed, reported as such elsewhere.)
+  for (const std::string name : {"a,b", "two\nlines", "caf\xc3", "tab\there"}) {
+    CAPTURE(name);
+    const std::string path = dir.path("named.xml");
+    std::ofstream(path) << "<experiment name=\"" << name << "\" seed=\"1\">\n"
+                        << "<workload model=\"mnist_cnn\" input_shape=\"1x28x28\" dataset=\"mnist\" batch_size=\"1024\"/>\n"
+                        << "<peers count=\"4\" instance_type=\"t2.medium\"/>\n</experiment>\n";
+    CHECK(load_error(path).find("named.xml:1: field 'experiment/@name': expected 1-64 letters") != std::string::npos);
   }
 }
 

@@ -166,6 +166,26 @@ TEST_CASE("sweep: a scenario over the timeout is killed and recorded") {
   CHECK(finished_ids(dir.path("out")).empty());  // no partial run left behind
 }
 
+TEST_CASE("sweep: a timed-out scenario leaves no simulation process behind") {
+  TempDir dir;
+  // Long enough that the run has forked its simulation when the 0.5 s timeout strikes.
+  const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="1024"/>)", "8", "5000");
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 1 --timeout 0.5");
+  CHECK(r.output.find("0 done, 1 failed") != std::string::npos);
+  // The killed run's forked simulation dies with it (it used to run on for tens of seconds, orphaned).
+  auto running = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      std::ifstream cmd(e.path() / "cmdline");
+      std::string line((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+      n += line.find(dir.path("out/scenarios")) != std::string::npos;
+    }
+    return n;
+  };
+  for (int i = 0; i < 40 && running() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(running() == 0);
+}
+
 TEST_CASE("sweep: SIGTERM keeps finished results, leaves no partial file, and a rerun finishes the rest") {
   TempDir dir;
   // 24 peers x 10 iterations: long enough (~0.5 s each) to interrupt between scenarios.
@@ -318,4 +338,40 @@ TEST_CASE("the shipped designs comparison sweeps every design, and report and re
   auto rec = run_cli("recommend " + dir.path("out") + " --deadline-s 300");
   CHECK(rec.exit_code == 0);
   CHECK(rec.output.find("cheapest within the deadline") != std::string::npos);
+}
+
+TEST_CASE("sweep: duplicate axis values or axes are refused; a second sweep on a folder is refused; stale partial files go") {
+  TempDir dir;
+  auto dup = run_cli("sweep " + sweep_file(dir, R"(<axis select="peers/@count" values="2 4 2"/>)") + " --out " +
+                     dir.path("a"));
+  CHECK(dup.exit_code == 2);
+  CHECK(dup.output.find("field 'axis/@values': lists '2' twice") != std::string::npos);
+  auto twice = run_cli("sweep " + sweep_file(dir, R"(<axis select="peers/@count" values="2"/>
+    <axis select="peers/@count" values="4"/>)") + " --out " + dir.path("a"));
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.output.find("'peers/@count' is swept twice") != std::string::npos);
+
+  // A long sweep holds the folder; a second one on it is refused at once.
+  const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="1024 2048"/>)", "8", "3000");
+  const pid_t first = fork();
+  if (first == 0) {
+    execl(P2PSIM_BIN, P2PSIM_BIN, "sweep", path.c_str(), "--out", dir.path("b").c_str(), "-j", "1", nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 100 && !fs::exists(dir.path("b/.lock")); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto second = run_cli("sweep " + path + " --out " + dir.path("b"));
+  CHECK(second.exit_code == 2);
+  CHECK(second.output.find("another sweep is running on") != std::string::npos);
+  kill(first, SIGTERM);
+  int status = 0;
+  waitpid(first, &status, 0);
+
+  // What a killed sweep left half-written is removed by the next one.
+  std::ofstream(dir.path("b/failed/x.json.partial")) << "{";
+  fs::create_directories(dir.path("b/runs/.y.partial"));
+  auto small = sweep_file(dir, R"(<axis select="peers/@count" values="2"/>)");
+  CHECK(run_cli("sweep " + small + " --out " + dir.path("b")).exit_code == 0);
+  CHECK_FALSE(fs::exists(dir.path("b/failed/x.json.partial")));
+  CHECK_FALSE(fs::exists(dir.path("b/runs/.y.partial")));
 }

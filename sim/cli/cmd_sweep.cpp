@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 #include "../atomic_file.hpp"
 #include "../input_error.hpp"
+#include "../parse_number.hpp"
 #include "../sweep.hpp"
 #include "args.hpp"
 #include "commands.hpp"
@@ -144,7 +146,7 @@ int cmd_sweep(int argc, char** argv) {
                                                   "experiment file with a <sweep>")(
       "out,o", po::value<std::string>()->required(), "result folder (created; rerun to resume)")(
       "jobs,j", po::value<std::string>()->default_value(std::to_string(std::thread::hardware_concurrency())),
-      "scenarios run at once")("timeout", po::value<double>()->default_value(0),
+      "scenarios run at once")("timeout", po::value<std::string>()->default_value("0"),
                                "seconds before a scenario is killed and recorded as failed (0: none)")(
       "shard", po::value<std::string>(), "run only share i of n (0-based), e.g. 0/4")("list", "list the scenarios and exit");
   po::positional_options_description pos;
@@ -158,8 +160,10 @@ int cmd_sweep(int argc, char** argv) {
                      vm, &pos))
     return kExitOk;
   const int jobs = static_cast<int>(parse_int(vm["jobs"].as<std::string>(), "jobs", 1, 4096));
-  const double timeout_s = vm["timeout"].as<double>();
-  if (timeout_s < 0) throw UsageError("--timeout must be >= 0");
+  const auto timeout = parse_real(vm["timeout"].as<std::string>());
+  if (!timeout || *timeout < 0)
+    throw UsageError("--timeout: expected seconds >= 0 (0: none), got '" + vm["timeout"].as<std::string>() + "'");
+  const double timeout_s = *timeout;
   std::vector<SweepScenario> scenarios;
   try {
     scenarios = expand_sweep(vm["experiment"].as<std::string>());
@@ -176,6 +180,15 @@ int cmd_sweep(int argc, char** argv) {
   }
   const fs::path dir = vm["out"].as<std::string>();
   for (const char* sub : {"scenarios", "runs", "failed"}) fs::create_directories(dir / sub);
+  // One sweep per folder at a time: a second one would race the first for the same scenarios.
+  const int lock = ::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0)
+    throw UsageError("another sweep is running on " + dir.string() + " (it holds " + (dir / ".lock").string() +
+                     "); wait for it, or give another --out");
+  // What a killed sweep left half-written is discarded (never read as a result); its scenarios run again.
+  for (const char* sub : {"runs", "failed"})
+    for (const auto& e : fs::directory_iterator(dir / sub))
+      if (e.path().filename().string().find(".partial") != std::string::npos) fs::remove_all(e.path());
 
   std::deque<SweepScenario> todo;
   int skipped = 0;

@@ -1,5 +1,5 @@
 // Sweep result folders: each finished scenario is DIR/runs/<id>/ with scenario.json (its axis values) and
-// result.csv (one row per architecture). These helpers describe scenarios and merge folders.
+// result.csv (one row per system). These helpers describe scenarios and merge folders.
 #pragma once
 #include <filesystem>
 #include <nlohmann/json.hpp>

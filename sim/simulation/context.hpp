@@ -1,6 +1,6 @@
 // Everything one simulated system of a scenario shares between its actors: the resolved inputs, the platform,
 // the services, the records it emits and the random stream. SimGrid runs one actor at a time, so plain
-// members need no locking; simulated waiting goes through the adapter's synchronisation objects.
+// members need no locking; simulated waiting goes through the adapter's Signal, Counter and Semaphore.
 #pragma once
 #include <vector>
 
