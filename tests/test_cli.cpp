@@ -218,6 +218,23 @@ TEST_CASE("run: the refactor into strategies keeps the paper's two systems' resu
   }
 }
 
+TEST_CASE("run: provenance records every input, however the experiment's path is typed") {
+  TempDir dir;
+  // The README's relative form, from the source tree, and an absolute path from elsewhere.
+  auto relative = run_cli("run experiments/squeezenet_mnist.xml -q --out " + dir.path("rel"),
+                          "cd " P2PSIM_SOURCE_DIR " &&");
+  auto absolute = run_cli("run " P2PSIM_SOURCE_DIR "/experiments/squeezenet_mnist.xml -q --out " + dir.path("abs"),
+                          "cd " + dir.root.string() + " &&");
+  REQUIRE(relative.exit_code == 0);
+  REQUIRE(absolute.exit_code == 0);
+  CHECK(read_file(dir.path("rel/result.json")) == read_file(dir.path("abs/result.json")));
+  const auto inputs = nlohmann::json::parse(read_file(dir.path("rel/result.json")))["inputs_xxh64"];
+  CHECK(inputs.contains("squeezenet_mnist.xml"));
+  CHECK(inputs.contains("../platforms/aws_us_east_1.xml"));
+  CHECK(inputs.contains("../calibration/models.csv"));
+  CHECK_FALSE(inputs.contains(""));
+}
+
 TEST_CASE("run: the same inputs and seed give byte-identical files") {
   TempDir dir;
   const std::string exp = P2PSIM_SOURCE_DIR "/experiments/squeezenet_mnist.xml";

@@ -67,9 +67,11 @@ int cmd_run(int argc, char** argv) {
     Result result;
     result.scenario = &scenario;
     // Keyed by path relative to the experiment, so results do not depend on where the tree is checked out.
-    const auto base = std::filesystem::path(path).parent_path();
+    // Both sides absolute, so that how the user typed the path changes nothing.
+    const auto base = std::filesystem::absolute(path).parent_path();
     auto record = [&](const std::string& f) {
-      result.input_hashes[std::filesystem::path(f).lexically_normal().lexically_relative(base).string()] = file_hash(f);
+      const auto file = std::filesystem::absolute(f).lexically_normal();
+      result.input_hashes[file.lexically_relative(base).string()] = file_hash(f);
     };
     record(path);
     record(experiment.profile_path);
