@@ -80,13 +80,31 @@ def load_results(path):
                 df = pd.read_csv(candidate)
             except Exception as e:  # pandas raises several types for malformed CSV
                 raise ResultsError(f"{candidate}: cannot read CSV: {e}") from e
-            missing = [c for c in ("system", TIME, COST) if c not in df.columns]
-            if missing:
-                raise ResultsError(f"{candidate}: missing column(s) {', '.join(missing)}")
-            if df.empty:
-                raise ResultsError(f"{candidate}: holds no result row")
+            check_table(df, candidate)
             return df
     raise ResultsError(f"{path}: no results.csv or result.csv")
+
+
+def check_table(df, path):
+    """A results table as p2psim writes it, or one clear error naming the file and the row."""
+    duplicated = [c for c in df.columns if "." in c and c.rsplit(".", 1)[0] in df.columns and c.rsplit(".", 1)[1].isdigit()]
+    if duplicated:  # pandas renames a repeated header "x" to "x.1"
+        raise ResultsError(f"{path}: column {duplicated[0].rsplit('.', 1)[0]} appears twice in the header")
+    missing = [c for c in ("system", TIME, COST) if c not in df.columns]
+    if missing:
+        raise ResultsError(f"{path}: missing column(s) {', '.join(missing)}")
+    if df.empty:
+        raise ResultsError(f"{path}: holds no result row")
+    for column in (TIME, COST):
+        values = pd.to_numeric(df[column], errors="coerce")
+        bad = values.isna() | (values < 0)
+        if bad.any():
+            row = int(bad.idxmax())
+            raise ResultsError(f"{path}: row {row + 2}: {column} is not a number >= 0 "
+                               f"(got {df.at[row, column]!r}; a truncated or edited row?)")
+        df[column] = values
+    if df["system"].isna().any():
+        raise ResultsError(f"{path}: row {int(df['system'].isna().idxmax()) + 2}: no system")
 
 
 def system_colors(df):
@@ -362,7 +380,13 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
     df = load_results(results_dir)
     base = results_dir if os.path.isdir(results_dir) else os.path.dirname(results_dir)
     out = os.path.join(base, "report")
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+        probe = os.path.join(out, ".writable")
+        open(probe, "w").close()
+        os.remove(probe)
+    except OSError as e:
+        raise ResultsError(f"{out}: cannot write the report there ({e.strerror})") from e
     width = SIZES[size]
     figures = [(name, save_figure(fig, out, name, formats)) for name, fig in all_figures(df, facet, scenarios, width)]
     # One run (not a sweep): its timeline per system, and a Chrome trace for zooming into it.

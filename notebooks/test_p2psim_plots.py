@@ -184,6 +184,37 @@ class Loading(unittest.TestCase):
                 f.write("a,b\n1,2\n")
             with self.assertRaisesRegex(p.ResultsError, "missing column"):
                 p.load_results(d)
+            header = "system,total_s,total_usd,status\n"
+            for body, message in (("ring,abc,0.1,ok\n", "row 2: total_s is not a number"),
+                                  ("ring,10,0.1,ok\nring,20\n", "row 3: total_usd is not a number"),
+                                  ("", "holds no result row")):
+                with open(os.path.join(d, "results.csv"), "w") as f:
+                    f.write(header + body)
+                with self.assertRaisesRegex(p.ResultsError, message):
+                    p.load_results(d)
+            with open(os.path.join(d, "results.csv"), "w") as f:
+                f.write("system,total_s,total_s,total_usd\nring,1,1,1\n")
+            with self.assertRaisesRegex(p.ResultsError, "column total_s appears twice"):
+                p.load_results(d)
+
+    def test_only_infeasible_rows_recommend_nothing_and_say_so(self):
+        import contextlib
+        import io
+        df = table([("a", "ring", 2, 1024, 1, 100, 0.1)]).assign(status="infeasible")
+        with tempfile.TemporaryDirectory() as d:
+            df.to_csv(os.path.join(d, "results.csv"), index=False)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(p.recommend_command(d, 1000, None, 3), 3)
+            self.assertIn("no configuration is feasible", out.getvalue())
+
+    def test_an_unwritable_report_folder_is_a_clear_error(self):
+        df = table([("a", "ring", 2, 1024, 1, 100, 0.1)])
+        with tempfile.TemporaryDirectory() as d:
+            df.to_csv(os.path.join(d, "results.csv"), index=False)
+            open(os.path.join(d, "report"), "w").close()  # a file where the folder should go (root or not)
+            with self.assertRaisesRegex(p.ResultsError, "cannot write the report there"):
+                p.report(d)
 
 
 if __name__ == "__main__":
