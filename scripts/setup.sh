@@ -26,5 +26,5 @@ $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 
 # ccache hits across clones in different folders (CI clones afresh).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2PSIM_WERROR=ON >/dev/null
 cmake --build build -j2

@@ -5,7 +5,9 @@ namespace p2psim::simulation {
 Execution WorkflowService::start(int branches) {
   ledger_.workflow_transitions += params_.transitions_per_execution + params_.transitions_per_branch * branches;
   sg::sleep_for(2 * params_.transition_latency_s);  // StartExecution -> ProcessInput task -> Parallel state
-  return Execution{branches};
+  Execution e;
+  e.remaining = branches;
+  return e;
 }
 
 void WorkflowService::branch_done(Execution& e, const std::string& failure) {

@@ -36,7 +36,7 @@ void compute(Host* host, double reference_seconds) {
 }
 
 void set_throttled(Host* host, bool throttled) {
-  const int pstate = throttled ? 1 : 0;
+  const unsigned long pstate = throttled ? 1 : 0;  // get_pstate() is unsigned
   if (host->get_pstate() != pstate) host->set_pstate(pstate);
 }
 
