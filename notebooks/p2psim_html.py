@@ -51,8 +51,11 @@ def _log_scale(values, lo_px, hi_px):
 def tradeoff_svg(points, colors):
     """points: dicts with time_s, cost_usd, system, feasible, config (text). An SVG scatter, log-log."""
     usable = [p for p in points if p["time_s"] > 0 and p["cost_usd"] > 0]
+    dropped = len(points) - len(usable)
+    note = (f"<p>{dropped} row(s) with no time or no cost (a system that could not even start) are not drawn.</p>"
+            if dropped else "")
     if not usable:
-        return "<p>No point to draw.</p>"
+        return note + "<p>No point to draw.</p>"
     x, (x_lo, x_hi) = _log_scale([p["time_s"] for p in usable], MARGIN, CHART_W - 20)
     y, (y_lo, y_hi) = _log_scale([p["cost_usd"] for p in usable], CHART_H - MARGIN, 20)
     parts = [f'<svg id="tradeoff" width="{CHART_W}" height="{CHART_H}" xmlns="http://www.w3.org/2000/svg" '
@@ -75,7 +78,7 @@ def tradeoff_svg(points, colors):
                  f'<text x="14" y="{CHART_H / 2}" font-size="12" text-anchor="middle" '
                  f'transform="rotate(-90 14 {CHART_H / 2})">total cost (USD)</text>')
     for p in usable:
-        color = colors.get(p["system"], "#777")
+        color = colors.get(str(p["system"]), "#777")
         style = f'fill="{color}" fill-opacity="0.75"' if p["feasible"] else f'fill="none" stroke="{color}"'
         parts.append(f'<circle cx="{x(p["time_s"]):.1f}" cy="{y(p["cost_usd"]):.1f}" r="5" {style} '
                      f'data-config="{html.escape(p["config"], quote=True)}"><title>'
@@ -83,10 +86,10 @@ def tradeoff_svg(points, colors):
     legend_y = 28
     for system, color in colors.items():
         parts.append(f'<circle cx="{CHART_W - 150}" cy="{legend_y}" r="5" fill="{color}"/>'
-                     f'<text x="{CHART_W - 140}" y="{legend_y + 4}" font-size="11">{html.escape(system)}</text>')
+                     f'<text x="{CHART_W - 140}" y="{legend_y + 4}" font-size="11">{html.escape(str(system))}</text>')
         legend_y += 16
     parts.append("</svg>")
-    return "\n".join(parts)
+    return note + "\n".join(parts)
 
 
 def page(title, provenance, table_html, points, colors, figures):

@@ -48,14 +48,13 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 IMPROVEMENT = "gradient_improvement_vs_baseline_percent"
 RATIO = "cost_ratio_vs_baseline"
 # Stacked phases: (label, columns of results.csv summed for it).
+# An iteration of a peer, split into parts that add up to it (per peer and iteration, as result.csv gives them);
+# "other" is the rest: waiting for a workflow, polling, a crashed peer's absence.
 PHASES = [
-    ("compute", ["phase_compute_s"]),
-    ("cold start", ["phase_cold_start_s"]),
-    ("orchestration and polling", ["phase_orchestration_s", "phase_polling_wait_s"]),
-    ("data and gradient transfer", ["phase_data_fetch_s", "phase_function_upload_s", "phase_collect_s"]),
-    ("communication", ["communication_s_per_iteration"]),
-    ("aggregate and update", ["aggregate_update_s_per_iteration"]),
-    ("barrier", ["barrier_s_per_iteration"]),
+    ("gradient computation", "gradient_s_per_iteration"),
+    ("communication", "communication_s_per_iteration"),
+    ("aggregate and update", "aggregate_update_s_per_iteration"),
+    ("barrier", "barrier_s_per_iteration"),
 ]
 # What the user wants to train: configurations are only ever compared within one workload.
 WORKLOAD = ["model", "input_shape", "dataset"]
@@ -77,7 +76,9 @@ def load_results(path):
     for candidate in candidates:
         if os.path.isfile(candidate):
             try:
-                df = pd.read_csv(candidate)
+                # Names stay text ("1", "NA" are names); only empty cells are missing values.
+                df = pd.read_csv(candidate, dtype={"system": str, "strategy": str, "baseline": str,
+                                                   "scenario_id": str}, keep_default_na=False, na_values=[""])
             except Exception as e:  # pandas raises several types for malformed CSV
                 raise ResultsError(f"{candidate}: cannot read CSV: {e}") from e
             check_table(df, candidate)
@@ -116,8 +117,8 @@ def system_colors(df):
 def workload_of(df):
     """Per row, its workload as one label, e.g. 'vgg11 3x32x32 cifar10'."""
     cols = [c for c in WORKLOAD if c in df.columns]
-    if not cols:
-        return pd.Series("all", index=df.index)
+    if not cols or df.empty:
+        return pd.Series("all", index=df.index, dtype=str)
     return df[cols].astype(str).agg(" ".join, axis=1)
 
 
@@ -295,21 +296,23 @@ def chosen_rows(df, scenarios=None):
 
 
 def fig_phase_breakdown(df, scenarios=None, width=None):
-    """Stacked phases of real scenarios (never a median over unrelated ones), one bar per scenario x system."""
+    """Each chosen scenario x system's iteration as stacked parts that add up to it (never a median over
+    unrelated scenarios)."""
     rows = chosen_rows(df, scenarios).head(30)
-    present = [(label, [c for c in cols if c in rows.columns]) for label, cols in PHASES]
-    present = [(label, cols) for label, cols in present if cols]
+    parts = [(label, column) for label, column in PHASES if column in rows.columns]
     several = workload_of(df).nunique() > 1
     names = [(f"{r['model']} " if several and "model" in rows.columns else "") +
              f"{str(r.get('scenario_id', ''))[:8]} {r['system']}".strip() for _, r in rows.iterrows()]
     fig, ax = plt.subplots(figsize=(width or 8, 1.2 + 0.32 * len(rows)))
     left = pd.Series(0.0, index=rows.index)
-    for label, cols in present:
-        values = rows[cols].sum(axis=1)
-        ax.barh(names, values, left=left, label=label)
-        left = left + values
+    for label, column in parts:
+        ax.barh(names, rows[column], left=left, label=label)
+        left = left + rows[column]
+    if "iteration_s" in rows.columns:
+        ax.barh(names, (rows["iteration_s"] - left).clip(lower=0), left=left, label="other (waiting, polling)",
+                color="0.8")
     ax.invert_yaxis()
-    ax.set_xlabel("seconds per iteration")
+    ax.set_xlabel("seconds per peer and iteration")
     ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
     which = "the chosen scenarios" if scenarios else "the Pareto-optimal configurations of each workload"
     return _finish(fig, df, f"Where an iteration's time goes, for {which}")

@@ -33,8 +33,8 @@ def load_trace(path):
 
 
 def row_label(peer, invocation):
-    if peer < 0:
-        return f"aggregator {invocation}"
+    if peer < 0:  # a design's shared participant: an aggregator function or a server
+        return f"shared {invocation}"
     return f"peer {peer}" if invocation < 0 else f"peer {peer} fn {invocation}"
 
 
@@ -90,7 +90,7 @@ def fig_timeline(trace, system, figsize=None):
     ax_totals.set_xlabel("total over all rows (s)")
     ax_totals.grid(True, axis="x", alpha=0.3)
     hidden = len(part[["peer", "invocation"]].drop_duplicates()) - len(rows)
-    shown = f" ({hidden} function or aggregator rows left out: see trace.json)" if hidden else ""
+    shown = f" ({hidden} rows left out: see trace.json)" if hidden else ""
     fig.suptitle(f"{system}: one run over time{shown}")
     fig.tight_layout()
     return fig

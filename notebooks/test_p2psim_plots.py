@@ -96,6 +96,33 @@ class Comparison(unittest.TestCase):
         self.assertEqual(len(set(colors.values())), 4)
 
 
+class OddTables(unittest.TestCase):
+    def test_names_that_look_like_numbers_or_missing_values_stay_names(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "results.csv"), "w") as f:
+                f.write("system,baseline,total_s,total_usd,status\n1,1,10,0.1,ok\nNA,1,20,0.2,ok\n")
+            df = p.load_results(d)
+            self.assertEqual(list(df["system"]), ["1", "NA"])
+            p.report(d)  # escapes and colours them as text
+            self.assertIn(">NA<", open(os.path.join(d, "report", "report.html")).read())
+
+    def test_a_table_of_infeasible_rows_only_still_reports(self):
+        df = table([("a", "tree", 4, 1024, 0, 0, 0.0)]).assign(status="infeasible")
+        with tempfile.TemporaryDirectory() as d:
+            df.to_csv(os.path.join(d, "results.csv"), index=False)
+            p.report(d)
+            page = open(os.path.join(d, "report", "report.html")).read()
+            self.assertIn("1 row(s) with no time or no cost", page)
+
+    def test_phase_bars_add_up_to_the_iteration(self):
+        df = table([("a", "ring", 2, 1024, 4.0, 100, 0.1)]).assign(
+            communication_s_per_iteration=2.0, aggregate_update_s_per_iteration=0.5, barrier_s_per_iteration=0.0,
+            iteration_s=10.0)
+        fig = p.fig_phase_breakdown(df)
+        right = max(patch.get_x() + patch.get_width() for patch in fig.axes[0].patches)
+        self.assertAlmostEqual(right, 10.0)  # gradient 4 + communication 2 + update 0.5 + other 3.5
+
+
 class LikeWithLike(unittest.TestCase):
     df = pd.DataFrame([
         ("a", "ring", "vgg11", "3x32x32", "cifar10", 100, 0.10),
@@ -150,7 +177,7 @@ class Timeline(unittest.TestCase):
         rows = p2psim_timeline.rows_of(self.trace)
         self.assertEqual(rows, [(0, -1), (1, -1), (-1, 3), (0, 0)])
         self.assertEqual([p2psim_timeline.row_label(*r) for r in rows],
-                         ["peer 0", "peer 1", "aggregator 3", "peer 0 fn 0"])
+                         ["peer 0", "peer 1", "shared 3", "peer 0 fn 0"])
         self.assertEqual(list(p2psim_timeline.iteration_starts(self.trace)), [0.0, 3.0])
 
     def test_chrome_trace_is_complete_events_in_microseconds(self):
@@ -160,7 +187,7 @@ class Timeline(unittest.TestCase):
         second = next(e for e in spans if e["name"] == "compute" and e["dur"] == 2e6)
         self.assertEqual(second["ts"], 0.0)
         names = {e["args"]["name"] for e in events if e["name"] == "thread_name"}
-        self.assertEqual(names, {"peer 0", "peer 1", "peer 0 fn 0", "aggregator 3"})
+        self.assertEqual(names, {"peer 0", "peer 1", "peer 0 fn 0", "shared 3"})
 
 
 class PublicationOutput(unittest.TestCase):

@@ -366,6 +366,39 @@ TEST_CASE("lambdaml: a worker near its timeout checkpoints, re-invokes itself wa
   CHECK(short_lived.peer_end_s[0] > plain.peer_end_s[0]);
 }
 
+TEST_CASE("timeouts: aggregators and LambdaML workers that cannot finish in time make the system infeasible") {
+  TempDir dir;
+  const std::string timeout = R"(<override select="function_service/@max_timeout_s" value="0.5"/>)";
+  auto tree = fixture::simulate(
+      fixture::scenario(write_experiment(dir, experiment(4, R"(<system name="tree" strategy="serverless_tree"/>)"), timeout)),
+      "tree");
+  CHECK(tree.failure.find("tree: an aggregator function (2 inputs of 4.8 MB) needs") != std::string::npos);
+  // A worker whose one iteration cannot fit into an invocation: refused at once, or infeasible, never a loop.
+  auto lml = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir, experiment(4, R"(<system name="lml" strategy="lambdaml"/>)") + R"(<functions memory_mb="1769"/>)",
+          R"(<override select="function_service/@max_timeout_s" value="3"/>)")),
+      "lml");
+  CHECK(lml.failure.find("lml: worker") != std::string::npos);
+  CHECK(lml.failure.find("ran past the function timeout of 3 s") != std::string::npos);
+  for (const auto& run : lml.ledger.function_runs) CHECK(run.run_s <= 3 + 1e-9);
+  const auto limit = write_experiment(dir, experiment(4, R"(<system name="lml" strategy="lambdaml"/>)"),
+                                      R"(<override select="function_service/@concurrency_limit" value="2"/>)");
+  CHECK_THROWS_WITH_AS(check_systems(fixture::scenario(limit)),
+                       doctest::Contains("4 workers cannot all run within the function service's concurrency limit"),
+                       InputError);
+}
+
+TEST_CASE("spirt: when a peer's workflow fails, the others leave the barrier and the run ends") {
+  TempDir dir;
+  auto r = fixture::simulate(fixture::scenario(write_experiment(
+                                 dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)") +
+                                          R"(<functions memory_mb="1769"/><failures function_failure_probability="0.3"/>)")),
+                             "spirt");
+  CHECK(r.failure.find("spirt: a function invocation of peer") != std::string::npos);
+  for (double end : r.peer_end_s) CHECK(end < 100);  // it used to poll the barrier for ever
+}
+
 TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(

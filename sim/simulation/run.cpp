@@ -72,12 +72,14 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
   for (int i = 0; i < s.experiment.peers; ++i)
     if (c.out.peer_end_s[i] == 0 && c.out.iterations_done[i] < s.experiment.workload.iterations)
       c.out.peer_end_s[i] = stop_s;
-  if (needs.peers_are_instances)
+  // (A design that could not even be deployed started no instance.)
+  if (needs.peers_are_instances && stop_s > 0)
     for (int i = 0; i < s.experiment.peers; ++i)
       c.out.ledger.instances.push_back({s.peer_type.name, c.out.peer_end_s[i] - c.peer_started_s[i]});
   // Shared infrastructure runs as long as the last peer.
   const double end_s = *std::max_element(c.out.peer_end_s.begin(), c.out.peer_end_s.end());
-  for (const auto& server : needs.servers) c.out.ledger.instances.push_back({server.instance_type, end_s});
+  if (stop_s > 0)
+    for (const auto& server : needs.servers) c.out.ledger.instances.push_back({server.instance_type, end_s});
   if (c.broker.used() && !needs.broker)
     throw std::logic_error("strategy '" + system.strategy + "' uses the broker but does not declare it");
   if (needs.broker) c.out.ledger.broker_uptime_s = end_s;

@@ -34,7 +34,16 @@ void run_aggregator(Context& c, const AggregatorJob& job) {
   }
   c.storage.put(container.host, job.input_bytes);
   c.trace(-1, job.iteration, Phase::Reduce, run_start, job.index);
-  c.functions.finish(container, sg::now() - run_start, c.s.experiment.functions.arch, false);
+  const double run_s = sg::now() - run_start, timeout_s = c.s.profile.functions.max_timeout_s;
+  if (run_s > timeout_s) {  // the platform would have killed it at the timeout: the design cannot work so
+    if (c.out.failure.empty())
+      c.out.failure = fmt::format("{}: an aggregator function ({} inputs of {:.1f} MB) needs {:.1f} s, over the "
+                                  "function timeout of {} s", c.system.name, job.inputs, job.input_bytes / 1e6,
+                                  run_s, timeout_s);
+    c.functions.finish(container, timeout_s, c.s.experiment.functions.arch, true);
+    return;
+  }
+  c.functions.finish(container, run_s, c.s.experiment.functions.arch, false);
 }
 
 }  // namespace p2psim::simulation

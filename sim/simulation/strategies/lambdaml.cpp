@@ -54,6 +54,9 @@ LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s) {
     throw params.error("strategy", "lambdaml does not model compressed gradients: set compression=\"none\"");
   if (e.function_failure_probability > 0)
     throw params.error("strategy", "lambdaml does not model worker failures: set function_failure_probability=\"0\"");
+  if (s.profile.functions.concurrency_limit < e.peers)  // the workers wait for each other: all must run at once
+    throw params.error("strategy", fmt::format("{} workers cannot all run within the function service's concurrency "
+                                               "limit of {}", e.peers, s.profile.functions.concurrency_limit));
   // Checkpoints happen between iterations (a pass over the partition), so one pass must fit in an invocation.
   double pass_s = 0;
   for (long long b : s.minibatches) pass_s += s.step_seconds(b, s.function_vcpus, s.function_speed_factor);
@@ -118,9 +121,11 @@ void LambdaMl::worker(Context& c, int w) {
   const double model_bytes = static_cast<double>(s_.gradient_bytes);
   const int iterations = static_cast<int>(s_.experiment.workload.iterations);
   double last_iteration_s = 0;
+  bool timed_out = false;
   for (int it = 0, invocation = 0; it < iterations; ++invocation) {
+    const int first_of_invocation = it;
     const auto container = c.functions.start("lambdaml-worker", memory_mb);
-    if (container.cold) c.trace(w, it, Phase::ColdStart, container.init_started_s, invocation);
+    if (container.cold) c.trace(w, it, Phase::ColdStart, container.init_started_s);  // the worker's own row
     const double run_start = sg::now();
     const double load_start = sg::now();
     if (invocation > 0) c.storage.get(container.host, model_bytes);  // the checkpoint
@@ -137,10 +142,19 @@ void LambdaMl::worker(Context& c, int w) {
     }
     for (; it < iterations; ++it) {
       const double elapsed = sg::now() - run_start;
-      if (it > 0 && elapsed > 0 && elapsed + last_iteration_s > fs.max_timeout_s) break;  // checkpoint first
+      if (it > 0 && elapsed > 0 && elapsed + last_iteration_s > fs.max_timeout_s) {
+        if (it == first_of_invocation) {  // a fresh invocation cannot fit one iteration: no checkpoint helps
+          c.out.failure = fmt::format("{}: a worker's iteration ({:.1f} s, with reloading) does not fit in the "
+                                      "function timeout of {} s", c.system.name, elapsed + last_iteration_s,
+                                      fs.max_timeout_s);
+          timed_out = true;
+        }
+        break;  // checkpoint first
+      }
       const double start = sg::now();
       double reference_s = 0;  // every minibatch one after another on the function's CPU share
-      for (long long b : s_.minibatches) reference_s += s_.step_seconds(b, s_.function_vcpus, 1) * c.step_noise();
+      for (long long b : s_.minibatches)
+        reference_s += s_.step_seconds(b, s_.function_vcpus, 1) * c.step_noise() * c.slowdown(w);
       reference_s += s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share *
                      static_cast<double>(s_.minibatches.size() - 1);
       sg::compute(container.host, reference_s);
@@ -151,6 +165,16 @@ void LambdaMl::worker(Context& c, int w) {
       c.trace(w, it, Phase::AggregateUpdate, update_start);
       ++c.out.iterations_done[w];
       last_iteration_s = sg::now() - start;
+      if (sg::now() - run_start > fs.max_timeout_s) {  // the platform would have killed it at the timeout
+        c.out.failure = fmt::format("{}: worker {}'s invocation ran past the function timeout of {} s",
+                                    c.system.name, w, fs.max_timeout_s);
+        timed_out = true;
+        break;
+      }
+    }
+    if (timed_out) {
+      c.functions.finish(container, std::min(sg::now() - run_start, fs.max_timeout_s), arch, true);
+      break;
     }
     if (it < iterations) {  // near the timeout: save the model, end, invoke again
       const double checkpoint_start = sg::now();

@@ -36,7 +36,7 @@ class Spirt : public Strategy {
 
  private:
   void peer(Context& c, int peer);
-  void barrier(Context& c, int peer, int iteration);
+  bool barrier(Context& c, int peer, int iteration);
   const Scenario& s_;
   bool on_peers_ = true;
   std::string database_type_;
@@ -73,17 +73,20 @@ void Spirt::launch(Context& c) {
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 
-void Spirt::barrier(Context& c, int peer, int iteration) {
+/// Returns false when the system failed meanwhile (a peer's workflow failed: it will never post).
+bool Spirt::barrier(Context& c, int peer, int iteration) {
   const double start = sg::now();
   c.broker.request();  // post to the queue
   ++arrivals_[iteration];
   for (;;) {
     c.broker.request();  // its approximate message count
     if (arrivals_[iteration] >= c.peers()) break;
+    if (!c.out.failure.empty()) return false;
     sg::sleep_for(s_.experiment.barrier.poll_interval_s);
   }
   sg::sleep_for(settle_s_);
   c.trace(peer, iteration, Phase::Barrier, start);
+  return true;
 }
 
 void Spirt::peer(Context& c, int peer) {
@@ -93,7 +96,7 @@ void Spirt::peer(Context& c, int peer) {
   KvStore& mine = *databases_[peer];
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
     if (!compute_gradient(c, peer, it, GradientCompute::Functions, &mine)) break;
-    barrier(c, peer, it);
+    if (!barrier(c, peer, it)) break;
     // Every other peer's averaged gradient, copied from its database into ours, all at once.
     const double receive_start = sg::now();
     std::vector<sg::Transfer> copies;
