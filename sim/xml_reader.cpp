@@ -1,6 +1,7 @@
 #include "xml_reader.hpp"
 
 #include <set>
+#include <vector>
 
 #include "parse_number.hpp"
 
@@ -25,6 +26,10 @@ XmlFile::XmlFile(const std::string& name, const std::string& text)
   parse(text.data(), text.size());
 }
 
+namespace {
+constexpr int kMaxDepth = 32;
+}  // namespace
+
 void XmlFile::parse(const char* data, size_t size) {
   line_starts_.push_back(0);
   for (size_t i = 0; i < size; ++i)
@@ -34,6 +39,17 @@ void XmlFile::parse(const char* data, size_t size) {
     auto line = static_cast<long>(std::upper_bound(line_starts_.begin(), line_starts_.end(),
                                                    static_cast<size_t>(result.offset)) - line_starts_.begin());
     throw InputError(path_, line, "", std::string("malformed XML: ") + result.description());
+  }
+  // Our schemas nest a few levels; code that walks the tree recursively must never meet a hostile depth.
+  std::vector<std::pair<pugi::xml_node, int>> todo{{doc_->document_element(), 1}};
+  while (!todo.empty()) {
+    const auto [node, depth] = todo.back();
+    todo.pop_back();
+    if (depth > kMaxDepth)
+      throw InputError(path_, line_of(node), "", "elements nested more than " + std::to_string(kMaxDepth) +
+                                                      " deep: no p2psim file nests that far");
+    for (auto c : node.children())
+      if (c.type() == pugi::node_element) todo.emplace_back(c, depth + 1);
   }
 }
 

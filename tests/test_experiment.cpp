@@ -117,6 +117,18 @@ TEST_CASE("names that would break a CSV row, or are not text, are refused") {
   }
 }
 
+TEST_CASE("a hostile nesting depth is refused before anything walks the tree (it used to crash the run)") {
+  TempDir dir;
+  const std::string path = dir.path("deep.xml");
+  std::ofstream out(path);
+  out << "<experiment name=\"deep\" seed=\"1\"><workload>";
+  for (int i = 0; i < 30000; ++i) out << "<a>";
+  for (int i = 0; i < 30000; ++i) out << "</a>";
+  out << "</workload></experiment>\n";
+  out.close();
+  CHECK(load_error(path).find("deep.xml:1: elements nested more than 32 deep") != std::string::npos);
+}
+
 TEST_CASE("workload errors") {
   TempDir dir;
   auto err = [&](const std::string& workload) {
