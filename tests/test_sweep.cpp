@@ -375,3 +375,22 @@ TEST_CASE("sweep: duplicate axis values or axes are refused; a second sweep on a
   CHECK_FALSE(fs::exists(dir.path("b/failed/x.json.partial")));
   CHECK_FALSE(fs::exists(dir.path("b/runs/.y.partial")));
 }
+
+TEST_CASE("merge: a corrupted scenario.json or a truncated result.csv is named, exit 2, never a wrong table") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="2 4"/>)");
+  REQUIRE(run_cli("sweep " + path + " --out " + dir.path("a")).exit_code == 0);
+  const auto ids = finished_ids(dir.path("a"));
+  REQUIRE(ids.size() == 2);
+  const std::string first = dir.path("a/runs/" + *ids.begin());
+  std::ofstream(first + "/scenario.json") << "{\"axes\": [";
+  auto bad_json = run_cli("merge " + dir.path("a") + " --out " + dir.path("m"));
+  CHECK(bad_json.exit_code == 2);
+  CHECK(bad_json.output.find(first + "/scenario.json: unreadable") != std::string::npos);
+  std::ofstream(first + "/scenario.json") << "{\"axes\": {\"peers/@count\": \"2\"}}";
+  std::ofstream(first + "/result.csv") << "";
+  auto truncated = run_cli("merge " + dir.path("a") + " --out " + dir.path("m"));
+  CHECK(truncated.exit_code == 2);
+  CHECK(truncated.output.find(first + "/result.csv:1: not a result table") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path("m/results.csv")));
+}

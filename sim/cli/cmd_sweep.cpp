@@ -243,7 +243,12 @@ int cmd_sweep(int argc, char** argv) {
     return 128 + g_stop_signal;
   }
   progress.update(done, failed, true);
-  const int rows = merge_results({dir}, dir);
+  int rows = 0;
+  try {
+    rows = merge_results({dir}, dir);
+  } catch (const InputError& e) {  // a run folder someone edited or truncated
+    throw UsageError(e.what());
+  }
   std::fprintf(stderr, "sweep: %d done, %d failed, %d skipped; %d rows in %s\n", done, failed, skipped, rows,
                (dir / "results.csv").c_str());
   return failed == 0 && fs::is_empty(dir / "failed") ? kExitOk : kExitInternal;
@@ -269,7 +274,12 @@ int cmd_merge(int argc, char** argv) {
   }
   const fs::path out = vm["out"].as<std::string>();
   fs::create_directories(out);
-  const int rows = merge_results(dirs, out);
+  int rows = 0;
+  try {
+    rows = merge_results(dirs, out);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   std::fprintf(stderr, "merge: %d rows in %s\n", rows, (out / "results.csv").c_str());
   return kExitOk;
 }

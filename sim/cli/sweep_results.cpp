@@ -1,6 +1,7 @@
 #include "sweep_results.hpp"
 
 #include "../atomic_file.hpp"
+#include "../input_error.hpp"
 
 #include <fstream>
 #include <map>
@@ -43,12 +44,25 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
       std::ifstream scenario(entry.path() / "scenario.json"), result(entry.path() / "result.csv");
       if (!scenario || !result) continue;  // not a finished run
       Run r;
-      r.axes = nlohmann::ordered_json::parse(scenario)["axes"];
+      try {
+        r.axes = nlohmann::ordered_json::parse(scenario).at("axes");
+        if (!r.axes.is_object()) throw std::runtime_error("'axes' is not an object");
+        for (const auto& [name, value] : r.axes.items())
+          if (!value.is_string()) throw std::runtime_error("axis '" + name + "' has no text value");
+      } catch (const std::exception& e) {
+        throw InputError((entry.path() / "scenario.json").string(), 0, "", std::string("unreadable: ") + e.what());
+      }
       for (const auto& [name, value] : r.axes.items())
         if (std::find(axis_names.begin(), axis_names.end(), name) == axis_names.end()) axis_names.push_back(name);
       std::getline(result, r.header);
       for (std::string line; std::getline(result, line);)
         if (!line.empty()) r.rows.push_back(line);
+      // Every run's table has the same columns (the same p2psim wrote them), and at least one row.
+      const std::string where = (entry.path() / "result.csv").string();
+      if (r.header.rfind("experiment,", 0) != 0 || r.rows.empty())
+        throw InputError(where, 1, "", "not a result table of p2psim run (empty or truncated?)");
+      if (!runs.empty() && r.header != runs.begin()->second.header)
+        throw InputError(where, 1, "", "its columns differ from the other runs' (written by another p2psim version?)");
       runs.emplace(id, std::move(r));
     }
   std::ostringstream csv;
