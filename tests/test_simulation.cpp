@@ -291,6 +291,18 @@ TEST_CASE("asynchronous training: k = 0 is synchronous, a larger k lets fast pee
       "instance");
   CHECK(to_json(k0).dump() == to_json(sync).dump());
   CHECK(*std::max_element(sync.staleness.begin(), sync.staleness.end()) == 0);
+  // What k = 0 means, checked on the trace itself: no peer starts computing iteration t + 1 before every peer
+  // has published iteration t (here the 3x straggler holds the others back every time).
+  for (int t = 0; t + 1 < 6; ++t) {
+    double last_publish = 0, first_next_compute = 1e300;
+    for (const auto& p : k0.trace) {
+      if (p.invocation >= 0) continue;
+      if (p.phase == Phase::Send && p.iteration == t) last_publish = std::max(last_publish, p.end_s);
+      if (p.phase == Phase::Compute && p.iteration == t + 1) first_next_compute = std::min(first_next_compute, p.start_s);
+    }
+    CAPTURE(t);
+    CHECK(first_next_compute >= last_publish);
+  }
 
   auto k2 = fixture::simulate(
       fixture::scenario(write_experiment(dir, body + R"(<synchronization mode="async" staleness_bound="2"/>)")),

@@ -112,6 +112,11 @@ TEST_CASE("sweep: runs every scenario, merges the rows, and a rerun skips what i
   CHECK(again.exit_code == 0);
   CHECK(again.output.find("sweep: 0 done, 0 failed, 6 skipped; 12 rows") != std::string::npos);
   // A run outside the sweep on the same scenario gives the same rows: nothing depends on the worker.
+  const std::string id = *finished_ids(dir.path("out")).begin();
+  REQUIRE(run_cli("run " + dir.path("out/scenarios/" + id + ".xml") + " -q --out " + dir.path("alone")).exit_code == 0);
+  std::ifstream swept(dir.path("out/runs/" + id + "/result.csv")), alone(dir.path("alone/result.csv"));
+  CHECK(std::string(std::istreambuf_iterator<char>(swept), {}) == std::string(std::istreambuf_iterator<char>(alone), {}));
+  // The experiment itself declares a sweep: `run` refuses it.
   auto bad = run_cli("run " + path);
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("this experiment declares a sweep") != std::string::npos);
