@@ -52,9 +52,30 @@ double WorkflowService::branch_start_delay_s(int i) const {
   return transition_latency_s + (i - parallel_burst_branches + 1) / parallel_ramp_branches_per_s;
 }
 
+namespace {
+CloudProfile parse_profile(XmlFile& xml, const std::string& path);
+}  // namespace
+
 CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides) {
   XmlFile xml(path);
   apply_overrides(xml, overrides);
+  try {
+    return parse_profile(xml, path);
+  } catch (const InputError& e) {
+    // A value an override wrote is the override's fault: name its line, not the profile's.
+    const std::string what = e.what();
+    for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
+      const auto at = o->select.rfind("/@");
+      if (at != std::string::npos && what.find("/@" + o->select.substr(at + 2) + "'") != std::string::npos)
+        throw InputError(o->file, o->line, "override/@value",
+                         "'" + o->value + "' for " + o->select + " is not valid: " + what);
+    }
+    throw;
+  }
+}
+
+namespace {
+CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto root = xml.root("cloud");
   xml.check_names(root, {"name", "region", "currency", "collected"},
                   {"simulation", "network", "runtime", "instance_types", "instance_billing", "function_service",
@@ -191,5 +212,6 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   p.kv_store.per_request_cpu_s = xml.number(kv, "per_request_cpu_s", 0, 60);
   return p;
 }
+}  // namespace
 
 }  // namespace p2psim

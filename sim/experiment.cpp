@@ -156,8 +156,11 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   }
   if (e.calibration_paths.empty()) throw xml.error(cal, "calibration/@files", "lists no file");
   e.models_path = xml.text(cal, "models");
-  if (!fs::is_regular_file(e.models_path)) throw xml.error(cal, "calibration/@models", "no such file: " + e.models_path);
-  if (!fs::is_regular_file(e.profile_path)) throw xml.error(profile, "profile/@file", "no such file: " + e.profile_path);
+  auto not_a_file = [](const std::string& f) {
+    return fs::is_directory(f) ? f + " is a folder, expected a file" : "no such file: " + f;
+  };
+  if (!fs::is_regular_file(e.models_path)) throw xml.error(cal, "calibration/@models", not_a_file(e.models_path));
+  if (!fs::is_regular_file(e.profile_path)) throw xml.error(profile, "profile/@file", not_a_file(e.profile_path));
 
   auto w = root.child("workload");
   xml.check_names(w, {"model", "input_shape", "dataset", "batch_size", "minibatches_per_peer", "iterations", "epochs",

@@ -1,5 +1,6 @@
 #include "xml_reader.hpp"
 
+#include <filesystem>
 #include <set>
 #include <vector>
 
@@ -13,6 +14,7 @@
 namespace p2psim {
 
 XmlFile::XmlFile(const std::string& path) : path_(path), doc_(std::make_unique<pugi::xml_document>()) {
+  if (std::filesystem::is_directory(path)) throw InputError(path, 0, "", "is a folder, expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
   std::stringstream buf;

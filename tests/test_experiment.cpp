@@ -129,6 +129,19 @@ TEST_CASE("a hostile nesting depth is refused before anything walks the tree (it
   CHECK(load_error(path).find("deep.xml:1: elements nested more than 32 deep") != std::string::npos);
 }
 
+TEST_CASE("an override's bad value is named at the override's line; a folder is not called a missing file") {
+  TempDir dir;
+  const std::string body = R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="2"/>
+  <peers count="4" instance_type="t2.medium"/>)";
+  const auto path = write_experiment(dir, body, R"(
+    <override select="function_service/@keep_alive_s" value="soon"/>)");
+  const auto error = load_error(path);
+  CHECK(error.find(fixture::line_tag(path, "value=\"soon\"") + " field 'override/@value': 'soon' for "
+                   "function_service/@keep_alive_s is not valid") != std::string::npos);
+  CHECK(load_error(dir.root.string()).find("is a folder, expected a file") != std::string::npos);
+}
+
 TEST_CASE("workload errors") {
   TempDir dir;
   auto err = [&](const std::string& workload) {
