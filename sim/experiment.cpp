@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "data_dir.hpp"
 #include "parse_number.hpp"
 #include "xml_reader.hpp"
 
@@ -100,8 +101,7 @@ InputError Experiment::error(const std::string& element, const std::string& fiel
 }
 
 std::string default_experiment_defaults_path() {
-  if (const char* dir = std::getenv("P2PSIM_DATA_DIR")) return std::string(dir) + "/experiments/defaults.xml";
-  return std::string(P2PSIM_DATA_DIR) + "/experiments/defaults.xml";
+  return data_dir() + "/experiments/defaults.xml";
 }
 
 Experiment load_experiment(const std::string& path, const std::string& defaults_path) {

@@ -102,7 +102,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
 /// absolute, relative to `base_dir`.
 void resolve_relative_paths(pugi::xml_node node, const std::string& base_dir);
 
-/// The defaults file shipped with p2psim (P2PSIM_DATA_DIR/experiments/defaults.xml).
+/// The defaults file shipped with p2psim (data_dir()/experiments/defaults.xml).
 std::string default_experiment_defaults_path();
 
 }  // namespace p2psim

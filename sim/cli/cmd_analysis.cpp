@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../data_dir.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 
 int exec_analysis(const char* command, int argc, char** argv) {
   const std::string python = "/usr/bin/python3";
-  const std::string script = std::string(P2PSIM_DATA_DIR) + "/notebooks/p2psim_plots.py";
+  const std::string script = data_dir() + "/notebooks/p2psim_plots.py";
   std::vector<std::string> args{python, script, command};
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   std::vector<char*> cargs;

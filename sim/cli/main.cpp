@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../data_dir.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     return cli::kExitOk;
   }
   if (name == "--version") {
-    std::cout << "p2psim " << P2PSIM_VERSION << '\n';
+    std::cout << "p2psim " << P2PSIM_VERSION << "\ndata: " << p2psim::data_dir() << '\n';
     return cli::kExitOk;
   }
   for (const auto& c : commands()) {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `cmake --install` puts a working p2psim in a prefix, which still works once moved elsewhere: it finds its
+# data beside itself (share/p2psim), not in the source or build tree. Usage: install_test.sh BUILD_DIR
+set -euo pipefail
+build=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/first" >/dev/null
+mv "$tmp/first" "$tmp/moved"  # relocated after installing
+unset P2PSIM_DATA_DIR
+cd "$tmp"
+version=$("$tmp/moved/bin/p2psim" --version)
+echo "$version"
+grep -qx "data: $tmp/moved/share/p2psim" <<<"$version" || { echo "FAIL: data not found beside the binary"; exit 1; }
+"$tmp/moved/bin/p2psim" run "$tmp/moved/share/p2psim/experiments/squeezenet_mnist.xml" -q --out "$tmp/out"
+test -s "$tmp/out/result.csv" || { echo "FAIL: no result.csv"; exit 1; }
+"$tmp/moved/bin/p2psim" report "$tmp/out" >/dev/null
+test -s "$tmp/out/report/report.html" || { echo "FAIL: no report"; exit 1; }
+"$tmp/moved/bin/p2psim" models --csv --classes 10 | grep -q '^mnist_cnn,' || { echo "FAIL: p2psim-torch not found"; exit 1; }
+echo "1 passed, 0 failed"
