@@ -48,12 +48,7 @@ LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s) {
   scatter_ = params.choice("pattern", {"allreduce", "scatter_reduce"}, "allreduce") == "scatter_reduce";
   params.reject_unread();
   const auto& e = s.experiment;
-  if (e.asynchronous) throw params.error("strategy", "lambdaml is synchronous here: remove <synchronization mode=\"async\">");
-  if (e.crash_peer >= 0) throw params.error("strategy", "lambdaml has no peers to crash (<failures crash_peer>)");
-  if (e.exchange.compression != "none")
-    throw params.error("strategy", "lambdaml does not model compressed gradients: set compression=\"none\"");
-  if (e.function_failure_probability > 0)
-    throw params.error("strategy", "lambdaml does not model worker failures: set function_failure_probability=\"0\"");
+  refuse_unmodelled(params, e, "lambdaml", kAsync | kCrash | kCompression | kFunctionFailures);
   if (s.profile.functions.concurrency_limit < e.peers)  // the workers wait for each other: all must run at once
     throw params.error("strategy", fmt::format("{} workers cannot all run within the function service's concurrency "
                                                "limit of {}", e.peers, s.profile.functions.concurrency_limit));

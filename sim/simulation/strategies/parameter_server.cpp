@@ -62,9 +62,7 @@ ParameterServer::ParameterServer(const SystemSpec& system, const Scenario& s) : 
   params.reject_unread();
   const auto& e = s.experiment;
   async_ = e.asynchronous;
-  if (e.crash_peer >= 0) throw params.error("strategy", "parameter_server does not model peer crashes (<failures crash_peer>)");
-  if (e.exchange.compression == "topk")
-    throw params.error("strategy", "parameter_server does not model sparse (top-k) pushes: choose another compression");
+  refuse_unmodelled(params, e, "parameter_server", kCrash | kTopK);
   const int n = e.peers;
   pushed_.assign(n, 0);
   queue_.assign(shards_, {});

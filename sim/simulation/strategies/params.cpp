@@ -49,6 +49,18 @@ bool StrategyParams::boolean(const std::string& name, bool fallback) {
   return choice(name, {"true", "false"}, fallback ? "true" : "false") == "true";
 }
 
+void refuse_unmodelled(const StrategyParams& params, const Experiment& e, const std::string& strategy, unsigned what) {
+  auto refuse = [&](const std::string& why) { throw params.error("strategy", strategy + " " + why); };
+  if ((what & kAsync) && e.asynchronous) refuse("is synchronous: remove <synchronization mode=\"async\">");
+  if ((what & kCrash) && e.crash_peer >= 0) refuse("does not model peer crashes (<failures crash_peer>)");
+  if ((what & kCompression) && e.exchange.compression != "none")
+    refuse("does not model compressed gradients: set compression=\"none\"");
+  if ((what & kTopK) && e.exchange.compression == "topk")
+    refuse("does not model sparse (top-k) gradients, which cannot be summed in place: choose another compression");
+  if ((what & kFunctionFailures) && e.function_failure_probability > 0)
+    refuse("does not model function failures: set function_failure_probability=\"0\"");
+}
+
 void StrategyParams::reject_unread() const {
   for (const auto& [name, value] : system_.params)
     if (!read_.count(name)) throw error(name, "unknown attribute for strategy '" + system_.strategy + "'");

@@ -10,6 +10,20 @@
 
 namespace p2psim::simulation {
 
+/// Experiment settings a strategy may not model (combine with |).
+enum Unmodelled : unsigned {
+  kAsync = 1,             // <synchronization mode="async">
+  kCrash = 2,             // <failures crash_peer>
+  kCompression = 4,       // any <exchange compression>
+  kTopK = 8,              // top-k compression only
+  kFunctionFailures = 16  // <failures function_failure_probability>
+};
+
+class StrategyParams;
+/// Refuses, naming the system's line, each of `what` that the experiment sets: the strategy does not model
+/// it, and ignoring it silently would mislead.
+void refuse_unmodelled(const StrategyParams& params, const Experiment& e, const std::string& strategy, unsigned what);
+
 class StrategyParams {
  public:
   explicit StrategyParams(const SystemSpec& system) : system_(system) {}

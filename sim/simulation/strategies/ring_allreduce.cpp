@@ -38,13 +38,8 @@ RingAllReduce::RingAllReduce(const SystemSpec& system, const Scenario& s) : s_(s
   compute_ = read_gradient_compute(params, s, "peer");
   params.reject_unread();
   const auto& e = s.experiment;
-  // A ring is synchronous by construction and stalls when a member dies: neither is modelled here.
-  if (e.asynchronous) throw params.error("strategy", "ring_allreduce is synchronous: remove <synchronization mode=\"async\">");
-  if (e.crash_peer >= 0) throw params.error("strategy", "ring_allreduce does not model peer crashes (<failures crash_peer>)");
-  // Chunks of a dense encoding (fp16, QSGD) can be decoded, summed and passed on; top-k's sparse chunks
-  // cannot be summed in place (that needs a sparse all-gather), which this design does not model.
-  if (e.exchange.compression == "topk")
-    throw params.error("strategy", "ring_allreduce cannot sum top-k sparse chunks: choose another compression");
+  // A ring is synchronous by construction and stalls when a member dies; top-k chunks cannot be summed in place.
+  refuse_unmodelled(params, e, "ring_allreduce", kAsync | kCrash | kTopK);
 }
 
 void RingAllReduce::launch(Context& c) {

@@ -54,12 +54,7 @@ ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s
   reducer_memory_mb_ = static_cast<int>(params.integer("reducer_memory_mb", 1, 1 << 20, derived_mb));
   params.reject_unread();
   const auto& e = s.experiment;
-  if (e.asynchronous) throw params.error("strategy", "serverless_sharded is synchronous: remove <synchronization mode=\"async\">");
-  if (e.crash_peer >= 0) throw params.error("strategy", "serverless_sharded does not model peer crashes (<failures crash_peer>)");
-  if (e.exchange.compression != "none")
-    throw params.error("strategy", "serverless_sharded does not model compressed shards: set compression=\"none\"");
-  if (e.function_failure_probability > 0)
-    throw params.error("strategy", "serverless_sharded does not model reducer failures: set function_failure_probability=\"0\"");
+  refuse_unmodelled(params, e, "serverless_sharded", kAsync | kCrash | kCompression | kFunctionFailures);
   uploaded_.assign(static_cast<size_t>(e.workload.iterations), 0);
   reduced_.resize(static_cast<size_t>(e.workload.iterations));
 }

@@ -55,12 +55,7 @@ ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_
   const int depth = static_cast<int>(params.integer("levels", 2, 3, 2));
   params.reject_unread();
   const auto& e = s.experiment;
-  if (e.asynchronous) throw params.error("strategy", "serverless_tree is synchronous: remove <synchronization mode=\"async\">");
-  if (e.crash_peer >= 0) throw params.error("strategy", "serverless_tree does not model peer crashes (<failures crash_peer>)");
-  if (e.exchange.compression != "none")
-    throw params.error("strategy", "serverless_tree does not model compressed gradients: set compression=\"none\"");
-  if (e.function_failure_probability > 0)
-    throw params.error("strategy", "serverless_tree does not model aggregator failures: set function_failure_probability=\"0\"");
+  refuse_unmodelled(params, e, "serverless_tree", kAsync | kCrash | kCompression | kFunctionFailures);
   const int n = e.peers;
   fan_in_ = std::max(2, static_cast<int>(std::ceil(std::pow(static_cast<double>(n), 1.0 / depth) - 1e-9)));
   // Group the inputs of each level by fan_in_ until a single aggregator, the root, remains.

@@ -60,10 +60,7 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
     throw params.error("compute", "SPIRT's gradients are computed by functions: set compute=\"functions\"");
   params.reject_unread();
   const auto& e = s.experiment;
-  if (e.asynchronous) throw params.error("strategy", "spirt is synchronous: remove <synchronization mode=\"async\">");
-  if (e.crash_peer >= 0) throw params.error("strategy", "spirt does not model peer crashes (<failures crash_peer>)");
-  if (e.exchange.compression != "none")
-    throw params.error("strategy", "spirt does not model compressed gradients: set compression=\"none\"");
+  refuse_unmodelled(params, e, "spirt", kAsync | kCrash | kCompression);
   arrivals_.assign(static_cast<size_t>(e.workload.iterations), 0);
 }
 
