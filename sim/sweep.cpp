@@ -31,12 +31,7 @@ Axis read_axis(const XmlFile& xml, const pugi::xml_node& n) {
   xml.check_names(n, {"select", "values"});
   Axis a{xml.text(n, "select"), {}, n};
   std::istringstream in(xml.text(n, "values"));
-  for (std::string v; in >> v;) {
-    // The same value twice would be the same scenario twice (one id, one result folder).
-    if (std::find(a.values.begin(), a.values.end(), v) != a.values.end())
-      throw xml.error(n, "axis/@values", "lists '" + v + "' twice");
-    a.values.push_back(v);
-  }
+  for (std::string v; in >> v;) a.values.push_back(v);
   if (a.values.empty()) throw xml.error(n, "axis/@values", "lists no value");
   return a;
 }
@@ -103,10 +98,21 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
     }
     root.remove_child(sweep);
     std::set<std::string> selects;
-    for (const auto& g : groups)
+    for (const auto& g : groups) {
       for (const auto& a : g)
         if (!selects.insert(a.select).second)
           throw xml.error(a.node, "axis/@select", "'" + a.select + "' is swept twice: one axis per value");
+      // The same value (or, in <together>, the same combination) twice would be the same scenario twice.
+      std::set<std::vector<std::string>> combinations;
+      for (size_t i = 0; i < g.front().values.size(); ++i) {
+        std::vector<std::string> combination;
+        for (const auto& a : g) combination.push_back(a.values[i]);
+        if (!combinations.insert(combination).second)
+          throw xml.error(g.front().node, "axis/@values",
+                          g.size() == 1 ? "lists '" + combination.front() + "' twice"
+                                        : "the axes of this <together> repeat a combination of values");
+      }
+    }
   }
 
   // Odometer over the groups: the last group varies fastest.

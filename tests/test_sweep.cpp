@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -141,20 +142,23 @@ TEST_CASE("sweep: paths relative to the experiment still resolve from the scenar
 
 TEST_CASE("sweep: a failing scenario is recorded with its error and the others finish") {
   TempDir dir;
-  const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="64 1024 2048"/>)");
+  // Each value is valid alone (checked before running); only 32 peers x 4 minibatches leaves 468-sample
+  // minibatches, outside the hand calibration: that scenario fails when it runs.
+  const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="4 32"/>
+    <axis select="workload/@minibatches_per_peer" values="1 4"/>)");
   auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
   CHECK(r.exit_code == 1);
-  CHECK(r.output.find("sweep: 2 done, 1 failed") != std::string::npos);
+  CHECK(r.output.find("sweep: 3 done, 1 failed") != std::string::npos);
   int failures = 0;
   for (const auto& e : fs::directory_iterator(dir.path("out/failed"))) {
     ++failures;
     std::ifstream in(e.path());
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(text.find("exit code 2") != std::string::npos);
-    CHECK(text.find("expected 128..10240 MB, got 64") != std::string::npos);
+    CHECK(text.find("batch size 468 is outside what the calibration") != std::string::npos);
   }
   CHECK(failures == 1);
-  CHECK(count_lines(dir.path("out/results.csv")) == 1 + 4);
+  CHECK(count_lines(dir.path("out/results.csv")) == 1 + 6);
 }
 
 TEST_CASE("sweep: a scenario over the timeout is killed and recorded") {
@@ -398,4 +402,33 @@ TEST_CASE("merge: a corrupted scenario.json or a truncated result.csv is named, 
   CHECK(truncated.exit_code == 2);
   CHECK(truncated.output.find(first + "/result.csv:1: not a result table") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path("m/results.csv")));
+}
+
+TEST_CASE("sweep: a bad axis value is one clear error naming the user's file and the value, before anything runs") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="2 -3"/>
+    <axis select="functions/@memory_mb" values="1024 2048"/>)");
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(path + ": the sweep's scenario with peers/@count=-3, functions/@memory_mb=1024 is not a "
+                             "valid experiment") != std::string::npos);
+  CHECK(r.output.find("field 'peers/@count'") != std::string::npos);
+  CHECK(finished_ids(dir.path("out")).empty());  // nothing ran
+  CHECK(fs::is_empty(dir.path("out/failed")));
+}
+
+TEST_CASE("sweep: values may repeat across a <together> group's axes, not as whole combinations; the paper grid lists 450") {
+  TempDir dir;
+  auto ok = run_cli("sweep " + sweep_file(dir, R"(<together>
+      <axis select="workload/@dataset" values="mnist mnist"/>
+      <axis select="peers/@count" values="2 4"/></together>)") + " --list --out " + dir.path("a"));
+  CHECK(ok.exit_code == 0);
+  auto repeated = run_cli("sweep " + sweep_file(dir, R"(<together>
+      <axis select="workload/@dataset" values="mnist mnist"/>
+      <axis select="peers/@count" values="2 2"/></together>)") + " --list --out " + dir.path("a"));
+  CHECK(repeated.exit_code == 2);
+  CHECK(repeated.output.find("repeat a combination of values") != std::string::npos);
+  auto grid = run_cli("sweep " P2PSIM_SOURCE_DIR "/experiments/paper_grid.xml --list --out " + dir.path("g"));
+  CHECK(grid.exit_code == 0);
+  CHECK(std::count(grid.output.begin(), grid.output.end(), '\n') == 450);
 }

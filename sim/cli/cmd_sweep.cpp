@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <deque>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +19,8 @@
 
 #include "../atomic_file.hpp"
 #include "../input_error.hpp"
+#include "../experiment.hpp"
+#include "../cloud_profile.hpp"
 #include "../parse_number.hpp"
 #include "../sweep.hpp"
 #include "args.hpp"
@@ -83,6 +86,33 @@ class Progress {
   bool tty_;
   Clock::time_point start_ = Clock::now(), last_{};
 };
+
+// Before running anything: every value of every axis, in the first scenario that has it, must make a valid
+// experiment file (and profile overrides). A bad value is then one clear error naming the user's file and the
+// axis value, exit 2, not a failure of every scenario named by a generated file. (Values valid alone can still
+// fail together, e.g. a batch outside the calibration at one peer count: those scenarios fail when run.)
+void check_axis_values(const std::string& experiment_path, const fs::path& dir,
+                       const std::vector<SweepScenario>& scenarios) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& s : scenarios) {
+    bool probe = false;
+    for (const auto& v : s.values) probe |= seen.insert(v).second;
+    if (!probe) continue;
+    const fs::path xml = dir / "scenarios" / (s.id + ".xml");
+    if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
+    try {
+      // The file and its profile overrides only: what depends on combinations (a batch outside the calibration
+      // at one peer count, say) is the scenario's own failure when it runs.
+      const Experiment e = load_experiment(xml.string(), default_experiment_defaults_path());
+      load_cloud_profile(e.profile_path, e.overrides);
+    } catch (const InputError& e) {
+      std::string values;
+      for (const auto& [select, value] : s.values) values += (values.empty() ? "" : ", ") + select + "=" + value;
+      throw UsageError(experiment_path + ": the sweep's scenario with " + values + " is not a valid experiment: " +
+                       e.what());
+    }
+  }
+}
 
 // Runs `p2psim run` on one scenario into DIR/runs/.<id>.partial, stderr to DIR/runs/.<id>.stderr.
 pid_t spawn_run(const fs::path& dir, const SweepScenario& s) {
@@ -180,6 +210,7 @@ int cmd_sweep(int argc, char** argv) {
   }
   const fs::path dir = vm["out"].as<std::string>();
   for (const char* sub : {"scenarios", "runs", "failed"}) fs::create_directories(dir / sub);
+  check_axis_values(vm["experiment"].as<std::string>(), dir, scenarios);
   // One sweep per folder at a time: a second one would race the first for the same scenarios.
   const int lock = ::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0)
