@@ -158,10 +158,13 @@ GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s,
   return GradientCompute::Functions;
 }
 
-int gradient_function_slots(const Scenario& s, GradientCompute how) {
-  if (how == GradientCompute::Peer) return 0;
-  return std::min<int>(s.profile.functions.concurrency_limit,
-                       s.experiment.peers * static_cast<int>(s.invocations.size()));
+PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_functions) {
+  PlatformNeeds n;
+  n.broker = how == GradientCompute::Functions;
+  const int gradient_containers =
+      how == GradientCompute::Functions ? s.experiment.peers * static_cast<int>(s.invocations.size()) : 0;
+  n.function_slots = std::min(s.profile.functions.concurrency_limit, gradient_containers + other_functions);
+  return n;
 }
 
 void peer_cpu(Context& c, int peer, double reference_s) {

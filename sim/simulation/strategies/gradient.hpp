@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../context.hpp"
+#include "strategy.hpp"
 #include "params.hpp"
 
 namespace p2psim::simulation {
@@ -15,8 +16,10 @@ enum class GradientCompute { Peer, Functions };
 /// ends within the function timeout. Throws InputError naming the system.
 GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s, const std::string& fallback);
 
-/// Containers of the gradient function alive at once, at most.
-int gradient_function_slots(const Scenario& s, GradientCompute how);
+/// What computing gradients `how` needs of the platform: with functions, their container slots and the broker
+/// (they publish their gradients' keys through it, as the paper's lambda queues), plus slots for
+/// `other_functions` more containers of the design's own (aggregators, reducers).
+PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_functions = 0);
 
 /// The peer's CPU busy with `reference_s` of work (calibration-CPU seconds): at the host's speed, slower once
 /// a standard-mode burstable instance has run out of credits.

@@ -18,9 +18,8 @@ class P2pAllToAll : public Strategy {
  public:
   P2pAllToAll(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
-    PlatformNeeds n;
-    n.broker = true;
-    n.function_slots = gradient_function_slots(s_, compute_);
+    PlatformNeeds n = gradient_needs(s_, compute_);
+    n.broker = true;  // the exchange goes through it too
     return n;
   }
   void launch(Context& c) override;

@@ -20,9 +20,7 @@ class ParameterServer : public Strategy {
  public:
   ParameterServer(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
-    PlatformNeeds n;
-    n.broker = compute_ == GradientCompute::Functions;  // the functions publish their gradients' keys
-    n.function_slots = gradient_function_slots(s_, compute_);
+    PlatformNeeds n = gradient_needs(s_, compute_);
     for (int k = 0; k < shards_; ++k) n.servers.push_back({"ps-" + std::to_string(k), server_type_});
     return n;
   }
@@ -46,7 +44,6 @@ class ParameterServer : public Strategy {
   std::vector<std::vector<int>> held_;
   std::vector<std::vector<int>> applied_;
   std::vector<int> published_;  // per shard (sync): iterations whose parameters are updated and served
-  int servers_done_ = 0;
   sg::Signal changed_;  // a push arrived or was applied
 };
 

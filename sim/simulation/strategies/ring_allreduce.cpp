@@ -17,10 +17,8 @@ class RingAllReduce : public Strategy {
   RingAllReduce(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
     // Functions publish their gradients' keys through the broker (the paper's lambda queues).
-    PlatformNeeds n;
-    n.broker = compute_ == GradientCompute::Functions;
+    PlatformNeeds n = gradient_needs(s_, compute_);
     n.peer_to_peer = true;
-    n.function_slots = gradient_function_slots(s_, compute_);
     return n;
   }
   void launch(Context& c) override;

@@ -23,12 +23,7 @@ class ServerlessSharded : public Strategy {
  public:
   ServerlessSharded(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
-    // Functions computing gradients publish their keys through the broker (the paper's lambda queues).
-    PlatformNeeds n;
-    n.broker = compute_ == GradientCompute::Functions;
-    n.function_slots =
-        std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + shards_);
-    return n;
+    return gradient_needs(s_, compute_, shards_);  // and the reducers' containers
   }
   void launch(Context& c) override;
   std::string transport() const override { return "storage_shards"; }

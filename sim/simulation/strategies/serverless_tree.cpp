@@ -26,11 +26,7 @@ class ServerlessTree : public Strategy {
   PlatformNeeds needs() const override {
     int aggregators = 0;
     for (const auto& level : levels_) aggregators += static_cast<int>(level.size());
-    PlatformNeeds n;
-    n.broker = compute_ == GradientCompute::Functions;
-    n.function_slots =
-        std::min(s_.profile.functions.concurrency_limit, gradient_function_slots(s_, compute_) + aggregators);
-    return n;
+    return gradient_needs(s_, compute_, aggregators);
   }
   void launch(Context& c) override;
   std::string transport() const override { return "storage_tree"; }

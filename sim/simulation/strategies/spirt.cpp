@@ -22,10 +22,9 @@ class Spirt : public Strategy {
  public:
   Spirt(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
-    PlatformNeeds n;
-    n.broker = true;  // the barrier's queue
+    PlatformNeeds n = gradient_needs(s_, GradientCompute::Functions);
+    n.broker = true;  // also the barrier's queue
     n.peer_to_peer = on_peers_;  // databases on the peers copy between peers
-    n.function_slots = gradient_function_slots(s_, GradientCompute::Functions);
     n.functions_reach_peers = on_peers_;
     if (!on_peers_)
       for (int i = 0; i < s_.experiment.peers; ++i) n.servers.push_back({"db-" + std::to_string(i), database_type_});
