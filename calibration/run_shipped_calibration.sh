@@ -1,32 +1,48 @@
 #!/usr/bin/env bash
-# Reproduces the shipped calibration data in calibration/kernels/ (see calibration/README.md).
-# One file per group, so that an interrupted run loses one group only. Run it on an otherwise idle machine.
+# Reproduces the shipped calibration data in calibration/kernels/ (see calibration/README.md). One file per
+# group, so that an interrupted run loses one group only. Run it on an otherwise idle machine: a sample during
+# which other processes took more than 10 % of the CPUs is measured again (up to 10 times), and the
+# .meta.json says how many were. About 45 minutes on 2 cores. OUT=dir writes elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 P2PSIM=${P2PSIM:-./build/p2psim}
+out=${OUT:-calibration/kernels}
+# Allocator: glibc keeps freed activations mapped instead of returning them to the kernel after every step.
+# On the shipped calibration machine (a nested, paravirtualised VM) each page fault costs about 22 us, 20-50x
+# what it costs on a normal VM, and with glibc's defaults a large-batch step is mostly page faults
+# (bench/allocator.sh: mnist_cnn batch 512 takes 5.5 s with the defaults, 0.42 s with these settings, 258,609
+# faults per step). Those faults are this host's, not the target's: on your own target, calibrate with the
+# defaults (unset these) and its real fault cost is measured. Each .meta.json records the allocator.
+export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=536870912
 steps="--threads 1,2 --repeats 5 --min-repeats 2 --budget-s 20 --no-tensor-ops"
-# The paper's models at the input sizes its code used (paper-system.md §2) and the CIFAR variant of VGG-11.
-# (train_steps_part1.csv holds these, salvaged from the first run: see its .meta.json.)
-[ -f calibration/kernels/train_steps_part1.csv ] || "$P2PSIM" calibrate -m vgg11@3x32x32 -m squeezenet1_1@3x21x21 \
-  -m mobilenet_v3_small@3x29x29 -m vgg11_cifar@3x32x32 --batch-sizes 16,32,64,128,256,512,1024 $steps \
-  -o calibration/kernels/train_steps_part1.csv
-# The MNIST CNN, and ResNet-18-CIFAR (1.5 s per 64-sample step on one thread: batches up to 256).
-"$P2PSIM" calibrate -m mnist_cnn@1x28x28 --batch-sizes 16,32,64,128,256,512,1024 $steps \
-  -o calibration/kernels/train_steps_mnist_cnn.csv
-"$P2PSIM" calibrate -m resnet18_cifar@3x32x32 --batch-sizes 256 $steps -o calibration/kernels/train_steps_resnet18_cifar_256.csv
+all_batches=1,2,4,8,16,32,64,128,256,512,1024
+# The paper's models at the input sizes its code used, and the CIFAR variant of VGG-11.
+"$P2PSIM" calibrate -m vgg11@3x32x32 -m squeezenet1_1@3x21x21 -m vgg11_cifar@3x32x32 --batch-sizes $all_batches \
+  $steps -o "$out/train_steps_paper.csv"
+# MobileNetV3-small batch-normalises a 1x1 feature map at 29x29 input: it cannot train on one sample.
+"$P2PSIM" calibrate -m mobilenet_v3_small@3x29x29 --batch-sizes 2,4,8,16,32,64,128,256,512,1024 $steps \
+  -o "$out/train_steps_mobilenet_v3_small.csv"
+"$P2PSIM" calibrate -m mnist_cnn@1x28x28 --batch-sizes $all_batches $steps -o "$out/train_steps_mnist_cnn.csv"
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \
-  -o calibration/kernels/tensor_ops.csv
-# MobileNetV2 at 224x224 takes ~30 s per 64-sample step on one thread: batches up to 128 only.
-"$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 16,32,64,128 --threads 1,2 \
-  --repeats 3 --min-repeats 2 --budget-s 20 --no-tensor-ops -o calibration/kernels/train_steps_mobilenet_v2_224.csv
-# Peak memory of each step, for the files above that predate the memory columns: one memory run per
-# configuration, one thread (train_step_memory rows; their time is not a timing sample).
-m="--threads 1 --warmup 1 --no-tensor-ops"
-"$P2PSIM" calibrate -m vgg11@3x32x32 -m squeezenet1_1@3x21x21 -m mobilenet_v3_small@3x29x29 -m vgg11_cifar@3x32x32 \
-  -m mnist_cnn@1x28x28 --batch-sizes 16,32,64,128,256,512,1024 $m --memory-only -o calibration/kernels/train_steps_memory.csv
-"$P2PSIM" calibrate -m resnet18_cifar@3x32x32 --batch-sizes 16,32,64,128,256 $m --memory-only \
-  -o calibration/kernels/train_steps_memory_resnet18_cifar.csv
-"$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 16,32,64 $m --memory-only \
-  -o calibration/kernels/train_steps_memory_mobilenet_v2_224.csv
+  -o "$out/tensor_ops.csv"
+# ResNet-18-CIFAR takes seconds per 64-sample step on one thread: batches up to 256.
+"$P2PSIM" calibrate -m resnet18_cifar@3x32x32 --batch-sizes 1,2,4,8,16,32,64,128,256 $steps \
+  -o "$out/train_steps_resnet18_cifar.csv"
+# MobileNetV2 at 224x224 takes tens of seconds per 64-sample step: batches up to 64, 3 samples at most.
+"$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 1,2,4,8,16,32,64 --threads 1,2 --repeats 3 \
+  --min-repeats 2 --budget-s 20 --no-tensor-ops -o "$out/train_steps_mobilenet_v2_224.csv"
+# Peak memory with glibc's defaults, as a PyTorch user has them: keeping freed memory (above) raises the peak
+# by up to 40 % (vgg11_cifar batch 1024: 2,523 MiB against 1,789 MiB), so memory comes from these runs, one
+# per configuration, one thread (train_step_memory rows; their time is not a timing sample).
+unset MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ MALLOC_TOP_PAD_
+m="--threads 1 --warmup 1 --no-tensor-ops --memory-only"
+"$P2PSIM" calibrate -m vgg11@3x32x32 -m squeezenet1_1@3x21x21 -m vgg11_cifar@3x32x32 -m mnist_cnn@1x28x28 \
+  --batch-sizes $all_batches $m -o "$out/train_steps_memory.csv"
+"$P2PSIM" calibrate -m mobilenet_v3_small@3x29x29 --batch-sizes 2,4,8,16,32,64,128,256,512,1024 $m \
+  -o "$out/train_steps_memory_mobilenet_v3_small.csv"
+"$P2PSIM" calibrate -m resnet18_cifar@3x32x32 --batch-sizes 1,2,4,8,16,32,64,128,256 $m \
+  -o "$out/train_steps_memory_resnet18_cifar.csv"
+"$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 1,2,4,8,16,32,64 $m \
+  -o "$out/train_steps_memory_mobilenet_v2_224.csv"

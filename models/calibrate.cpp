@@ -4,10 +4,14 @@
 #include <torch/version.h>
 
 #include <malloc.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
@@ -27,7 +31,7 @@ namespace p2psim::models {
 
 const char* const kKernelCsvHeader =
     "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds,"
-    "foreign_cpu_share,peak_rss_bytes,runtime_rss_bytes";
+    "foreign_cpu_share,peak_rss_bytes,runtime_rss_bytes,cpu_s,system_cpu_s,minor_faults,major_faults";
 
 namespace {
 
@@ -41,11 +45,17 @@ double time_once(const std::function<void()>& fn) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// CPU seconds this process has used, and all CPUs' busy seconds (/proc/stat), to see who else was running.
-double own_cpu_s() {
+// This process's CPU seconds (user + system, all threads) and page faults so far.
+struct Usage {
+  double cpu_s, system_cpu_s;
+  long long minor_faults, major_faults;
+};
+Usage own_usage() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+  return {static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+              static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6,
+          static_cast<double>(u.ru_stime.tv_sec) + static_cast<double>(u.ru_stime.tv_usec) * 1e-6, u.ru_minflt, u.ru_majflt};
 }
 
 double machine_busy_s() {
@@ -76,17 +86,22 @@ bool reset_peak_rss() {
 
 struct Timed {
   double seconds, foreign_cpu_share;
+  Usage used;  // this process's CPU time and page faults during the run
 };
 
-// One timed run, with the share of the machine's CPU that other processes took meanwhile (0 when the run is
-// too short for /proc/stat's 10 ms ticks to say anything).
+// One timed run, with what this process used (CPU time, page faults) and the share of the machine's CPU that
+// other processes took meanwhile (0 when the run is too short for /proc/stat's 10 ms ticks to say anything).
 Timed time_with_contention(const std::function<void()>& fn) {
-  const double busy0 = machine_busy_s(), own0 = own_cpu_s();
+  const double busy0 = machine_busy_s();
+  const Usage own0 = own_usage();
   const double seconds = time_once(fn);
-  const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - (own_cpu_s() - own0));
+  const Usage own1 = own_usage();
+  const Usage used{own1.cpu_s - own0.cpu_s, own1.system_cpu_s - own0.system_cpu_s, own1.minor_faults - own0.minor_faults,
+                   own1.major_faults - own0.major_faults};
+  const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - used.cpu_s);
   const double share = seconds < kMinContentionWindowS ? 0.0
                                                         : foreign_s / (seconds * std::thread::hardware_concurrency());
-  return {seconds, share};
+  return {seconds, share, used};
 }
 
 std::string shape_text(const InputShape& s) {
@@ -116,6 +131,46 @@ std::string loaded_blas() {
     }
   }
   return found.empty() ? "none mapped" : found;
+}
+
+// The CPU as the processor itself names it. /proc/cpuinfo's "model name" can be a hypervisor's placeholder
+// (Firecracker reports every AMD host as "AMD EPYC"); CPUID's brand string and family/model/stepping are what
+// a reader needs to look the CPU up.
+std::string cpu_identity() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned regs[12] = {};
+  for (unsigned leaf = 0; leaf < 3; ++leaf) __get_cpuid(0x80000002 + leaf, &regs[4 * leaf], &regs[4 * leaf + 1],
+                                                        &regs[4 * leaf + 2], &regs[4 * leaf + 3]);
+  std::string brand(reinterpret_cast<const char*>(regs), sizeof regs);
+  brand = brand.substr(0, brand.find('\0'));
+  brand.erase(brand.find_last_not_of(' ') + 1);
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  __get_cpuid(1, &eax, &ebx, &ecx, &edx);
+  const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff), model = ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0);
+  std::ostringstream out;
+  out << brand.substr(brand.find_first_not_of(' ') == std::string::npos ? 0 : brand.find_first_not_of(' '))
+      << " (family 0x" << std::hex << family << ", model 0x" << model << ", stepping " << std::dec << (eax & 0xf)
+      << ")";
+  return out.str();
+#else
+  return first_line_of_file_matching("/proc/cpuinfo", "model name");
+#endif
+}
+
+// Which malloc served LibTorch's CPU tensors: a preloaded jemalloc/tcmalloc shows in the mappings; glibc's
+// behaviour depends on its tunables. PyTorch's CPU allocator calls posix_memalign, so this shapes the page
+// faults of large activations (see calibration/README.md, "Allocator").
+std::string allocator_in_use() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    for (const char* lib : {"libjemalloc", "libtcmalloc", "libmimalloc"})
+      if (line.find(lib) != std::string::npos) return std::string(lib).substr(3) + " (preloaded)";
+  std::string glibc = "glibc malloc";
+  std::string tuned;
+  for (const char* var : {"GLIBC_TUNABLES", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+                          "MALLOC_ARENA_MAX"})
+    if (const char* v = std::getenv(var)) tuned += std::string(tuned.empty() ? "" : ", ") + var + "=" + v;
+  return glibc + (tuned.empty() ? ", default settings" : ", " + tuned);
 }
 
 std::string utc_now() {
@@ -158,12 +213,13 @@ class Sampler {
     std::vector<Timed> samples;
     for (int r = 0; r < repeats; ++r) {
       // On a shared machine, a sample during which others took the CPU is measured again.
-      Timed best{0, 2};
+      Timed best{0, 2, {}};
       for (int attempt = 0; attempt < kMaxAttempts && best.foreign_cpu_share > o_.max_foreign_cpu; ++attempt) {
         Timed t = time_with_contention(fn);
         if (t.foreign_cpu_share < best.foreign_cpu_share) best = t;
         if (best.foreign_cpu_share > o_.max_foreign_cpu) ++retried_;
       }
+      if (best.foreign_cpu_share > o_.max_foreign_cpu) ++kept_disturbed_;  // flagged by its foreign_cpu_share
       samples.push_back(best);
     }
     long long peak = -1;
@@ -179,7 +235,9 @@ class Sampler {
            << row.batch_size << ',' << row.threads << ',' << row.n_tensors << ',' << row.elements << ','
            << row.payload_bytes << ',' << r << ',' << std::setprecision(9) << samples[r].seconds << ','
            << std::setprecision(3) << samples[r].foreign_cpu_share << ',' << peak << ',' << runtime_rss_bytes_
-           << '\n';
+           << ',' << std::setprecision(6) << samples[r].used.cpu_s << ',' << samples[r].used.system_cpu_s << ','
+           << samples[r].used.minor_faults << ','
+           << samples[r].used.major_faults << '\n';
     csv_.flush();
     std::vector<double> seconds;
     for (const auto& t : samples) seconds.push_back(t.seconds);
@@ -196,11 +254,13 @@ class Sampler {
   std::ostream& csv_;
   std::ostream& progress_;
   int total_, done_ = 0;
-  int retried_ = 0;  // samples measured again because of contention
+  int retried_ = 0;         // samples measured again because of contention
+  int kept_disturbed_ = 0;  // samples still above the contention limit after every attempt
   long long runtime_rss_bytes_;  // this process with LibTorch loaded, before any model was built
 
  public:
   int retried() const { return retried_; }
+  int kept_disturbed() const { return kept_disturbed_; }
 };
 
 void time_train_steps(const CalibrateOptions& o, Sampler& sampler) {
@@ -258,19 +318,22 @@ void time_tensor_ops(const CalibrateOptions& o, Sampler& sampler) {
   }
 }
 
-void write_metadata(const CalibrateOptions& o, const std::string& path, double seconds, int retried) {
+void write_metadata(const CalibrateOptions& o, const std::string& path, double seconds, const Sampler& sampler) {
   nlohmann::ordered_json meta;
   meta["csv"] = std::filesystem::path(o.out_csv).filename().string();
   meta["command"] = o.command;
   meta["date_utc"] = utc_now();
   meta["cpu_model"] = first_line_of_file_matching("/proc/cpuinfo", "model name");
+  meta["cpu_identity"] = cpu_identity();
+  meta["allocator"] = allocator_in_use();
   meta["logical_cores"] = std::thread::hardware_concurrency();
   meta["torch_version"] = TORCH_VERSION;
   meta["blas"] = loaded_blas();
   meta["load_average_1min_at_end"] = load_average_1min();
   meta["wall_time_s"] = seconds;
   meta["max_foreign_cpu_share"] = o.max_foreign_cpu;
-  meta["samples_retried_for_contention"] = retried;
+  meta["samples_retried_for_contention"] = sampler.retried();
+  meta["samples_kept_above_contention_limit"] = sampler.kept_disturbed();
   meta["seed"] = o.seed;
   meta["topk_ratio"] = o.topk_ratio;
   meta["warmup"] = o.warmup;
@@ -291,7 +354,14 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
                          "runtime); -1 when unknown or not a training step"},
       {"train_step_memory", "kernel of --memory-only rows: their seconds come from the memory run (after "
                             "malloc_trim, so slower than a timed step) and are not used as timing samples"},
-      {"runtime_rss_bytes", "resident memory of this process with LibTorch loaded, before any model was built"}};
+      {"runtime_rss_bytes", "resident memory of this process with LibTorch loaded, before any model was built"},
+      {"cpu_s", "CPU seconds (user + system, all threads) this process used during the sample (getrusage)"},
+      {"system_cpu_s", "of cpu_s, the kernel's share (page faults, mostly)"},
+      {"minor_faults", "minor page faults during the sample (getrusage): pages the allocator took fresh from the "
+                       "kernel"},
+      {"major_faults", "major page faults during the sample (getrusage): pages read from disk"},
+      {"samples_kept_above_contention_limit", "samples still disturbed after 10 attempts: kept (the least "
+                                              "disturbed attempt) and flagged by their foreign_cpu_share"}};
   std::ofstream(path) << std::setw(2) << meta << '\n';
 }
 
@@ -301,7 +371,20 @@ void calibrate(const CalibrateOptions& o, std::ostream& progress) {
   if (o.out_csv.empty()) throw std::invalid_argument("no output CSV given");
   malloc_trim(0);
   const long long runtime_rss = proc_status_bytes("VmRSS");  // before any model exists
-  for (const auto& spec : o.models) build_model(spec.name, o.num_classes, spec.input);  // fail before timing
+  // Fail before timing: every model builds, and trains on the smallest batch (a batch of 1 cannot train a
+  // model that batch-normalises a 1x1 feature map, in LibTorch as in PyTorch).
+  const int64_t smallest = *std::min_element(o.batch_sizes.begin(), o.batch_sizes.end());
+  for (const auto& spec : o.models) {
+    auto net = build_model(spec.name, o.num_classes, spec.input);
+    if (!o.train_steps) continue;
+    try {
+      auto batch = synthetic_batch(smallest, spec.input, o.num_classes, o.seed);
+      torch::nn::functional::cross_entropy(net->forward(batch.inputs), batch.targets).backward();
+    } catch (const c10::Error& e) {
+      throw std::invalid_argument(spec.name + "@" + shape_text(spec.input) + " cannot train on a batch of " +
+                                  std::to_string(smallest) + ": " + e.msg().substr(0, e.msg().find('\n')));
+    }
+  }
   for (const auto& c : o.codecs) parse_codec(c);
 
   const int configs = static_cast<int>(o.models.size() * o.threads.size());
@@ -320,7 +403,7 @@ void calibrate(const CalibrateOptions& o, std::ostream& progress) {
   });
   csv.close();
   const std::string meta_tmp = o.out_csv + ".meta.json.partial";
-  write_metadata(o, meta_tmp, seconds, sampler.retried());
+  write_metadata(o, meta_tmp, seconds, sampler);
   std::filesystem::rename(tmp, o.out_csv);
   std::filesystem::rename(meta_tmp, o.out_csv + ".meta.json");
 }

@@ -17,7 +17,7 @@ struct ModelSpec {
 struct CalibrateOptions {
   std::vector<ModelSpec> models;
   int64_t num_classes = 10;
-  std::vector<int64_t> batch_sizes{16, 32, 64, 128, 256, 512, 1024};
+  std::vector<int64_t> batch_sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
   std::vector<int> threads{1, 2};
   int warmup = 2;           // untimed runs before the samples (1 when a single run already exceeds the budget)
   int repeats = 5;          // samples per configuration at most ...

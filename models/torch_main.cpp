@@ -67,7 +67,7 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "model,m", po::value<std::vector<std::string>>()->required(),
       "model to time, NAME or NAME@CxHxW (repeatable); see `p2psim models`")(
       "classes", po::value<std::string>()->default_value("10"), "number of output classes")(
-      "batch-sizes", po::value<std::string>()->default_value("16,32,64,128,256,512,1024"), "batch sizes")(
+      "batch-sizes", po::value<std::string>()->default_value("1,2,4,8,16,32,64,128,256,512,1024"), "batch sizes")(
       "threads", po::value<std::string>()->default_value("1,2"), "intra-op thread counts")(
       "warmup", po::value<std::string>()->default_value("2"), "untimed runs per configuration")(
       "repeats", po::value<std::string>()->default_value("5"), "timed samples per configuration, at most")(

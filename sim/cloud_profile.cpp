@@ -79,7 +79,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto root = xml.root("cloud");
   xml.check_names(root, {"name", "region", "currency", "collected"},
                   {"simulation", "network", "runtime", "instance_types", "instance_billing", "function_service",
-                   "workflow_service", "object_storage", "broker", "kv_store", "sources"});
+                   "workflow_service", "object_storage", "broker", "kv_store", "sources", "cpu_reference"});
   CloudProfile p;
   p.path = path;
   p.name = xml.text(root, "name");
@@ -104,11 +104,32 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   xml.check_names(runtime, {"baseline_mb", kSource});
   p.runtime_baseline_mb = xml.number(runtime, "baseline_mb", 0, 1e6);
 
+  // CPU speeds: either a factor relative to the calibration CPU, or a per-core benchmark score divided by the
+  // calibration CPU's score on the same benchmark (<cpu_reference>), so that one line changes with the machine.
+  double reference_score = 0;
+  if (auto ref = root.child("cpu_reference")) {
+    xml.check_names(ref, {"benchmark", "single_core_score", "identity", kSource});
+    xml.text(ref, "benchmark");
+    xml.text(ref, "identity");
+    reference_score = xml.number(ref, "single_core_score", 1e-6, 1e12);
+  }
+  auto speed = [&](const pugi::xml_node& n, const char* factor_attr, const char* score_attr) {
+    const bool factor = static_cast<bool>(n.attribute(factor_attr)), score = static_cast<bool>(n.attribute(score_attr));
+    if (factor == score)
+      throw xml.error(n, std::string("@") + factor_attr,
+                      std::string("give exactly one of ") + factor_attr + " and " + score_attr);
+    if (factor) return xml.number(n, factor_attr, 1e-3, 1e3);
+    if (reference_score <= 0)
+      throw xml.error(n, std::string("@") + score_attr,
+                      "a benchmark score needs <cpu_reference single_core_score=...> for the calibration CPU");
+    return xml.number(n, score_attr, 1e-6, 1e12) / reference_score;
+  };
+
   auto types = required("instance_types");
   xml.check_names(types, {kSource}, {"instance"});
   for (auto n : types.children("instance")) {
     xml.check_names(n, {"type", "vcpus", "memory_gib", "price_per_hour_usd", "nic_bandwidth_bps", "cpu_speed_factor",
-                        "credits_earned_per_hour", "max_credits", "launch_credits", "credit_mode", "nic_source",
+                        "cpu_single_core_score", "cpu", "cpu_source", "credits_earned_per_hour", "max_credits", "launch_credits", "credit_mode", "nic_source",
                         kSource});
     InstanceType t;
     t.name = xml.text(n, "type");
@@ -116,7 +137,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
     t.memory_gib = xml.number(n, "memory_gib", 0.001, 1e6);
     t.price_per_hour_usd = xml.number(n, "price_per_hour_usd", 0, 1e6);
     t.nic_bandwidth_bps = xml.number(n, "nic_bandwidth_bps", 1, 1e13);
-    t.cpu_speed_factor = xml.number(n, "cpu_speed_factor", 1e-3, 1e3);
+    t.cpu_speed_factor = speed(n, "cpu_speed_factor", "cpu_single_core_score");
     t.credits_earned_per_hour = xml.number_or(n, "credits_earned_per_hour", 0, 1e6, 0);
     if (t.burstable()) {
       t.max_credits = xml.number(n, "max_credits", 0, 1e7);
@@ -138,7 +159,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
                   {"memory_min_mb", "memory_max_mb", "memory_per_vcpu_mb", "max_vcpus", "concurrency_limit",
                    "keep_alive_s", "max_timeout_s", "billing_granularity_s", "init_billed", "price_per_gb_s_x86_usd",
                    "price_per_gb_s_arm_usd", "price_per_request_usd", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
-                   "storage_bandwidth_bps", kSource},
+                   "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source", "storage_bandwidth_bps",
+                   kSource},
                   {"visible_cores", "cold_start"});
   auto& f = p.functions;
   f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
@@ -153,8 +175,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.price_per_gb_s_x86_usd = xml.number(fn, "price_per_gb_s_x86_usd", 0, 1);
   f.price_per_gb_s_arm_usd = xml.number(fn, "price_per_gb_s_arm_usd", 0, 1);
   f.price_per_request_usd = xml.number(fn, "price_per_request_usd", 0, 1);
-  f.cpu_speed_factor_x86 = xml.number(fn, "cpu_speed_factor_x86", 1e-3, 1e3);
-  f.cpu_speed_factor_arm = xml.number(fn, "cpu_speed_factor_arm", 1e-3, 1e3);
+  f.cpu_speed_factor_x86 = speed(fn, "cpu_speed_factor_x86", "cpu_single_core_score_x86");
+  f.cpu_speed_factor_arm = speed(fn, "cpu_speed_factor_arm", "cpu_single_core_score_arm");
   f.storage_bandwidth_bps = xml.number(fn, "storage_bandwidth_bps", 1, 1e13);
   for (auto n : fn.children("visible_cores")) {
     xml.check_names(n, {"up_to_mb", "cores"});

@@ -2,7 +2,6 @@
 
 #include "csv_reader.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -21,28 +20,14 @@ double median(std::vector<double> v) {
 // Samples grouped by their x value (batch size, or element count), in ascending x.
 using Groups = std::map<double, std::vector<double>>;
 
-LinearFit fit_groups(const Groups& groups) {
-  std::vector<double> x, y;
-  for (const auto& [xv, samples] : groups)
-    for (double s : samples) x.push_back(xv), y.push_back(s);
-  LinearFit fit = fit_relative(x, y);
-  for (const auto& [xv, samples] : groups) {
-    const double m = median(samples);
-    fit.max_relative_error = std::max(fit.max_relative_error, std::abs(fit(xv) - m) / m);
-  }
-  return fit;
-}
-
 ComputeModel::Curve make_curve(const Groups& groups) {
   ComputeModel::Curve c;
-  for (const auto& [x, samples] : groups) c.batches.push_back(x);
-  if (groups.size() == 1) c.segments.push_back(fit_groups(groups));
-  for (auto it = groups.begin(); std::next(it) != groups.end(); ++it) {
-    Groups pair{*it, *std::next(it)};
-    c.segments.push_back(fit_groups(pair));
-  }
+  for (const auto& [x, samples] : groups) c.xs.push_back(x), c.medians.push_back(median(samples));
   return c;
 }
+
+// The line through (x0, y0) and (x1, y1), at x.
+double line_at(double x0, double y0, double x1, double y1, double x) { return y0 + (y1 - y0) * (x - x0) / (x1 - x0); }
 
 struct Sample {
   std::string kernel, model, input_shape;
@@ -50,16 +35,17 @@ struct Sample {
   int threads = 0;
   double seconds = 0;
   int64_t peak_rss_bytes = -1, runtime_rss_bytes = -1;  // -1: not measured
+  double cpu_s = -1;                                    // process CPU time during the sample; -1: not measured
 };
 
 std::vector<Sample> read_samples(const std::string& path) {
   std::vector<Sample> out;
   try {
-    CsvReader<13> in(path);
-    // Memory columns came later: older files without them still load (their rows carry no memory).
+    CsvReader<14> in(path);
+    // Memory and CPU-time columns came later: older files without them still load (their rows carry neither).
     in.read_header(io::ignore_extra_column | io::ignore_missing_column, "kernel", "model", "num_classes",
                    "input_shape", "batch_size", "threads", "n_tensors", "elements", "payload_bytes", "repeat",
-                   "seconds", "peak_rss_bytes", "runtime_rss_bytes");
+                   "seconds", "peak_rss_bytes", "runtime_rss_bytes", "cpu_s");
     for (const char* required : {"kernel", "model", "num_classes", "input_shape", "batch_size", "threads", "n_tensors",
                                  "elements", "payload_bytes", "repeat", "seconds"})
       if (!in.has_column(required)) throw InputError(path, 1, required, "column is missing");
@@ -67,8 +53,9 @@ std::vector<Sample> read_samples(const std::string& path) {
     int64_t classes = 0, payload = 0, repeat = 0;
     for (;;) {
       s.peak_rss_bytes = s.runtime_rss_bytes = -1;
+      s.cpu_s = -1;
       if (!in.read_row(s.kernel, s.model, classes, s.input_shape, s.batch, s.threads, s.n_tensors, s.elements, payload,
-                       repeat, s.seconds, s.peak_rss_bytes, s.runtime_rss_bytes))
+                       repeat, s.seconds, s.peak_rss_bytes, s.runtime_rss_bytes, s.cpu_s))
         break;
       const long line = static_cast<long>(in.get_file_line());
       if (!(s.seconds > 0) || !std::isfinite(s.seconds)) throw InputError(path, line, "seconds", "must be > 0");
@@ -86,43 +73,27 @@ std::vector<Sample> read_samples(const std::string& path) {
 
 }  // namespace
 
-LinearFit fit_relative(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() != y.size() || x.empty()) throw std::invalid_argument("fit_relative: need matching, non-empty data");
-  const Eigen::Index n = static_cast<Eigen::Index>(x.size());
-  Eigen::MatrixXd a(n, 2);
-  Eigen::VectorXd b(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double w = 1.0 / y[i];  // relative error: divide each equation by its observation
-    a(i, 0) = w;
-    a(i, 1) = w * x[i];
-    b(i) = 1.0;
-  }
-  bool single_x = std::all_of(x.begin(), x.end(), [&](double v) { return v == x[0]; });
-  LinearFit fit;
-  if (single_x) {  // one configuration measured: a constant, no slope can be identified
-    fit.intercept_s = median(y);
-    return fit;
-  }
-  Eigen::Vector2d coef = a.colPivHouseholderQr().solve(b);
-  fit.intercept_s = coef(0);
-  fit.slope_s = coef(1);
-  return fit;
-}
-
 ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
   if (csv_paths.empty()) throw std::invalid_argument("no calibration CSV given");
-  // (model, shape) -> threads -> batch -> samples; kernel -> x -> samples
-  std::map<std::pair<std::string, std::string>, std::map<int, Groups>> steps;
+  // (model, shape) -> threads -> batch -> samples (seconds, and CPU time / wall time); kernel -> x -> samples
+  std::map<std::pair<std::string, std::string>, std::map<int, Groups>> steps, busy;
   std::map<std::string, Groups> ops;
-  std::map<std::pair<std::string, std::string>, Groups> memory;  // (model, shape) -> batch -> bytes
+  // (model, shape) -> batch -> bytes, from memory-only runs and from the memory run after timed samples.
+  // Memory-only runs win where both exist: the shipped timing runs keep freed memory mapped (see
+  // calibration/README.md, "Allocator"), which raises the peak above what glibc's defaults give.
+  std::map<std::pair<std::string, std::string>, Groups> memory, memory_with_timing;
   for (const auto& path : csv_paths)
     for (const Sample& s : read_samples(path)) {
       if (s.kernel == "train_step" || s.kernel == "train_step_memory") {
+        const std::pair key{s.model, s.input_shape};
+        const double batch = static_cast<double>(s.batch);
         // Memory runs follow malloc_trim: their time is not a timing sample.
-        if (s.kernel == "train_step")
-          steps[{s.model, s.input_shape}][s.threads][static_cast<double>(s.batch)].push_back(s.seconds);
+        if (s.kernel == "train_step") {
+          steps[key][s.threads][batch].push_back(s.seconds);
+          if (s.cpu_s > 0) busy[key][s.threads][batch].push_back(s.cpu_s / s.seconds);
+        }
         if (s.peak_rss_bytes > 0 && s.runtime_rss_bytes > 0 && s.peak_rss_bytes > s.runtime_rss_bytes)
-          memory[{s.model, s.input_shape}][static_cast<double>(s.batch)].push_back(
+          (s.kernel == "train_step_memory" ? memory : memory_with_timing)[key][batch].push_back(
               static_cast<double>(s.peak_rss_bytes - s.runtime_rss_bytes));
       }
       else if (s.threads == 1 && s.kernel == "average")
@@ -136,37 +107,62 @@ ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
     auto one = by_threads.find(1);
     if (one == by_threads.end()) continue;  // the model needs 1-thread samples as its reference
     StepFit f;
-    f.one_thread = make_curve(one->second);
     f.min_batch = one->second.begin()->first;
     f.max_batch = one->second.rbegin()->first;
-    if (auto two = by_threads.find(2); two != by_threads.end()) {
-      f.two_threads = make_curve(two->second);
-      f.has_two_threads = true;
-    }
-    for (const auto& [threads, groups] : by_threads)
+    for (const auto& [threads, groups] : by_threads) {
+      f.by_threads[threads] = make_curve(groups);
       for (const auto& [batch, samples] : groups) {
         const double m = median(samples);
         for (double s : samples) f.noise.push_back(s / m);
+        // Faster than linear cannot be physics on one machine's cores: a disturbed 1-thread sample, say.
+        if (auto base = one->second.find(batch); base != one->second.end() && threads > 1)
+          f.superlinear = f.superlinear || m * threads < median(base->second);
       }
+    }
+    if (auto b = busy.find(key); b != busy.end())
+      for (const auto& [threads, groups] : b->second) f.busy_vcpus[threads] = make_curve(groups);
     std::sort(f.noise.begin(), f.noise.end());  // order-independent of file order, for determinism
     cm.steps_[key] = std::move(f);
   }
-  for (const auto& [kernel, groups] : ops) cm.tensor_ops_[kernel] = fit_groups(groups);
+  for (const auto& [kernel, groups] : ops) cm.tensor_ops_[kernel] = make_curve(groups);
+  for (const auto& [key, groups] : memory_with_timing) cm.memory_[key] = make_curve(groups);
   for (const auto& [key, groups] : memory) cm.memory_[key] = make_curve(groups);
   return cm;
 }
 
-double ComputeModel::Curve::operator()(double batch) const {
-  // The segment whose span holds the batch; below the first or above the last, that end segment extended.
-  if (segments.empty()) throw std::logic_error("no samples for this curve");
-  size_t i = std::upper_bound(batches.begin(), batches.end(), batch) - batches.begin();
-  i = std::min(i == 0 ? 0 : i - 1, segments.size() - 1);
-  return segments[i](batch);
+double ComputeModel::StepFit::serial_fraction(double batch) const {
+  // Amdahl: t_n / t_1 = f + (1 - f) / n, i.e. (t_n / t_1 - 1/n) = f (1 - 1/n): least squares in f.
+  const double t1 = by_threads.at(1)(batch);
+  double num = 0, den = 0;
+  for (const auto& [n, curve] : by_threads) {
+    if (n == 1) continue;
+    const double inv = 1.0 / n, ratio = std::clamp(curve(batch) / t1, inv, 1.0);  // capped at linear
+    num += (1 - inv) * (ratio - inv);
+    den += (1 - inv) * (1 - inv);
+  }
+  return den > 0 ? std::clamp(num / den, 0.0, 1.0) : 0.0;
+}
+
+double ComputeModel::Curve::operator()(double x) const {
+  // The segment whose span holds x; below the first or above the last measured x, that end segment extended.
+  if (xs.empty()) throw std::logic_error("no samples for this curve");
+  if (xs.size() == 1) return medians[0];
+  size_t i = std::upper_bound(xs.begin(), xs.end(), x) - xs.begin();
+  i = std::min(i == 0 ? 0 : i - 1, xs.size() - 2);
+  return line_at(xs[i], medians[i], xs[i + 1], medians[i + 1], x);
 }
 
 double ComputeModel::Curve::max_relative_error() const {
   double worst = 0;
-  for (const auto& s : segments) worst = std::max(worst, s.max_relative_error);
+  for (size_t i = 0; i < xs.size(); ++i) worst = std::max(worst, std::abs((*this)(xs[i]) - medians[i]) / medians[i]);
+  return worst;
+}
+
+double ComputeModel::Curve::held_out_error() const {
+  double worst = 0;
+  for (size_t i = 1; i + 1 < xs.size(); ++i)
+    worst = std::max(worst, std::abs(line_at(xs[i - 1], medians[i - 1], xs[i + 1], medians[i + 1], xs[i]) - medians[i]) /
+                                medians[i]);
   return worst;
 }
 
@@ -189,16 +185,36 @@ double ComputeModel::step_seconds(const std::string& model, const std::string& i
                             std::to_string(static_cast<long long>(f.min_batch)) + ".." +
                             std::to_string(static_cast<long long>(f.max_batch)) + ", extrapolation up to 2x)");
   if (!(vcpus > 0)) throw std::invalid_argument("CPU share must be > 0");
-  const double t1 = f.one_thread(batch);
+  const double t1 = f.by_threads.at(1)(batch);
   if (!(t1 > 0)) throw std::out_of_range("the fit for " + model + "@" + input_shape + " is not positive at batch " +
                                          std::to_string(batch) + "; calibrate smaller batches");
   if (vcpus <= 1) return t1 / vcpus;
-  if (!f.has_two_threads)
-    throw std::out_of_range("no 2-thread samples for " + model + "@" + input_shape +
+  if (f.max_threads() < 2)
+    throw std::out_of_range("no samples with more than one thread for " + model + "@" + input_shape +
                             ": cannot model more than one vCPU");
-  // Amdahl: t2 = t1 (f + (1 - f) / 2)  =>  f = 2 t2 / t1 - 1, clamped to a physical [0, 1].
-  const double serial = std::clamp(2 * f.two_threads(batch) / t1 - 1, 0.0, 1.0);
+  const double serial = f.serial_fraction(batch);
   return t1 * (serial + (1 - serial) / vcpus);
+}
+
+Extrapolation ComputeModel::step_extrapolation(const std::string& model, const std::string& input_shape,
+                                               double batch, double vcpus) const {
+  const StepFit& f = step_fit(model, input_shape);
+  return {vcpus > f.max_threads(), batch < f.min_batch || batch > f.max_batch};
+}
+
+double ComputeModel::step_busy_vcpus(const std::string& model, const std::string& input_shape, double batch,
+                                     double vcpus) const {
+  const StepFit& f = step_fit(model, input_shape);
+  if (f.busy_vcpus.empty()) return vcpus;  // not recorded: every vCPU counted busy, as before CPU time was
+  // The busy share of the threads a step was given (CPU time / wall / threads), interpolated between measured
+  // thread counts and held beyond them; a time-sliced share below one vCPU is all used.
+  auto share = [&](const auto& it) { return std::clamp(it->second(batch) / it->first, 0.0, 1.0); };
+  auto hi = f.busy_vcpus.lower_bound(static_cast<int>(std::ceil(vcpus)));
+  if (hi == f.busy_vcpus.end()) return vcpus * share(std::prev(hi));
+  if (hi == f.busy_vcpus.begin() || hi->first <= vcpus) return std::min(vcpus, 1.0 * hi->first) * share(hi);
+  auto lo = std::prev(hi);
+  const double w = (vcpus - lo->first) / (hi->first - lo->first);
+  return vcpus * ((1 - w) * share(lo) + w * share(hi));
 }
 
 double ComputeModel::draw_step_noise(const std::string& model, const std::string& input_shape,
@@ -215,7 +231,7 @@ double ComputeModel::step_memory_bytes(const std::string& model, const std::stri
     throw std::out_of_range("no memory samples for " + model + "@" + input_shape +
                             " (calibrate it with a p2psim that records peak_rss_bytes)");
   const Curve& c = it->second;
-  const double lo = c.batches.front() / kExtrapolationFactor, hi = c.batches.back() * kExtrapolationFactor;
+  const double lo = c.xs.front() / kExtrapolationFactor, hi = c.xs.back() * kExtrapolationFactor;
   if (batch < lo || batch > hi)
     throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) +
                             " is outside the memory calibration of " + model + "@" + input_shape);

@@ -9,15 +9,13 @@
 
 namespace p2psim {
 
-/// t(x) = intercept + slope * x, fitted by least squares on relative error.
-struct LinearFit {
-  double intercept_s = 0, slope_s = 0;
-  double max_relative_error = 0;  // worst |fit - median| / median over the measured points
-  double operator()(double x) const { return intercept_s + slope_s * x; }
+/// How far a prediction reaches beyond the calibration data; results report it so nobody mistakes an
+/// extrapolation for a measurement.
+struct Extrapolation {
+  bool threads = false;  // more vCPUs than the largest measured thread count (Amdahl's law carried beyond)
+  bool batch = false;    // a batch outside the measured range (the end segment extended, at most 2x)
+  bool any() const { return threads || batch; }
 };
-
-/// Weighted least squares (Eigen) of y = a + b x with weights 1/y^2, i.e. minimising relative error.
-LinearFit fit_relative(const std::vector<double>& x, const std::vector<double>& y);
 
 class ComputeModel {
  public:
@@ -30,9 +28,18 @@ class ComputeModel {
 
   /// Seconds for one forward + loss + backward of `model` on a batch of `batch` inputs of `input_shape`
   /// ("CxHxW") with `vcpus` CPUs of the calibration machine's speed. Below one vCPU the step is time-sliced
-  /// (t1 / vcpus); above, Amdahl's law with the serial fraction fitted from the 1- and 2-thread samples.
+  /// (t1 / vcpus); above, Amdahl's law with the serial fraction fitted to every measured thread count.
   /// Throws std::out_of_range when the model/shape was not calibrated or the batch is beyond the limits.
   double step_seconds(const std::string& model, const std::string& input_shape, double batch, double vcpus) const;
+
+  /// Whether step_seconds(model, input_shape, batch, vcpus) extrapolates, and in which way.
+  Extrapolation step_extrapolation(const std::string& model, const std::string& input_shape, double batch,
+                                   double vcpus) const;
+
+  /// vCPUs a step on `vcpus` CPUs keeps busy: its process CPU time / wall time, as measured (all of them when
+  /// the calibration did not record CPU time). Burstable instances spend credits by this, not by vcpus.
+  double step_busy_vcpus(const std::string& model, const std::string& input_shape, double batch,
+                         double vcpus) const;
 
   /// A multiplicative noise factor drawn from the measured spread of this model's samples (sample / median
   /// of its configuration), so that repeated draws reproduce the calibration machine's variability.
@@ -49,26 +56,36 @@ class ComputeModel {
   /// Seconds of `<codec>_encode` or `<codec>_decode` on a gradient of `elements` entries, 1 thread.
   double codec_seconds(const std::string& kernel, double elements) const;
 
-  /// Seconds against batch size: a least-squares line through the samples of each pair of adjacent measured
-  /// batch sizes (so measured points are honoured even where the curve bends), the end segments extended.
+  /// A piecewise-linear curve through the median sample of every measured x (batch size, or tensor elements),
+  /// so measured points are honoured even where the time bends (caches, allocator); the end segments extended.
+  /// Medians, not a least-squares line: one disturbed sample cannot move the curve.
   struct Curve {
-    std::vector<double> batches;       // measured batch sizes, ascending
-    std::vector<LinearFit> segments;   // segments[i] spans batches[i]..batches[i+1]; one constant if one batch
-    double operator()(double batch) const;
-    double max_relative_error() const;
+    std::vector<double> xs, medians;  // measured x values, ascending, and the median sample at each
+    double operator()(double x) const;
+    double max_relative_error() const;  // worst |curve - median| / median over the measured points
+    /// Worst error predicting each interior measured point from its two neighbours alone: how far the curve
+    /// can be off between measured points (0 with fewer than three points).
+    double held_out_error() const;
   };
   struct StepFit {
-    Curve one_thread, two_threads;
-    bool has_two_threads = false;
+    std::map<int, Curve> by_threads;   // thread count -> seconds against batch; 1 thread always present
+    std::map<int, Curve> busy_vcpus;   // thread count -> CPU time / wall time against batch (when recorded)
     double min_batch = 0, max_batch = 0;
-    std::vector<double> noise;  // sample / configuration median, over every sample
+    std::vector<double> noise;         // sample / configuration median, over every sample
+    bool superlinear = false;          // some measured speed-up beat linear: taken as measurement error
+    int max_threads() const { return by_threads.rbegin()->first; }
+    /// Amdahl's serial fraction at `batch`, least squares over every measured thread count above one, each
+    /// speed-up first capped at linear. 0 when only one thread was measured.
+    double serial_fraction(double batch) const;
   };
   const std::map<std::pair<std::string, std::string>, StepFit>& step_fits() const { return steps_; }
+  const std::map<std::string, Curve>& tensor_op_fits() const { return tensor_ops_; }
+  const std::map<std::pair<std::string, std::string>, Curve>& memory_fits() const { return memory_; }
 
  private:
   const StepFit& step_fit(const std::string& model, const std::string& input_shape) const;
   std::map<std::pair<std::string, std::string>, StepFit> steps_;  // (model, input shape) -> fit
-  std::map<std::string, LinearFit> tensor_ops_;                    // kernel -> fit in elements (or n*elements)
+  std::map<std::string, Curve> tensor_ops_;                        // kernel -> fit in elements (or n*elements)
   std::map<std::pair<std::string, std::string>, Curve> memory_;    // (model, input shape) -> bytes vs batch
 };
 

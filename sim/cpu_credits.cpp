@@ -12,12 +12,12 @@ void CpuCredits::accrue(double now_s) {
   last_s_ = now_s;
 }
 
-double CpuCredits::run(double now_s, double full_speed_s) {
+double CpuCredits::run(double now_s, double full_speed_s, double busy_vcpus) {
   last_full_speed_s_ = full_speed_s;
   if (!type_.burstable()) return full_speed_s;
   accrue(now_s);
   const double earn_per_s = type_.credits_earned_per_hour / 3600.0;
-  const double net_per_s = type_.vcpus / 60.0 - earn_per_s;  // drain at full speed
+  const double net_per_s = std::clamp(busy_vcpus, 0.0, 1.0 * type_.vcpus) / 60.0 - earn_per_s;  // drain at full speed
   double wall = full_speed_s;
   if (net_per_s > 0) {
     const double need = net_per_s * full_speed_s;

@@ -109,7 +109,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
                   {"profile", "calibration", "workload", "peers", "architectures", "systems", "functions", "exchange",
-                   "barrier", "workflow", "stragglers", "synchronization", "failures", "sweep"});
+                   "barrier", "workflow", "stragglers", "synchronization", "failures", "sweep", "cost"});
   if (auto sweep = root.child("sweep"))
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
   if (root.child("systems") && root.child("architectures"))
@@ -138,23 +138,45 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   }
 
   auto cal = root.child("calibration");
-  xml.check_names(cal, {"files", "models"});
-  std::istringstream files(xml.text(cal, "files"));
-  for (std::string f; files >> f;) {
-    if (fs::is_directory(f)) {  // a directory stands for every *.csv in it, in name order
-      std::vector<std::string> csvs;
-      for (const auto& entry : fs::directory_iterator(f))
-        if (entry.path().extension() == ".csv") csvs.push_back(entry.path().lexically_normal().string());
-      std::sort(csvs.begin(), csvs.end());
-      if (csvs.empty()) throw xml.error(cal, "calibration/@files", "directory " + f + " holds no .csv file");
-      e.calibration_paths.insert(e.calibration_paths.end(), csvs.begin(), csvs.end());
-    } else if (fs::is_regular_file(f)) {
-      e.calibration_paths.push_back(f);
-    } else {
-      throw xml.error(cal, "calibration/@files", "no such file: " + f);
+  xml.check_names(cal, {"files", "models"}, {"target"});
+  // A list of CSV files; a directory stands for every *.csv in it, in name order.
+  auto csv_files = [&](const pugi::xml_node& n, const std::string& field) {
+    std::vector<std::string> paths;
+    std::istringstream files(xml.text(n, "files"));
+    for (std::string f; files >> f;) {
+      if (fs::is_directory(f)) {
+        std::vector<std::string> csvs;
+        for (const auto& entry : fs::directory_iterator(f))
+          if (entry.path().extension() == ".csv") csvs.push_back(entry.path().lexically_normal().string());
+        std::sort(csvs.begin(), csvs.end());
+        if (csvs.empty()) throw xml.error(n, field, "directory " + f + " holds no .csv file");
+        paths.insert(paths.end(), csvs.begin(), csvs.end());
+      } else if (fs::is_regular_file(f)) {
+        paths.push_back(f);
+      } else {
+        throw xml.error(n, field, "no such file: " + f);
+      }
     }
+    if (paths.empty()) throw xml.error(n, field, "lists no file");
+    return paths;
+  };
+  e.calibration_paths = csv_files(cal, "calibration/@files");
+  // Training steps measured on a target itself (`p2psim calibrate` run on that instance type, or in a function
+  // container of that architecture) replace the calibration CPU's steps scaled by a speed factor.
+  for (auto t : cal.children("target")) {
+    xml.check_names(t, {"instance_type", "function_arch", "files"});
+    const bool instance = static_cast<bool>(t.attribute("instance_type"));
+    if (instance == static_cast<bool>(t.attribute("function_arch")))
+      throw xml.error(t, "calibration/target/@instance_type", "give exactly one of instance_type and function_arch");
+    const std::string key = instance ? "instance:" + xml.text(t, "instance_type")
+                                     : "function:" + xml.choice(t, "function_arch", {"x86", "arm"});
+    if (!e.target_calibration_paths.emplace(key, csv_files(t, "calibration/target/@files")).second)
+      throw xml.error(t, "calibration/target", "a second calibration for the same target (" + key + ")");
   }
-  if (e.calibration_paths.empty()) throw xml.error(cal, "calibration/@files", "lists no file");
+  if (auto cost = root.child("cost")) {
+    xml.check_names(cost, {"include_broker"});
+    e.cost_includes_broker = xml.boolean(cost, "include_broker");
+  }
   e.models_path = xml.text(cal, "models");
   auto not_a_file = [](const std::string& f) {
     return fs::is_directory(f) ? f + " is a folder, expected a file" : "no such file: " + f;

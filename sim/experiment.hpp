@@ -31,7 +31,10 @@ struct Experiment {
   std::string profile_path;
   std::vector<ProfileOverride> overrides;
   std::vector<std::string> calibration_paths;
+  // "instance:<type>" or "function:<x86|arm>" -> CSVs measured on that target (<calibration><target .../>)
+  std::map<std::string, std::vector<std::string>> target_calibration_paths;
   std::string models_path;  // parameter counts of the zoo (p2psim models --csv)
+  bool cost_includes_broker = true;  // <cost include_broker>: what the cost ratio counts
 
   struct Workload {
     std::string model, input_shape, dataset;

@@ -12,6 +12,12 @@ struct Cost {
     return function_compute_usd + function_requests_usd + workflow_usd + storage_usd + instances_usd + broker_usd +
            cpu_credits_usd;
   }
+  // The bill by role. Published studies differ on whether shared infrastructure (the broker, which a team may
+  // already run) belongs to a training run's cost; <cost include_broker> chooses what the cost ratio counts.
+  double compute_usd() const { return instances_usd + cpu_credits_usd + function_compute_usd + function_requests_usd; }
+  double orchestration_usd() const { return workflow_usd; }
+  double shared_infrastructure_usd() const { return broker_usd; }
+  double counted_usd(bool include_broker) const { return total_usd() - (include_broker ? 0.0 : broker_usd); }
 };
 
 /// `seconds` rounded up to a whole number of `granularity_s` (robust to floating-point noise just above).

@@ -81,7 +81,26 @@ const SystemResult* Result::baseline() const {
 std::optional<Comparison> Result::comparison(const SystemResult& sys) const {
   const SystemResult* base = baseline();
   if (!base || base == &sys || !base->feasible() || !sys.feasible()) return std::nullopt;
-  return Comparison{100.0 * (1.0 - sys.gradient_s / base->gradient_s), sys.cost.total_usd() / base->cost.total_usd()};
+  const bool broker = scenario->experiment.cost_includes_broker;
+  return Comparison{100.0 * (1.0 - sys.gradient_s / base->gradient_s),
+                    sys.cost.counted_usd(broker) / base->cost.counted_usd(broker)};
+}
+
+// What the compute model carries beyond its calibration data, in words; empty when nothing.
+static std::string extrapolation_note(const Scenario& s) {
+  std::string note;
+  auto add = [&](bool on, const std::string& what) {
+    if (on) note += (note.empty() ? "" : "; ") + what;
+  };
+  const auto& w = s.experiment.workload;
+  const int peer_threads = s.step_model(StepTarget::Peer).step_fits().at({w.model, w.input_shape}).max_threads();
+  const int fn_threads = s.step_model(StepTarget::Function).step_fits().at({w.model, w.input_shape}).max_threads();
+  add(s.peer_extrapolation.threads,
+      fmt::format("peer steps on {} vCPUs, threads measured up to {}", s.peer_type.vcpus, peer_threads));
+  add(s.function_extrapolation.threads,
+      fmt::format("function steps on {:.2f} vCPUs, threads measured up to {}", s.function_vcpus, fn_threads));
+  add(s.peer_extrapolation.batch || s.function_extrapolation.batch, "a minibatch outside the measured batch sizes");
+  return note;
 }
 
 void print_table(const Result& r, std::FILE* out) {
@@ -142,8 +161,10 @@ void print_table(const Result& r, std::FILE* out) {
   for (const auto& a : r.systems)
     if (auto c = r.comparison(a))
       fmt::print(out, "\ngradient-computation time improvement ({} vs {}): {:.2f} %\n"
-                      "cost ratio ({} / {}): {:.2f}x\n",
-                 a.name, base, c->gradient_improvement_percent, a.name, base, c->cost_ratio);
+                      "cost ratio ({} / {}{}): {:.2f}x\n",
+                 a.name, base, c->gradient_improvement_percent, a.name, base,
+                 e.cost_includes_broker ? "" : ", broker not counted", c->cost_ratio);
+  if (const std::string x = extrapolation_note(s); !x.empty()) fmt::print(out, "\nextrapolated: {}\n", x);
 }
 
 nlohmann::ordered_json result_json(const Result& r) {
@@ -180,6 +201,14 @@ nlohmann::ordered_json result_json(const Result& r) {
                    {"compression", e.exchange.compression},
                    {"exchange_bytes", s.exchange_bytes},
                    {"function_gradient_bytes", s.function_gradient_bytes}};
+  j["compute_model"] = {
+      {"extrapolated", s.peer_extrapolation.any() || s.function_extrapolation.any()},
+      {"note", extrapolation_note(s)},
+      {"peer_speed_factor", s.peer_type.cpu_speed_factor},
+      {"function_speed_factor", s.function_speed_factor},
+      {"peer_steps_measured_on_target", s.peer_steps.has_value()},
+      {"function_steps_measured_on_target", s.function_steps.has_value()}};
+  j["cost_ratio_includes_broker"] = e.cost_includes_broker;
   j["baseline"] = e.baseline;
   for (const auto& system : r.systems) {
     const auto* a = &system;
@@ -200,7 +229,11 @@ nlohmann::ordered_json result_json(const Result& r) {
         {"cost_usd",
          {{"instances", c.instances_usd}, {"cpu_credit_surplus", c.cpu_credits_usd}, {"broker", c.broker_usd}, {"function_compute", c.function_compute_usd},
           {"function_requests", c.function_requests_usd}, {"workflow", c.workflow_usd}, {"storage", c.storage_usd},
-          {"total", c.total_usd()}}},
+          {"total", c.total_usd()},
+          {"by_role", {{"compute", c.compute_usd()}, {"storage", c.storage_usd},
+                       {"orchestration", c.orchestration_usd()},
+                       {"shared_infrastructure", c.shared_infrastructure_usd()}}},
+          {"counted_in_cost_ratio", c.counted_usd(e.cost_includes_broker)}}},
         {"usage",
          {{"function_invocations", a->run.ledger.function_runs.size()}, {"cold_starts", a->run.cold_starts},
           {"warm_starts", a->run.warm_starts}, {"max_containers", a->run.max_containers},
@@ -230,7 +263,8 @@ void write_results(const Result& r, const std::string& dir) {
       "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts";
   for (int p = 0; p < kPhaseCount; ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
   csv += ",cpu_credit_surplus_usd,credits_exhausted_at_s,baseline,gradient_improvement_vs_baseline_percent,"
-         "cost_ratio_vs_baseline,profile,p2psim_version,status,reason\n";
+         "cost_ratio_vs_baseline,compute_usd,orchestration_usd,counted_usd,cost_ratio_includes_broker,"
+         "compute_extrapolated,profile,p2psim_version,status,reason\n";
   std::string trace = "system,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
   for (const auto& system : r.systems) {
     const auto* a = &system;
@@ -252,6 +286,9 @@ void write_results(const Result& r, const std::string& dir) {
     const auto cmp = r.comparison(system);  // empty for the baseline and infeasible systems
     csv += fmt::format(",{},{},{}", e.baseline, cmp ? fmt::format("{:.9g}", cmp->gradient_improvement_percent) : "",
                        cmp ? fmt::format("{:.9g}", cmp->cost_ratio) : "");
+    csv += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", c.compute_usd(), c.orchestration_usd(),
+                       c.counted_usd(e.cost_includes_broker), e.cost_includes_broker,
+                       s.peer_extrapolation.any() || s.function_extrapolation.any());
     csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
                        a->run.failure);  // the reason holds no double quote
     for (const auto& p : a->run.trace)

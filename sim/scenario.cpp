@@ -57,9 +57,22 @@ bool Scenario::sends_inline(Transport t) const {
   return t == Transport::Inline || (t == Transport::Auto && exchange_bytes <= experiment.exchange.inline_max_bytes);
 }
 
-double Scenario::step_seconds(long long batch, double vcpus, double speed_factor) const {
-  return compute.step_seconds(experiment.workload.model, experiment.workload.input_shape, static_cast<double>(batch),
-                              vcpus) / speed_factor;
+const ComputeModel& Scenario::step_model(StepTarget target) const {
+  const auto& own = target == StepTarget::Peer ? peer_steps : function_steps;
+  return own ? *own : compute;
+}
+
+double Scenario::reference_step_s(StepTarget target, long long batch) const {
+  const auto& w = experiment.workload;
+  const double measured = step_model(target).step_seconds(w.model, w.input_shape, static_cast<double>(batch),
+                                                          vcpus(target));
+  const bool own = (target == StepTarget::Peer ? peer_steps : function_steps).has_value();
+  return own ? measured * speed_factor(target) : measured;
+}
+
+double Scenario::step_busy_vcpus(StepTarget target, long long batch) const {
+  const auto& w = experiment.workload;
+  return step_model(target).step_busy_vcpus(w.model, w.input_shape, static_cast<double>(batch), vcpus(target));
 }
 
 Scenario resolve_scenario(const Experiment& e) {
@@ -139,11 +152,24 @@ Scenario resolve_scenario(const Experiment& e) {
     }
   }
 
+  // Training steps measured on the scenario's own targets; any other target's files are not needed here.
+  if (auto it = e.target_calibration_paths.find("instance:" + e.instance_type);
+      it != e.target_calibration_paths.end())
+    s.peer_steps = ComputeModel::load(it->second);
+  if (auto it = e.target_calibration_paths.find("function:" + e.functions.arch); it != e.target_calibration_paths.end())
+    s.function_steps = ComputeModel::load(it->second);
+
   // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
   try {
     for (long long b : std::set<long long>(s.minibatches.begin(), s.minibatches.end())) {
-      s.step_seconds(b, s.peer_type.vcpus, 1);
-      s.step_seconds(b, s.function_vcpus, 1);
+      for (auto [target, extrapolation] : {std::pair{StepTarget::Peer, &s.peer_extrapolation},
+                                           std::pair{StepTarget::Function, &s.function_extrapolation}}) {
+        s.reference_step_s(target, b);
+        const Extrapolation x = s.step_model(target).step_extrapolation(w.model, w.input_shape,
+                                                                        static_cast<double>(b), s.vcpus(target));
+        extrapolation->threads = extrapolation->threads || x.threads;
+        extrapolation->batch = extrapolation->batch || x.batch;
+      }
     }
     s.compute.average_seconds(static_cast<double>(s.parameters), 2);
   } catch (const std::logic_error& ex) {

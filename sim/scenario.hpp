@@ -1,6 +1,7 @@
 // A fully resolved simulation input: the experiment, its cloud profile (overrides applied), the compute
 // model and every derived quantity (minibatches, payload sizes, CPU shares). Pure: no SimGrid here.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,15 @@
 
 namespace p2psim {
 
+/// Where a training step runs: on a peer instance or in a function.
+enum class StepTarget { Peer, Function };
+
 struct Scenario {
   Experiment experiment;
   CloudProfile profile;
-  ComputeModel compute;
+  ComputeModel compute;  // the calibration CPU: training steps, averaging and codecs
+  // Training steps measured on the target itself (<calibration><target/>), when the experiment has them.
+  std::optional<ComputeModel> peer_steps, function_steps;
   InstanceType peer_type;
 
   long long parameters = 0, gradient_bytes = 0;
@@ -43,8 +49,26 @@ struct Scenario {
   /// Whether a gradient sent with `transport` goes inline through the broker (else through object storage).
   bool sends_inline(Transport transport) const;
 
-  /// Seconds of one training step on `vcpus` CPUs whose speed is `speed_factor` x the calibration CPU.
-  double step_seconds(long long batch, double vcpus, double speed_factor) const;
+  /// One training step on the target's CPUs, in reference seconds (seconds of the calibration CPU, which a
+  /// host of the target's speed factor runs in reference / factor wall seconds). A step measured on the target
+  /// itself is converted with the target's factor, so that it takes exactly its measured wall time.
+  double reference_step_s(StepTarget target, long long batch) const;
+  /// Wall seconds of one training step on the target.
+  double wall_step_s(StepTarget target, long long batch) const {
+    return reference_step_s(target, batch) / speed_factor(target);
+  }
+  /// vCPUs a step keeps busy on the target (CPU time / wall time as calibrated); burstable credits drain by it.
+  double step_busy_vcpus(StepTarget target, long long batch) const;
+  double speed_factor(StepTarget target) const {
+    return target == StepTarget::Peer ? peer_type.cpu_speed_factor : function_speed_factor;
+  }
+  double vcpus(StepTarget target) const {
+    return target == StepTarget::Peer ? peer_type.vcpus : function_vcpus;
+  }
+  /// The compute model that times training steps on the target (its own calibration, else the default).
+  const ComputeModel& step_model(StepTarget target) const;
+  /// How the steps of this scenario extrapolate beyond their calibration, per target.
+  Extrapolation peer_extrapolation, function_extrapolation;
   /// Seconds of averaging `count` gradients of `elements` floats on one calibration-CPU thread.
   double average_seconds(double elements, int count) const { return compute.average_seconds(elements, count); }
 };

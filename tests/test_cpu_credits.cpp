@@ -61,3 +61,17 @@ TEST_CASE("fixed-performance instances are not affected") {
   CHECK(c.run(0, 123) == 123);
   CHECK(c.exhausted_at_s() < 0);
 }
+
+TEST_CASE("credits drain by the vCPUs a step keeps busy, not by all of them") {
+  // One of the two vCPUs busy: 1/60 spent - 24/3600 earned = 0.01 credits per second: 60 credits last 6,000 s,
+  // where both vCPUs busy would exhaust them after 2,250 s.
+  CpuCredits one(t2_medium(60));
+  CHECK(one.run(0, 5000, 1.0) == doctest::Approx(5000));
+  CHECK(one.exhausted_at_s() < 0);
+  CHECK(one.run(5000, 2000, 1.0) == doctest::Approx(1000 + 1000 * 5));
+  CHECK(one.exhausted_at_s() == doctest::Approx(6000));
+  // Below the baseline's 0.4 vCPU the balance only grows.
+  CpuCredits light(t2_medium(0));
+  CHECK(light.run(0, 1000, 0.3) == doctest::Approx(1000));
+  CHECK(light.exhausted_at_s() < 0);
+}

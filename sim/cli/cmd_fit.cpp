@@ -1,6 +1,7 @@
 // `p2psim fit`: what the compute model makes of calibration CSVs, and optionally one prediction.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "../compute_model.hpp"
@@ -15,7 +16,7 @@ namespace p2psim::cli {
 int cmd_fit(int argc, char** argv) {
   po::options_description desc("Options");
   desc.add_options()("help,h", "show this help")("csv", po::value<std::vector<std::string>>()->required(),
-                                                  "calibration CSV files")(
+                                                  "calibration CSV files or folders of them")(
       "model", po::value<std::string>(), "predict for this model ...")("input", po::value<std::string>(),
                                                                       "... with this input shape CxHxW ...")(
       "batch", po::value<double>(), "... at this batch size ...")("vcpus", po::value<double>()->default_value(1),
@@ -25,26 +26,57 @@ int cmd_fit(int argc, char** argv) {
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc,
                      "usage: p2psim fit CSV... [--model M --input CxHxW --batch B [--vcpus V]]\n"
-                     "Prints the per-model fits of training-step time against batch size.",
+                     "Prints every kernel family's fit with its worst error at a measured point, and the thread scaling.",
                      vm, &pos))
     return kExitOk;
-  auto paths = vm["csv"].as<std::vector<std::string>>();
-  for (const auto& p : paths)
-    if (!std::filesystem::is_regular_file(p)) throw UsageError(p + ": no such file");
+  std::vector<std::string> paths;
+  for (const auto& p : vm["csv"].as<std::vector<std::string>>()) {
+    if (std::filesystem::is_directory(p)) {  // a folder: its CSV files, in name order
+      std::vector<std::string> csvs;
+      for (const auto& e : std::filesystem::directory_iterator(p))
+        if (e.path().extension() == ".csv") csvs.push_back(e.path().string());
+      std::sort(csvs.begin(), csvs.end());
+      if (csvs.empty()) throw UsageError(p + ": directory holds no .csv file");
+      paths.insert(paths.end(), csvs.begin(), csvs.end());
+    } else if (std::filesystem::is_regular_file(p)) {
+      paths.push_back(p);
+    } else {
+      throw UsageError(p + ": no such file");
+    }
+  }
   ComputeModel cm;
   try {
     cm = ComputeModel::load(paths);
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
-  fmt::print("{:<20} {:<9} {:>12} {:>12} {:>12} {:>12} {:>13}\n", "model", "input", "batches", "1T@min (s)",
-             "1T@max (s)", "2T speedup", "max rel err");
-  for (const auto& [key, f] : cm.step_fits()) {
-    const double speedup = f.has_two_threads ? f.one_thread(f.max_batch) / f.two_threads(f.max_batch) : 0;
-    const double err = std::max(f.one_thread.max_relative_error(), f.two_threads.max_relative_error());
-    fmt::print("{:<20} {:<9} {:>5}..{:<6} {:>12.4f} {:>12.4f} {:>12.2f} {:>13.4f}\n", key.first, key.second,
-               f.min_batch, f.max_batch, f.one_thread(f.min_batch), f.one_thread(f.max_batch), speedup, err);
-  }
+  // Every kernel family with the worst relative error of its fit at a measured point (against the median).
+  // Held out: each interior point predicted from its two neighbours, i.e. how far off between measured points.
+  fmt::print("{:<52} {:>22} {:>13} {:>10}\n", "kernel family", "measured", "max rel err", "held out");
+  auto family = [](const std::string& name, const ComputeModel::Curve& c, const std::string& unit) {
+    fmt::print("{:<52} {:>22} {:>12.1f}% {:>9.1f}%\n", name,
+               fmt::format("{:.3g}..{:.3g}{}", c.xs.front(), c.xs.back(), unit), 100 * c.max_relative_error(),
+               100 * c.held_out_error());
+  };
+  for (const auto& [key, f] : cm.step_fits())
+    for (const auto& [threads, curve] : f.by_threads)
+      family(fmt::format("train_step {}@{} {} thread(s)", key.first, key.second, threads), curve, " batch");
+  for (const auto& [key, curve] : cm.memory_fits())
+    family(fmt::format("step memory {}@{}", key.first, key.second), curve, " batch");
+  for (const auto& [kernel, curve] : cm.tensor_op_fits())
+    family(kernel, curve, kernel == "average" ? " n*elem" : " elem");
+
+  // Thread scaling as the simulator uses it (Amdahl's law, speed-ups capped at linear).
+  fmt::print("\n{:<32} {:>14} {:>12} {:>14} {:>14}\n", "model", "1 thread (s)", "threads", "serial frac.",
+             "busy vCPUs");
+  for (const auto& [key, f] : cm.step_fits())
+    for (double batch : {f.min_batch, f.max_batch}) {
+      const int n = f.max_threads();
+      fmt::print("{:<32} {:>14.4f} {:>12} {:>14.3f} {:>14.2f}{}\n",
+                 fmt::format("{}@{} b={}", key.first, key.second, batch), f.by_threads.at(1)(batch), n,
+                 f.serial_fraction(batch), cm.step_busy_vcpus(key.first, key.second, batch, n),
+                 f.superlinear ? "  (a measured speed-up beat linear: capped)" : "");
+    }
   if (vm.count("model") || vm.count("input") || vm.count("batch")) {
     if (!vm.count("model") || !vm.count("input") || !vm.count("batch"))
       throw UsageError("--model, --input and --batch go together");

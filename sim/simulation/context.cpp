@@ -17,10 +17,10 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
   out.iterations_done.assign(scenario.experiment.peers, 0);
 }
 
-double Context::step_noise() {
+double Context::step_noise(StepTarget target) {
   double factor = 1.0;
   if (s.experiment.workload.measured_variability)
-    factor = s.compute.draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, rng.engine());
+    factor = s.step_model(target).draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, rng.engine());
   const auto& st = s.experiment.stragglers;
   if (st.tail_probability > 0 && rng.uniform() < st.tail_probability)
     factor *= std::pow(1.0 - rng.uniform(), -1.0 / st.tail_shape);  // Pareto(shape, scale 1) by inversion

@@ -38,7 +38,7 @@ struct Context {
   }
   /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
   /// straggler factor when the experiment declares one.
-  double step_noise();
+  double step_noise(StepTarget target);
   /// How many times slower this peer's own CPU is (the experiment's straggler slowdown; 1 by default).
   double slowdown(int peer) const {
     const auto& f = s.experiment.stragglers.slowdown;

@@ -43,7 +43,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
 
     const double compute_start = sg::now();
     double compute_s = 0;  // wall seconds on the function's CPU share
-    for (long long b : batches) compute_s += s.step_seconds(b, s.function_vcpus, speed) * c.step_noise();
+    for (long long b : batches) compute_s += s.wall_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function);
     // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
     double run_for = compute_s;
     Phase ending = Phase::Compute;
@@ -96,11 +96,19 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
 void compute_on_peer(Context& c, int peer, int iteration) {
   const auto& s = c.s;
   const double start = sg::now();
-  double reference_s = 0;  // every minibatch one after another on the peer's own CPU
-  for (long long b : s.minibatches) reference_s += s.step_seconds(b, s.peer_type.vcpus, 1) * c.step_noise();
-  // The running sum of the minibatch gradients.
-  reference_s += s.average_seconds(static_cast<double>(s.parameters), 2) * static_cast<double>(s.minibatches.size() - 1);
-  peer_cpu(c, peer, reference_s);
+  double reference_s = 0;   // every minibatch one after another on the peer's own CPU
+  double busy_vcpu_s = 0;   // reference seconds x the vCPUs they keep busy, for the credits
+  for (long long b : s.minibatches) {
+    const double step_s = s.reference_step_s(StepTarget::Peer, b) * c.step_noise(StepTarget::Peer);
+    reference_s += step_s;
+    busy_vcpu_s += step_s * s.step_busy_vcpus(StepTarget::Peer, b);
+  }
+  // The running sum of the minibatch gradients, on one thread.
+  const double sum_s =
+      s.average_seconds(static_cast<double>(s.parameters), 2) * static_cast<double>(s.minibatches.size() - 1);
+  reference_s += sum_s;
+  busy_vcpu_s += sum_s;
+  peer_cpu(c, peer, reference_s, reference_s > 0 ? busy_vcpu_s / reference_s : 1.0);
   c.trace(peer, iteration, Phase::Compute, start);
 }
 
@@ -148,7 +156,7 @@ GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s,
   if (params.choice("compute", {"peer", "functions"}, fallback) == "peer") return GradientCompute::Peer;
   for (const auto& inv : s.invocations) {
     double seconds = 0;
-    for (long long b : inv) seconds += s.step_seconds(b, s.function_vcpus, s.function_speed_factor);
+    for (long long b : inv) seconds += s.wall_step_s(StepTarget::Function, b);
     if (seconds > s.profile.functions.max_timeout_s)
       throw params.error("compute", fmt::format("an invocation would compute for {} s, over the function timeout of {} s "
                                                 "(functions/@memory_mb {} is too small)",
@@ -167,12 +175,12 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
   return n;
 }
 
-void peer_cpu(Context& c, int peer, double reference_s) {
+void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus) {
   // The credits say how much of the work runs at full speed; the host runs the rest at its baseline speed.
   auto& credits = c.credits[peer];
   sg::Host* host = c.hosts.peers[peer];
   const double full_speed_s = reference_s * c.slowdown(peer) / c.s.peer_type.cpu_speed_factor;
-  credits.run(sg::now(), full_speed_s);
+  credits.run(sg::now(), full_speed_s, busy_vcpus);
   const double full_share = full_speed_s > 0 ? std::min(1.0, credits.last_full_speed_s() / full_speed_s) : 1.0;
   if (credits.throttles()) sg::set_throttled(host, false);
   if (full_share > 0) sg::compute(host, reference_s * full_share);
@@ -194,7 +202,7 @@ static bool peer_step_fits(Context& c, int peer) {
   if (s.peer_fits()) return true;
   const double start = sg::now();
   const long long b = *std::max_element(s.minibatches.begin(), s.minibatches.end());
-  const double step_s = s.step_seconds(b, s.peer_type.vcpus, 1);
+  const double step_s = s.reference_step_s(StepTarget::Peer, b);
   sg::compute(c.hosts.peers[peer], seconds_until_out_of_memory(c, step_s, s.peer_need_bytes, s.peer_memory_bytes));
   c.trace(peer, 0, Phase::OutOfMemory, start);
   if (c.out.failure.empty())

@@ -22,8 +22,9 @@ GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s,
 PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_functions = 0);
 
 /// The peer's CPU busy with `reference_s` of work (calibration-CPU seconds): at the host's speed, slower once
-/// a standard-mode burstable instance has run out of credits.
-void peer_cpu(Context& c, int peer, double reference_s);
+/// a standard-mode burstable instance has run out of credits. `busy_vcpus`: how many vCPUs the work keeps
+/// busy (1 for single-threaded kernels), which is what burstable credits drain by.
+void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus = 1);
 
 /// GETs the peer's data shard from object storage (phase data_fetch).
 void load_shard(Context& c, int peer, int iteration);

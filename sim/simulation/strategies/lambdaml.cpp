@@ -54,7 +54,7 @@ LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s) {
                                                "limit of {}", e.peers, s.profile.functions.concurrency_limit));
   // Checkpoints happen between iterations (a pass over the partition), so one pass must fit in an invocation.
   double pass_s = 0;
-  for (long long b : s.minibatches) pass_s += s.step_seconds(b, s.function_vcpus, s.function_speed_factor);
+  for (long long b : s.minibatches) pass_s += s.wall_step_s(StepTarget::Function, b);
   if (pass_s > s.profile.functions.max_timeout_s)
     throw e.error("functions", "memory_mb", fmt::format("a worker's pass over its partition computes for {:.0f} s, over "
                                                         "the function timeout of {} s: use more workers or larger "
@@ -149,7 +149,7 @@ void LambdaMl::worker(Context& c, int w) {
       const double start = sg::now();
       double reference_s = 0;  // every minibatch one after another on the function's CPU share
       for (long long b : s_.minibatches)
-        reference_s += s_.step_seconds(b, s_.function_vcpus, 1) * c.step_noise() * c.slowdown(w);
+        reference_s += s_.reference_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function) * c.slowdown(w);
       reference_s += s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share *
                      static_cast<double>(s_.minibatches.size() - 1);
       sg::compute(container.host, reference_s);

@@ -1,0 +1,120 @@
+// Every CPU its own speed: speed factors from cited per-core benchmark scores, and training steps measured on
+// the target itself used as measured.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "input_error.hpp"
+#include "sim_fixture.hpp"
+
+using namespace p2psim;
+
+namespace {
+const std::string kShippedProfile = fixture::kSource + "/platforms/aws_us_east_1.xml";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("each instance type's speed is its cited benchmark score over the calibration CPU's") {
+  const auto profile = load_cloud_profile(kShippedProfile);
+  pugi::xml_document doc;
+  REQUIRE(doc.load_file(kShippedProfile.c_str()));
+  const double reference = doc.child("cloud").child("cpu_reference").attribute("single_core_score").as_double();
+  REQUIRE(reference > 0);
+  int checked = 0;
+  for (auto n : doc.child("cloud").child("instance_types").children("instance")) {
+    const std::string type = n.attribute("type").value();
+    CAPTURE(type);
+    CHECK_FALSE(std::string(n.attribute("cpu_source").value()).empty());  // every score says where it is from
+    CHECK(profile.instance_types.at(type).cpu_speed_factor ==
+          doctest::Approx(n.attribute("cpu_single_core_score").as_double() / reference));
+    ++checked;
+  }
+  CHECK(checked >= 10);
+  // Haswell (t2), Skylake (m5) and Cascade Lake (c5) are three different speeds, in that order.
+  const double t2 = profile.instance_types.at("t2.large").cpu_speed_factor;
+  const double m5 = profile.instance_types.at("m5.large").cpu_speed_factor;
+  const double c5 = profile.instance_types.at("c5.large").cpu_speed_factor;
+  CHECK(t2 < m5);
+  CHECK(m5 < c5);
+  CHECK(profile.functions.cpu_speed_factor_arm < profile.functions.cpu_speed_factor_x86);
+}
+
+TEST_CASE("a speed is given once: a factor or a score with a reference") {
+  TempDir dir;
+  std::string text = read_text(fixture::kSource + "/tests/data/test_profile.xml");
+  const std::string micro = "<instance type=\"t2.micro\"";
+  const auto at = text.find(micro);
+  REQUIRE(at != std::string::npos);
+  std::string both = text;
+  both.insert(at + micro.size(), " cpu_single_core_score=\"1000\"");
+  std::ofstream(dir.path("both.xml")) << both;
+  CHECK_THROWS_WITH_AS(load_cloud_profile(dir.path("both.xml")),
+                       doctest::Contains("give exactly one of cpu_speed_factor and cpu_single_core_score"),
+                       InputError);
+  std::string score_only = text;
+  const auto factor = score_only.find("cpu_speed_factor=\"1.0\"", at);
+  score_only.replace(factor, std::string("cpu_speed_factor=\"1.0\"").size(), "cpu_single_core_score=\"1000\"");
+  std::ofstream(dir.path("score.xml")) << score_only;
+  CHECK_THROWS_WITH_AS(load_cloud_profile(dir.path("score.xml")), doctest::Contains("needs <cpu_reference"),
+                       InputError);
+}
+
+TEST_CASE("training steps measured on the target run as measured, whatever the target's speed factor") {
+  TempDir dir;
+  // Measured on an m5.large: 3 + 1e-4 b seconds on one thread, half that on two.
+  std::ofstream(dir.path("m5.csv"))
+      << "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds\n"
+      << "train_step,mnist_cnn,10,1x28x28,1000,1,0,1199882,4799528,0,3.1\n"
+      << "train_step,mnist_cnn,10,1x28x28,60000,1,0,1199882,4799528,0,9\n"
+      << "train_step,mnist_cnn,10,1x28x28,1000,2,0,1199882,4799528,0,1.55\n"
+      << "train_step,mnist_cnn,10,1x28x28,60000,2,0,1199882,4799528,0,4.5\n";
+  auto write = [&](const std::string& name, bool own) {
+    std::ofstream(dir.path(name))
+        << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << fixture::kSource
+        << "/tests/data/test_profile.xml\">" << fixture::kExactOverrides
+        << "<override select=\"instance_types/instance[@type='m5.large']/@cpu_speed_factor\" value=\"0.5\"/>"
+        << "</profile>\n  <calibration files=\"" << fixture::kSource << "/tests/data/hand_calibration.csv\">"
+        << (own ? "<target instance_type=\"m5.large\" files=\"" + dir.path("m5.csv") + "\"/>" : "")
+        << "</calibration>\n"
+        << R"(  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1"
+            iterations="1" compute_variability="none"/>
+  <peers count="2" instance_type="m5.large"/>
+  <architectures run="instance"/>
+</experiment>)";
+    return dir.path(name);
+  };
+  // One 30,000-sample minibatch per peer on 2 vCPUs.
+  const auto own = fixture::scenario(write("own.xml", true));
+  CHECK(own.peer_steps.has_value());
+  CHECK(own.wall_step_s(StepTarget::Peer, 30000) == doctest::Approx(0.5 * (3 + 1e-4 * 30000)));
+  CHECK(fixture::peer_phase_total(fixture::simulate(own, "instance"), 0, Phase::Compute) ==
+        doctest::Approx(3.0).epsilon(1e-6));
+  // Without it: the calibration CPU's 0.6 (1 + 1e-4 b) on two threads, at half that CPU's speed.
+  const auto scaled = fixture::scenario(write("scaled.xml", false));
+  CHECK_FALSE(scaled.peer_steps.has_value());
+  CHECK(fixture::peer_phase_total(fixture::simulate(scaled, "instance"), 0, Phase::Compute) ==
+        doctest::Approx(0.6 * (1 + 1e-4 * 30000) / 0.5).epsilon(1e-6));
+}
+
+TEST_CASE("a target calibration names one target, once") {
+  TempDir dir;
+  std::ofstream(dir.path("x.csv")) << read_text(fixture::kSource + "/tests/data/hand_calibration.csv");
+  auto path = fixture::write_experiment(dir, R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist"/>)");
+  std::string text = read_text(path);
+  const std::string cal = "/tests/data/hand_calibration.csv\"/>";
+  const auto at = text.find(cal);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, cal.size(), "/tests/data/hand_calibration.csv\"><target instance_type=\"m5.large\" function_arch=\"arm\" files=\"" +
+                                   dir.path("x.csv") + "\"/></calibration>");
+  std::ofstream(path) << text;
+  CHECK_THROWS_WITH_AS(fixture::scenario(path), doctest::Contains("give exactly one of instance_type and function_arch"),
+                       InputError);
+}
