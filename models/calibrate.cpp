@@ -144,12 +144,12 @@ std::string cpu_identity() {
   std::string brand(reinterpret_cast<const char*>(regs), sizeof regs);
   brand = brand.substr(0, brand.find('\0'));
   brand.erase(brand.find_last_not_of(' ') + 1);
+  brand.erase(0, brand.find_first_not_of(' '));
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   __get_cpuid(1, &eax, &ebx, &ecx, &edx);
   const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff), model = ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0);
   std::ostringstream out;
-  out << brand.substr(brand.find_first_not_of(' ') == std::string::npos ? 0 : brand.find_first_not_of(' '))
-      << " (family 0x" << std::hex << family << ", model 0x" << model << ", stepping " << std::dec << (eax & 0xf)
+  out << brand << " (family 0x" << std::hex << family << ", model 0x" << model << ", stepping " << std::dec << (eax & 0xf)
       << ")";
   return out.str();
 #else

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "compute_model.hpp"
 #include "data_dir.hpp"
 #include "parse_number.hpp"
 #include "xml_reader.hpp"
@@ -145,10 +146,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     std::istringstream files(xml.text(n, "files"));
     for (std::string f; files >> f;) {
       if (fs::is_directory(f)) {
-        std::vector<std::string> csvs;
-        for (const auto& entry : fs::directory_iterator(f))
-          if (entry.path().extension() == ".csv") csvs.push_back(entry.path().lexically_normal().string());
-        std::sort(csvs.begin(), csvs.end());
+        const auto csvs = csv_files_in(f);
         if (csvs.empty()) throw xml.error(n, field, "directory " + f + " holds no .csv file");
         paths.insert(paths.end(), csvs.begin(), csvs.end());
       } else if (fs::is_regular_file(f)) {

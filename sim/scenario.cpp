@@ -57,17 +57,11 @@ bool Scenario::sends_inline(Transport t) const {
   return t == Transport::Inline || (t == Transport::Auto && exchange_bytes <= experiment.exchange.inline_max_bytes);
 }
 
-const ComputeModel& Scenario::step_model(StepTarget target) const {
-  const auto& own = target == StepTarget::Peer ? peer_steps : function_steps;
-  return own ? *own : compute;
-}
-
 double Scenario::reference_step_s(StepTarget target, long long batch) const {
   const auto& w = experiment.workload;
   const double measured = step_model(target).step_seconds(w.model, w.input_shape, static_cast<double>(batch),
                                                           vcpus(target));
-  const bool own = (target == StepTarget::Peer ? peer_steps : function_steps).has_value();
-  return own ? measured * speed_factor(target) : measured;
+  return own_steps(target) ? measured * speed_factor(target) : measured;
 }
 
 double Scenario::step_busy_vcpus(StepTarget target, long long batch) const {

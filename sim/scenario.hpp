@@ -65,8 +65,14 @@ struct Scenario {
   double vcpus(StepTarget target) const {
     return target == StepTarget::Peer ? peer_type.vcpus : function_vcpus;
   }
+  /// Training steps measured on the target itself, if the experiment gave them.
+  const std::optional<ComputeModel>& own_steps(StepTarget target) const {
+    return target == StepTarget::Peer ? peer_steps : function_steps;
+  }
   /// The compute model that times training steps on the target (its own calibration, else the default).
-  const ComputeModel& step_model(StepTarget target) const;
+  const ComputeModel& step_model(StepTarget target) const {
+    return own_steps(target) ? *own_steps(target) : compute;
+  }
   /// How the steps of this scenario extrapolate beyond their calibration, per target.
   Extrapolation peer_extrapolation, function_extrapolation;
   /// Seconds of averaging `count` gradients of `elements` floats on one calibration-CPU thread.

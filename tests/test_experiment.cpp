@@ -90,6 +90,9 @@ TEST_CASE("bad experiments name the file, the line and the field") {
       {R"(<exchange poll_interval_s="nan"/>)", "field 'exchange/@poll_interval_s'"},
       // Given twice: which one was meant is not guessed.
       {R"(<functions memory_mb="2048"/><functions memory_mb="1024"/>)", "<functions> is given twice inside <experiment>"},
+      // What the cost ratio counts is said, not guessed.
+      {R"(<cost include_broker="maybe"/>)", "field 'cost/@include_broker'"},
+      {R"(<cost include_brokers="false"/>)", "field 'cost/@include_brokers': unknown attribute"},
   };
   for (const auto& [body, message] : cases) {
     CAPTURE(body);

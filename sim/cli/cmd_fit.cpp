@@ -1,7 +1,6 @@
 // `p2psim fit`: what the compute model makes of calibration CSVs, and optionally one prediction.
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "../compute_model.hpp"
@@ -32,10 +31,7 @@ int cmd_fit(int argc, char** argv) {
   std::vector<std::string> paths;
   for (const auto& p : vm["csv"].as<std::vector<std::string>>()) {
     if (std::filesystem::is_directory(p)) {  // a folder: its CSV files, in name order
-      std::vector<std::string> csvs;
-      for (const auto& e : std::filesystem::directory_iterator(p))
-        if (e.path().extension() == ".csv") csvs.push_back(e.path().string());
-      std::sort(csvs.begin(), csvs.end());
+      const auto csvs = csv_files_in(p);
       if (csvs.empty()) throw UsageError(p + ": directory holds no .csv file");
       paths.insert(paths.end(), csvs.begin(), csvs.end());
     } else if (std::filesystem::is_regular_file(p)) {
