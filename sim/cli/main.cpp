@@ -34,6 +34,8 @@ const std::vector<Command>& commands() {
       {"models", "list the model zoo with parameter counts and gradient sizes (runs LibTorch)", nullptr},
       {"calibrate", "time real LibTorch kernels and write calibration CSVs (runs LibTorch)", nullptr},
       {"fit", "show the compute model fitted to calibration CSVs", cli::cmd_fit},
+      {"validate", "hold predictions against published measurements of real cloud runs (validation/)",
+       cli::cmd_validate},
   };
   return list;
 }

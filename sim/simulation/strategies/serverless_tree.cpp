@@ -49,6 +49,8 @@ ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_
   StrategyParams params(system);
   compute_ = read_gradient_compute(params, s, "peer");
   const int depth = static_cast<int>(params.integer("levels", 2, 3, 2));
+  // 0: each level sized to hold its fan-in of gradients; a published deployment may stream and use less.
+  const int memory_mb = static_cast<int>(params.integer("aggregator_memory_mb", 1, 1 << 20, 0));
   params.reject_unread();
   const auto& e = s.experiment;
   refuse_unmodelled(params, e, "serverless_tree", kAsync | kCrash | kCompression | kFunctionFailures);
@@ -59,8 +61,9 @@ ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_
     std::vector<int> groups;
     for (int left = inputs; left > 0; left -= fan_in_) groups.push_back(std::min(left, fan_in_));
     levels_.push_back(groups);
-    memory_mb_.push_back(aggregator_memory_mb(s, *std::max_element(groups.begin(), groups.end()),
-                                              static_cast<double>(s.gradient_bytes)));
+    memory_mb_.push_back(memory_mb > 0 ? memory_mb
+                                       : aggregator_memory_mb(s, *std::max_element(groups.begin(), groups.end()),
+                                                              static_cast<double>(s.gradient_bytes)));
     if (groups.size() == 1) break;
     inputs = static_cast<int>(groups.size());
   }

@@ -1,0 +1,200 @@
+// `p2psim validate [--case NAME] [--out DIR]`: every validation case's experiment simulated, its predictions
+// held against the published measurements, the errors summarised, written and drawn; `--check-recorded` fails
+// when an error grew past the value recorded in the repository (the CI's regression guard).
+#include <fmt/core.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "../atomic_file.hpp"
+#include "../data_dir.hpp"
+#include "../experiment.hpp"
+#include "../isolate.hpp"
+#include "../simulation/simulate.hpp"
+#include "../validation.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace p2psim::cli {
+namespace {
+
+using validation::Case;
+using validation::Row;
+
+constexpr int kExitRegression = 3;
+
+// Simulates the systems the cases read from one experiment and fills their rows.
+void run_experiment(const std::string& path, const std::vector<const Case*>& cases, std::vector<Row>& rows) {
+  const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
+  const Scenario scenario = resolve_scenario(experiment);
+  check_systems(scenario);
+  std::map<std::string, SystemResult> results;
+  for (const Case* c : cases)
+    for (const auto& m : c->metrics) {
+      if (results.count(m.system)) continue;
+      auto spec = std::find_if(experiment.systems.begin(), experiment.systems.end(),
+                               [&](const SystemSpec& s) { return s.name == m.system; });
+      if (spec == experiment.systems.end())
+        throw InputError(c->file, m.line, "metric/@system", "experiment " + path + " has no system '" + m.system + "'");
+      auto run = run_output_from_json(nlohmann::json::parse(
+          run_isolated([&] { return to_json(simulate(scenario, *spec)).dump(); })));
+      results.emplace(m.system, summarise(scenario, *spec, std::move(run)));
+    }
+  for (const Case* c : cases)
+    for (const auto& m : c->metrics)
+      rows.push_back({c, &m, validation::predict(*c, m, scenario, results.at(m.system))});
+}
+
+std::string fmt_value(double v) { return fmt::format("{:.4g}", v); }
+
+void print_rows(const std::vector<Row>& rows) {
+  fmt::print("{:<36} {:<30} {:>12} {:>12} {:>8}  {}\n", "case", "metric", "measured", "predicted", "error", "design");
+  for (const auto& r : rows)
+    fmt::print("{:<36} {:<30} {:>12} {:>12} {:>+7.1f}%  {}{}\n", r.c->name, r.m->name + " (" + r.m->unit + ")",
+               fmt_value(r.m->measured), fmt_value(r.predicted), r.error_percent(), r.c->design,
+               r.c->role == "calibration" ? " [calibration: not in the summary]" : "");
+}
+
+void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
+  fmt::print("\nsummary over validation cases ({} sources):\n", groups.size());
+  for (const char* group : {"time", "cost"}) {
+    const auto s = validation::summarise(rows, group);
+    if (s.n == 0) {
+      fmt::print("  {:<4}: no case\n", group);
+      continue;
+    }
+    fmt::print("  {:<4}: {} metrics, median |error| {:.1f} %, worst {:.1f} % ({} {})\n", group, s.n,
+               s.median_abs_percent, s.worst_abs_percent, s.worst->c->name, s.worst->m->name);
+  }
+}
+
+nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
+  nlohmann::ordered_json j;
+  j["p2psim_version"] = P2PSIM_VERSION;
+  for (const char* group : {"time", "cost"}) {
+    const auto s = validation::summarise(rows, group);
+    j["summary"][group] = {{"metrics", s.n}, {"median_abs_error_percent", s.median_abs_percent},
+                           {"worst_abs_error_percent", s.worst_abs_percent},
+                           {"worst", s.worst ? s.worst->c->name + " " + s.worst->m->name : ""}};
+  }
+  for (const auto& r : rows) {
+    const auto& c = *r.c;
+    const auto& m = *r.m;
+    j["rows"].push_back({{"case", c.name}, {"metric", m.name}, {"role", c.role}, {"design", c.design},
+                         {"kind", m.kind}, {"unit", m.unit}, {"measured", m.measured}, {"spread", m.spread},
+                         {"spread_kind", m.spread_kind}, {"predicted", r.predicted},
+                         {"error_percent", r.error_percent()}, {"quantity", m.quantity}, {"system", m.system},
+                         {"source_group", c.source.group}, {"reference", c.source.reference},
+                         {"url", c.source.url}, {"where", c.source.where}, {"measured_when", c.source.measured},
+                         {"derivation", m.derivation}, {"experiment", c.experiment_path}, {"notes", c.notes}});
+  }
+  return j;
+}
+
+std::string rows_csv(const std::vector<Row>& rows) {
+  std::string out = "case,metric,role,design,source_group,kind,unit,measured,spread,spread_kind,predicted,error_percent\n";
+  for (const auto& r : rows)  // names are validated ([A-Za-z0-9_.-]); group and design are checked in load
+    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{},{:.9g},{:.3f}\n", r.c->name, r.m->name, r.c->role,
+                       r.c->design, r.c->source.group, r.m->kind, r.m->unit, r.m->measured, r.m->spread,
+                       r.m->spread_kind, r.predicted, r.error_percent());
+  return out;
+}
+
+// The figure is drawn by the analysis layer (Python, like `report`).
+void draw_figure(const std::string& out) {
+  const std::string python = "/usr/bin/python3", script = data_dir() + "/notebooks/p2psim_plots.py";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl(python.c_str(), python.c_str(), script.c_str(), "validation-figure", out.c_str(), nullptr);
+    ::_exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("could not draw the validation figure with " + python + " " + script);
+}
+
+}  // namespace
+
+int cmd_validate(int argc, char** argv) {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")(
+      "cases", po::value<std::string>(), "folder of *.case.xml (default: the validation/ folder of p2psim's data)")(
+      "case", po::value<std::vector<std::string>>(), "run only this case (repeatable)")(
+      "out,o", po::value<std::string>(), "write validation.json, validation.csv and validation.png/.svg here")(
+      "check-recorded", "exit 3 when any error grew past its recorded value by more than --tolerance-points")(
+      "tolerance-points", po::value<std::string>()->default_value("5"), "allowed growth of an error, in points")(
+      "record", "rewrite the recorded errors (CASES/recorded_errors.csv) with this run's")(
+      "quiet,q", "print only the summary");
+  po::variables_map vm;
+  if (!parse_or_help(argc, argv, desc,
+                     "usage: p2psim validate [--case NAME] [--out DIR] [--check-recorded]\n"
+                     "Simulates every validation case (a published measurement of a real cloud run and the\n"
+                     "experiment of its configuration) and prints predicted against measured. validation/README.md\n"
+                     "explains the cases and their sources.",
+                     vm))
+    return kExitOk;
+  const std::string dir = vm.count("cases") ? vm["cases"].as<std::string>() : data_dir() + "/validation";
+  const auto tolerance_parsed = parse_real(vm["tolerance-points"].as<std::string>());
+  if (!tolerance_parsed || !(*tolerance_parsed >= 0 && *tolerance_parsed <= 100))
+    throw UsageError("--tolerance-points: expected a number of percentage points in [0, 100]");
+  const double tolerance = *tolerance_parsed;
+  std::vector<Row> rows;
+  std::vector<Case> cases;
+  try {
+    cases = validation::load_cases(dir);
+    if (vm.count("case")) {
+      std::vector<Case> chosen;
+      for (const auto& name : vm["case"].as<std::vector<std::string>>()) {
+        auto it = std::find_if(cases.begin(), cases.end(), [&](const Case& c) { return c.name == name; });
+        if (it == cases.end()) throw UsageError("--case " + name + ": no such case in " + dir);
+        chosen.push_back(*it);
+      }
+      cases = chosen;
+    }
+    if (cases.empty()) throw UsageError(dir + ": no *.case.xml");
+    std::map<std::string, std::vector<const Case*>> by_experiment;  // each experiment simulated once
+    for (const auto& c : cases) by_experiment[c.experiment_path].push_back(&c);
+    for (const auto& [path, its_cases] : by_experiment) run_experiment(path, its_cases, rows);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.c->name < b.c->name; });
+  std::set<std::string> groups;
+  for (const auto& c : cases) groups.insert(c.source.group);
+  if (!vm.count("quiet")) print_rows(rows);
+  print_summary(rows, groups);
+  if (vm.count("out")) {
+    const std::string out = vm["out"].as<std::string>();
+    fs::create_directories(out);
+    write_file_atomically(fs::path(out) / "validation.json", rows_json(rows).dump(2) + "\n");
+    write_file_atomically(fs::path(out) / "validation.csv", rows_csv(rows));
+    draw_figure(out);
+    fmt::print("wrote {}/validation.json, validation.csv, validation.png and validation.svg\n", out);
+  }
+  const std::string recorded_path = (fs::path(dir) / "recorded_errors.csv").string();
+  if (vm.count("record")) {
+    if (vm.count("case")) throw UsageError("--record rewrites every case's error: run it without --case");
+    write_file_atomically(recorded_path, validation::recorded_csv(rows));
+    fmt::print("recorded the errors in {}\n", recorded_path);
+  }
+  if (vm.count("check-recorded")) {
+    const auto grown = validation::regressions(rows, validation::load_recorded(recorded_path), tolerance);
+    if (!grown.empty()) {
+      fmt::print(stderr, "p2psim validate: {} metric(s) got worse than recorded in {}:\n", grown.size(), recorded_path);
+      for (const auto& g : grown) fmt::print(stderr, "  {}\n", g);
+      fmt::print(stderr, "If the change is right, say why in the commit and record the new errors with --record.\n");
+      return kExitRegression;
+    }
+    fmt::print("no error grew past its recorded value by more than {} points ({})\n", tolerance, recorded_path);
+  }
+  return kExitOk;
+}
+
+}  // namespace p2psim::cli

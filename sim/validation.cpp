@@ -1,0 +1,295 @@
+#include "validation.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "csv_reader.hpp"
+#include "xml_reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace p2psim::validation {
+
+const std::map<std::string, std::string>& quantities() {
+  static const std::map<std::string, std::string> q{
+      {"total_s", "the run's wall time until the last peer finishes"},
+      {"iteration_s", "mean iteration time per peer"},
+      {"gradient_s_per_iteration", "mean gradient-computation time per peer and iteration (the paper's metric)"},
+      {"communication_s_per_iteration", "mean send + receive time per peer and iteration"},
+      {"phase_span_s", "median over iterations >= from_iteration of (last end - first start) of the phases"},
+      {"phase_mean_s", "mean duration of the phases' records in iterations >= from_iteration"},
+      {"branch_start_spread_s",
+       "median over (peer, iteration) of the spread of the functions' handler starts (their data_fetch)"},
+      {"shard_fetch_mb_per_s", "a peer's data shard in MB (1e6 bytes) over its mean data_fetch time"},
+      {"cost_usd_per_iteration", "the listed services' cost over the run, divided by its iterations"},
+      {"warm_function_usd_per_iteration", "mean cost (compute + request) of a warm function run x runs per iteration"},
+  };
+  return q;
+}
+
+namespace {
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+bool valid_name(const std::string& n) {
+  if (n.empty() || n.size() > 64) return false;
+  return std::all_of(n.begin(), n.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
+  });
+}
+
+const std::set<std::string> kCostServices{"function_compute", "function_requests", "workflow", "storage",
+                                          "instances", "broker", "cpu_credits", "total"};
+
+InputError metric_error(const Case& c, const Metric& m, const std::string& what) {
+  return InputError(c.file, m.line, "metric[@name='" + m.name + "']", what);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool in_phases(const PhaseRecord& p, const std::vector<std::string>& phases) {
+  return std::find(phases.begin(), phases.end(), to_string(p.phase)) != phases.end();
+}
+
+}  // namespace
+
+Case load_case(const std::string& path) {
+  XmlFile xml(path);
+  auto root = xml.root("case");
+  xml.check_names(root, {"name", "role", "design"}, {"source", "experiment", "metric", "notes"});
+  Case c;
+  c.file = path;
+  c.name = xml.text(root, "name");
+  if (!valid_name(c.name))
+    throw xml.error(root, "case/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + c.name + "'");
+  c.role = xml.choice(root, "role", {"validation", "calibration"});
+  c.design = xml.text(root, "design");
+  c.notes = root.child("notes").text().get();
+
+  auto src = root.child("source");
+  if (!src) throw xml.error(root, "case/source", "required: where the measured values were published");
+  xml.check_names(src, {"group", "reference", "url", "where", "measured"});
+  c.source = {xml.text(src, "group"), xml.text(src, "reference"), xml.text(src, "url"), xml.text(src, "where"),
+              xml.text(src, "measured")};
+  if (c.source.url.rfind("https://", 0) != 0)
+    throw xml.error(src, "source/@url", "expected an https:// URL, got '" + c.source.url + "'");
+
+  auto exp = root.child("experiment");
+  if (!exp) throw xml.error(root, "case/experiment", "required: the p2psim experiment of the configuration");
+  xml.check_names(exp, {"file", "system"});
+  c.experiment_path = (fs::path(path).parent_path() / xml.text(exp, "file")).lexically_normal().string();
+  if (!fs::is_regular_file(c.experiment_path))
+    throw xml.error(exp, "experiment/@file", "no such file: " + c.experiment_path);
+  const std::string default_system = xml.text_or(exp, "system", "");
+
+  for (auto m : root.children("metric")) {
+    xml.check_names(m, {"name", "kind", "unit", "system", "quantity", "phases", "services", "from_iteration",
+                        "measured", "spread", "spread_kind", "derivation"});
+    Metric metric;
+    metric.line = xml.line_of(m);
+    metric.name = xml.text(m, "name");
+    if (!valid_name(metric.name)) throw xml.error(m, "metric/@name", "expected 1-64 letters, digits, '_', '-' or '.'");
+    metric.kind = xml.choice(m, "kind", {"time", "throughput", "cost"});
+    metric.unit = xml.text(m, "unit");
+    metric.system = xml.text_or(m, "system", default_system);
+    if (metric.system.empty()) throw xml.error(m, "metric/@system", "required (or experiment/@system)");
+    metric.quantity = xml.text(m, "quantity");
+    if (!quantities().count(metric.quantity)) {
+      std::string known;
+      for (const auto& [q, _] : quantities()) known += " " + q;
+      throw xml.error(m, "metric/@quantity", "unknown quantity '" + metric.quantity + "'; known:" + known);
+    }
+    metric.phases = words(xml.text_or(m, "phases", ""));
+    for (const auto& ph : metric.phases) {
+      bool known = false;
+      for (int p = 0; p < kPhaseCount; ++p) known = known || ph == to_string(Phase(p));
+      if (!known) throw xml.error(m, "metric/@phases", "unknown phase '" + ph + "'");
+    }
+    if ((metric.quantity == "phase_span_s" || metric.quantity == "phase_mean_s") && metric.phases.empty())
+      throw xml.error(m, "metric/@phases", "required by " + metric.quantity);
+    metric.services = words(xml.text_or(m, "services", ""));
+    for (const auto& sv : metric.services)
+      if (!kCostServices.count(sv)) throw xml.error(m, "metric/@services", "unknown service '" + sv + "'");
+    if (metric.quantity == "cost_usd_per_iteration" && metric.services.empty())
+      throw xml.error(m, "metric/@services", "required by cost_usd_per_iteration");
+    if ((metric.kind == "cost") != (metric.quantity.find("usd") != std::string::npos))
+      throw xml.error(m, "metric/@kind", "a cost metric reads a cost quantity, and only it does");
+    metric.from_iteration = static_cast<int>(xml.integer_or(m, "from_iteration", 0, 1 << 20, 0));
+    metric.measured = xml.number(m, "measured", 1e-12, 1e12);
+    metric.spread = xml.number_or(m, "spread", 0, 1e12, 0);
+    metric.spread_kind = xml.text_or(m, "spread_kind", "");
+    if ((metric.spread > 0) != !metric.spread_kind.empty())
+      throw xml.error(m, "metric/@spread_kind", "give spread and spread_kind together");
+    metric.derivation = xml.text_or(m, "derivation", "");
+    for (const auto& other : c.metrics)
+      if (other.name == metric.name) throw xml.error(m, "metric/@name", "a second metric named " + metric.name);
+    c.metrics.push_back(metric);
+  }
+  if (c.metrics.empty()) throw xml.error(root, "case/metric", "a case compares at least one metric");
+  return c;
+}
+
+std::vector<Case> load_cases(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw InputError(dir, 0, "", "no such folder of validation cases");
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.size() > 9 && name.substr(name.size() - 9) == ".case.xml")
+      files.push_back(e.path().string());
+  }
+  std::vector<Case> cases;
+  for (const auto& f : files) cases.push_back(load_case(f));
+  std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+  for (size_t i = 1; i < cases.size(); ++i)
+    if (cases[i].name == cases[i - 1].name)
+      throw InputError(cases[i].file, 0, "case/@name", "a second case named " + cases[i].name + " (also in " +
+                                                           cases[i - 1].file + ")");
+  return cases;
+}
+
+double predict(const Case& c, const Metric& m, const Scenario& s, const SystemResult& r) {
+  if (!r.feasible()) throw metric_error(c, m, "system " + r.name + " could not run: " + r.run.failure);
+  const auto& q = m.quantity;
+  if (q == "total_s") return r.total_s;
+  if (q == "iteration_s") return r.iteration_s;
+  if (q == "gradient_s_per_iteration") return r.gradient_s;
+  if (q == "communication_s_per_iteration") return r.communication_s;
+  const auto& trace = r.run.trace;
+  if (q == "phase_span_s") {
+    std::map<int, std::pair<double, double>> span;  // iteration -> first start, last end
+    for (const auto& p : trace) {
+      if (p.iteration < m.from_iteration || !in_phases(p, m.phases)) continue;
+      auto [it, fresh] = span.emplace(p.iteration, std::make_pair(p.start_s, p.end_s));
+      if (!fresh) it->second = {std::min(it->second.first, p.start_s), std::max(it->second.second, p.end_s)};
+    }
+    std::vector<double> spans;
+    for (const auto& [_, se] : span) spans.push_back(se.second - se.first);
+    if (spans.empty()) throw metric_error(c, m, "system " + r.name + " traced none of these phases");
+    return median(spans);
+  }
+  if (q == "phase_mean_s") {
+    double sum = 0;
+    int n = 0;
+    for (const auto& p : trace)
+      if (p.iteration >= m.from_iteration && in_phases(p, m.phases)) sum += p.end_s - p.start_s, ++n;
+    if (n == 0) throw metric_error(c, m, "system " + r.name + " traced none of these phases");
+    return sum / n;
+  }
+  if (q == "branch_start_spread_s") {
+    std::map<std::pair<int, int>, std::pair<double, double>> starts;  // (peer, iteration) -> first, last start
+    for (const auto& p : trace) {
+      if (p.invocation < 0 || p.peer < 0 || p.iteration < m.from_iteration || p.phase != Phase::DataFetch) continue;
+      auto [it, fresh] = starts.emplace(std::make_pair(p.peer, p.iteration), std::make_pair(p.start_s, p.start_s));
+      if (!fresh) it->second = {std::min(it->second.first, p.start_s), std::max(it->second.second, p.start_s)};
+    }
+    std::vector<double> spreads;
+    for (const auto& [_, fl] : starts) spreads.push_back(fl.second - fl.first);
+    if (spreads.empty()) throw metric_error(c, m, "system " + r.name + " runs no function");
+    return median(spreads);
+  }
+  if (q == "shard_fetch_mb_per_s") {
+    double sum = 0;
+    int n = 0;
+    for (const auto& p : trace)
+      if (p.invocation < 0 && p.peer >= 0 && p.phase == Phase::DataFetch) sum += p.end_s - p.start_s, ++n;
+    if (n == 0) throw metric_error(c, m, "system " + r.name + "'s peers load no data shard");
+    return static_cast<double>(s.shard_samples * s.sample_bytes) / 1e6 / (sum / n);
+  }
+  const double iterations = s.experiment.workload.iterations;
+  if (q == "cost_usd_per_iteration") {
+    const Cost& k = r.cost;
+    const std::map<std::string, double> by{{"function_compute", k.function_compute_usd},
+                                           {"function_requests", k.function_requests_usd},
+                                           {"workflow", k.workflow_usd},
+                                           {"storage", k.storage_usd},
+                                           {"instances", k.instances_usd},
+                                           {"broker", k.broker_usd},
+                                           {"cpu_credits", k.cpu_credits_usd},
+                                           {"total", k.total_usd()}};
+    double sum = 0;
+    for (const auto& sv : m.services) sum += by.at(sv);
+    return sum / iterations;
+  }
+  if (q == "warm_function_usd_per_iteration") {
+    const auto& runs = r.run.ledger.function_runs;
+    const auto& f = s.profile.functions;
+    double warm_usd = 0;
+    int warm = 0;
+    for (const auto& run : runs) {
+      if (run.init_s > 0) continue;
+      const double per_gb_s = run.arch == "arm" ? f.price_per_gb_s_arm_usd : f.price_per_gb_s_x86_usd;
+      warm_usd += billed_function_seconds(run, f) * (run.memory_mb / 1024.0) * per_gb_s + f.price_per_request_usd;
+      ++warm;
+    }
+    if (warm == 0) throw metric_error(c, m, "system " + r.name + " has no warm function run");
+    return warm_usd / warm * (static_cast<double>(runs.size()) / iterations);
+  }
+  throw metric_error(c, m, "unknown quantity " + q);
+}
+
+Summary summarise(const std::vector<Row>& rows, const std::string& group) {
+  std::vector<double> errors;
+  Summary out;
+  for (const auto& row : rows) {
+    if (row.c->role != "validation") continue;
+    const bool cost = row.m->kind == "cost";
+    if (cost != (group == "cost")) continue;
+    const double e = std::abs(row.error_percent());
+    errors.push_back(e);
+    if (!out.worst || e > out.worst_abs_percent) out.worst = &row, out.worst_abs_percent = e;
+  }
+  out.n = static_cast<int>(errors.size());
+  if (!errors.empty()) out.median_abs_percent = median(errors);
+  return out;
+}
+
+std::map<std::pair<std::string, std::string>, double> load_recorded(const std::string& path) {
+  std::map<std::pair<std::string, std::string>, double> out;
+  if (!fs::is_regular_file(path)) return out;
+  io::CSVReader<3> in(path);
+  in.read_header(io::ignore_no_column, "case", "metric", "abs_error_percent");
+  std::string name, metric;
+  double e = 0;
+  while (in.read_row(name, metric, e)) out[{name, metric}] = e;
+  return out;
+}
+
+std::string recorded_csv(const std::vector<Row>& rows) {
+  std::string out = "case,metric,abs_error_percent\n";
+  for (const auto& row : rows)
+    out += fmt::format("{},{},{:.1f}\n", row.c->name, row.m->name, std::abs(row.error_percent()));
+  return out;
+}
+
+std::vector<std::string> regressions(const std::vector<Row>& rows,
+                                     const std::map<std::pair<std::string, std::string>, double>& recorded,
+                                     double tolerance_points) {
+  std::vector<std::string> out;
+  for (const auto& row : rows) {
+    const double e = std::abs(row.error_percent());
+    auto it = recorded.find({row.c->name, row.m->name});
+    if (it == recorded.end())
+      out.push_back(fmt::format("{} {}: no recorded error (now {:.1f} %)", row.c->name, row.m->name, e));
+    else if (e > it->second + tolerance_points)
+      out.push_back(fmt::format("{} {}: error {:.1f} % grew past the recorded {:.1f} % by more than {} points",
+                                row.c->name, row.m->name, e, it->second, tolerance_points));
+  }
+  return out;
+}
+
+}  // namespace p2psim::validation

@@ -1,0 +1,82 @@
+// Validation: published measurements of real cloud runs held against p2psim's predictions of the same
+// configurations. A case file (validation/**/*.case.xml) names its source, the experiment that reproduces the
+// configuration, and the measured values; this layer reads cases, reads predictions out of a simulated
+// Result, and compares them. Pure: it runs no simulation itself (the CLI does) and knows no SimGrid.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "results.hpp"
+
+namespace p2psim::validation {
+
+struct Source {
+  std::string group;      // an independent group of measurements, e.g. "GradsSharding"
+  std::string reference;  // paper or page
+  std::string url;        // where the measured values are, down to the file when there is one
+  std::string where;      // table, figure, file and field
+  std::string measured;   // when the measurement was taken
+};
+
+/// One compared quantity. `kind` decides which summary it joins: time (seconds, or a rate derived from them)
+/// or cost (USD).
+struct Metric {
+  std::string name, kind, unit;
+  std::string system;    // the experiment's system it reads
+  std::string quantity;  // what is read from the simulated result: see quantities()
+  std::vector<std::string> phases;    // phase_span_s, phase_mean_s
+  std::vector<std::string> services;  // cost_usd_per_iteration
+  int from_iteration = 0;             // trace quantities: iterations before it (cold) are left out
+  double measured = 0;
+  double spread = 0;         // as published: a standard deviation, or half a percentile band; 0 if none
+  std::string spread_kind;   // "sd", "p10-p90", ... ("" when none)
+  std::string derivation;    // how the measured value was obtained from the source, when not read as is
+  long line = 0;
+};
+
+struct Case {
+  std::string name, file, role;  // role: "validation", or "calibration" when its data derived a constant
+  std::string design;            // for the figure's markers: the design measured (e.g. serverless_sharded)
+  Source source;
+  std::string experiment_path;
+  std::vector<Metric> metrics;
+  std::string notes;
+};
+
+/// The quantities a metric can read, with what each means (for messages and docs).
+const std::map<std::string, std::string>& quantities();
+
+/// Every *.case.xml under `dir`, sorted by case name. Throws InputError naming file:line:field.
+std::vector<Case> load_cases(const std::string& dir);
+Case load_case(const std::string& path);
+
+/// The value `m` reads from one system's simulated result. Throws InputError (naming the metric's line) when
+/// the result does not have it, e.g. a phase the design never runs.
+double predict(const Case& c, const Metric& m, const Scenario& s, const SystemResult& r);
+
+struct Row {
+  const Case* c = nullptr;
+  const Metric* m = nullptr;
+  double predicted = 0;
+  double error_percent() const { return 100.0 * (predicted / m->measured - 1.0); }
+};
+
+struct Summary {
+  int n = 0;
+  double median_abs_percent = 0, worst_abs_percent = 0;
+  const Row* worst = nullptr;
+};
+/// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost).
+Summary summarise(const std::vector<Row>& rows, const std::string& group);
+
+/// The recorded absolute errors (validation/recorded_errors.csv: case,metric,abs_error_percent).
+std::map<std::pair<std::string, std::string>, double> load_recorded(const std::string& path);
+std::string recorded_csv(const std::vector<Row>& rows);
+/// One line per row whose error grew past its recorded value by more than `tolerance_points`, or that has no
+/// recorded value; empty when none did.
+std::vector<std::string> regressions(const std::vector<Row>& rows,
+                                     const std::map<std::pair<std::string, std::string>, double>& recorded,
+                                     double tolerance_points);
+
+}  // namespace p2psim::validation
