@@ -10,6 +10,7 @@ python3-pandas:
     /usr/bin/python3 notebooks/p2psim_plots.py report RUN_DIR        # one run: its timeline, trace.json
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 600 [--where model=vgg11]
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --budget-usd 0.5
+    /usr/bin/python3 notebooks/p2psim_plots.py validation-figure DIR  # DIR/validation.csv -> validation.png/.svg
 
 Configurations are compared like with like: Pareto fronts and recommendations are per workload (model,
 input shape, dataset: what the user wants to train), never across workloads.
@@ -34,6 +35,7 @@ import pandas as pd  # noqa: E402
 
 import p2psim_html  # noqa: E402
 import p2psim_timeline  # noqa: E402
+import p2psim_validation  # noqa: E402
 
 # Publication output: fonts embedded in PDF (TrueType, type 42); text as paths in SVG (no font needed).
 matplotlib.rcParams.update({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path"})
@@ -400,6 +402,15 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
             fig = p2psim_timeline.fig_timeline(trace, system, (width, width * 0.9) if width else None)
             figures.append((f"timeline_{system}", save_figure(fig, out, f"timeline_{system}", formats)))
         p2psim_timeline.write_chrome_trace(trace, os.path.join(out, "trace.json"))
+    # A validation result beside the results (`p2psim validate --out DIR` or --out DIR/validation).
+    for folder in (base, os.path.join(base, "validation")):
+        if os.path.isfile(os.path.join(folder, "validation.csv")):
+            try:
+                fig = p2psim_validation.fig_validation(p2psim_validation.load_validation(folder))
+            except p2psim_validation.ValidationError as e:
+                raise ResultsError(str(e)) from e
+            figures.append(("validation", save_figure(fig, out, "validation", formats)))
+            break
     colors = system_colors(df)
     workloads = workload_of(df)
     points = [{"time_s": float(r[TIME]), "cost_usd": float(r[COST]), "system": r["system"],
@@ -492,8 +503,16 @@ def main(argv=None):
     limit.add_argument("--budget-usd", type=float)
     rec.add_argument("--runners-up", type=int, default=3)
     rec.add_argument("--where", action="append", help="only rows where COLUMN=VALUE (repeatable), e.g. model=vgg11")
+    val = sub.add_parser("validation-figure", help="draw DIR/validation.png and .svg from DIR/validation.csv")
+    val.add_argument("dir")
     args = parser.parse_args(argv)
     try:
+        if args.command == "validation-figure":
+            try:
+                p2psim_validation.draw(args.dir)
+            except p2psim_validation.ValidationError as e:
+                raise ResultsError(str(e)) from e
+            return 0
         if args.command == "report":
             formats = tuple(f for f in args.format.split(",") if f)
             if not formats or any(f not in FORMATS for f in formats):

@@ -24,9 +24,11 @@ const std::map<std::string, std::string>& quantities() {
       {"communication_s_per_iteration", "mean send + receive time per peer and iteration"},
       {"phase_span_s", "median over iterations >= from_iteration of (last end - first start) of the phases"},
       {"phase_mean_s", "mean duration of the phases' records in iterations >= from_iteration"},
+      {"phase_median_s", "median duration of the phases' records in iterations >= from_iteration"},
       {"branch_start_spread_s",
        "median over (peer, iteration) of the spread of the functions' handler starts (their data_fetch)"},
       {"shard_fetch_mb_per_s", "a peer's data shard in MB (1e6 bytes) over its mean data_fetch time"},
+      {"function_fetch_mb_per_s", "mean over function invocations of the samples they load, in MB, over the time it took"},
       {"cost_usd_per_iteration", "the listed services' cost over the run, divided by its iterations"},
       {"warm_function_usd_per_iteration", "mean cost (compute + request) of a warm function run x runs per iteration"},
   };
@@ -120,7 +122,7 @@ Case load_case(const std::string& path) {
       for (int p = 0; p < kPhaseCount; ++p) known = known || ph == to_string(Phase(p));
       if (!known) throw xml.error(m, "metric/@phases", "unknown phase '" + ph + "'");
     }
-    if ((metric.quantity == "phase_span_s" || metric.quantity == "phase_mean_s") && metric.phases.empty())
+    if (metric.quantity.rfind("phase_", 0) == 0 && metric.phases.empty())
       throw xml.error(m, "metric/@phases", "required by " + metric.quantity);
     metric.services = words(xml.text_or(m, "services", ""));
     for (const auto& sv : metric.services)
@@ -182,13 +184,14 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     if (spans.empty()) throw metric_error(c, m, "system " + r.name + " traced none of these phases");
     return median(spans);
   }
-  if (q == "phase_mean_s") {
-    double sum = 0;
-    int n = 0;
+  if (q == "phase_mean_s" || q == "phase_median_s") {
+    std::vector<double> durations;
     for (const auto& p : trace)
-      if (p.iteration >= m.from_iteration && in_phases(p, m.phases)) sum += p.end_s - p.start_s, ++n;
-    if (n == 0) throw metric_error(c, m, "system " + r.name + " traced none of these phases");
-    return sum / n;
+      if (p.iteration >= m.from_iteration && in_phases(p, m.phases)) durations.push_back(p.end_s - p.start_s);
+    if (durations.empty()) throw metric_error(c, m, "system " + r.name + " traced none of these phases");
+    double sum = 0;
+    for (double d : durations) sum += d;
+    return q == "phase_median_s" ? median(durations) : sum / static_cast<double>(durations.size());
   }
   if (q == "branch_start_spread_s") {
     std::map<std::pair<int, int>, std::pair<double, double>> starts;  // (peer, iteration) -> first, last start
@@ -209,6 +212,18 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
       if (p.invocation < 0 && p.peer >= 0 && p.phase == Phase::DataFetch) sum += p.end_s - p.start_s, ++n;
     if (n == 0) throw metric_error(c, m, "system " + r.name + "'s peers load no data shard");
     return static_cast<double>(s.shard_samples * s.sample_bytes) / 1e6 / (sum / n);
+  }
+  if (q == "function_fetch_mb_per_s") {
+    double sum = 0;
+    int n = 0;
+    for (const auto& p : trace) {
+      if (p.invocation < 0 || p.peer < 0 || p.iteration < m.from_iteration || p.phase != Phase::DataFetch) continue;
+      long long samples = 0;
+      for (long long b : s.invocations.at(static_cast<size_t>(p.invocation))) samples += b;
+      sum += static_cast<double>(samples * s.sample_bytes) / 1e6 / (p.end_s - p.start_s), ++n;
+    }
+    if (n == 0) throw metric_error(c, m, "system " + r.name + " runs no function");
+    return sum / n;
   }
   const double iterations = s.experiment.workload.iterations;
   if (q == "cost_usd_per_iteration") {
