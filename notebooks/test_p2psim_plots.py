@@ -7,6 +7,7 @@ import pandas as pd
 
 import p2psim_plots as p
 import p2psim_timeline
+import p2psim_validation
 
 
 def table(rows):
@@ -242,6 +243,35 @@ class Loading(unittest.TestCase):
             open(os.path.join(d, "report"), "w").close()  # a file where the folder should go (root or not)
             with self.assertRaisesRegex(p.ResultsError, "cannot write the report there"):
                 p.report(d)
+
+
+class ValidationFigure(unittest.TestCase):
+    ROWS = [("a", "t", "validation", "sharded", "time", "s", 10.0, 12.0, 20.0),
+            ("b", "t", "calibration", "tree", "time", "s", 2.0, 2.0, 0.0),
+            ("c", "k", "validation", "sharded", "cost", "USD", 0.01, 0.009, -10.0)]
+
+    def write(self, d, rows, columns=p2psim_validation.COLUMNS):
+        pd.DataFrame(rows, columns=columns).to_csv(os.path.join(d, "validation.csv"), index=False)
+
+    def test_one_point_per_metric_in_its_panel(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, self.ROWS)
+            fig = p2psim_validation.fig_validation(p2psim_validation.load_validation(d))
+            time_ax, cost_ax = fig.axes
+            self.assertEqual(sum(len(c.get_offsets()) for c in time_ax.collections[2:]), 2)  # after the two bands
+            self.assertEqual(sum(len(c.get_offsets()) for c in cost_ax.collections[2:]), 1)
+            self.assertEqual(cost_ax.get_xscale(), "log")
+            p2psim_validation.draw(d)
+            self.assertTrue(os.path.getsize(os.path.join(d, "validation.png")) > 1000)
+
+    def test_a_malformed_table_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, [r[:6] for r in self.ROWS], p2psim_validation.COLUMNS[:6])
+            with self.assertRaisesRegex(p2psim_validation.ValidationError, "missing columns measured"):
+                p2psim_validation.load_validation(d)
+            self.write(d, [self.ROWS[0][:6] + (-1.0, 1.0, 0.0)])
+            with self.assertRaisesRegex(p2psim_validation.ValidationError, "positive numbers"):
+                p2psim_validation.load_validation(d)
 
 
 if __name__ == "__main__":

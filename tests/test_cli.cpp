@@ -414,3 +414,65 @@ TEST_CASE("run: a remainder minibatch of a few samples runs (VGG-11, 12 peers, b
   CHECK(result["scenario"]["minibatch_sizes"].back().get<int>() == 6);
   CHECK(result["systems"]["serverless"]["status"] == "ok");
 }
+
+namespace {
+
+// A folder of validation cases: one peer loading all of MNIST on the test profile, made exact.
+void write_validation_cases(const TempDir& dir, const std::string& recorded_abs_error) {
+  const std::string src = P2PSIM_SOURCE_DIR;
+  std::ofstream(dir.path("experiment.xml")) << R"(<experiment name="v" seed="1">
+  <profile file=")" << src << R"(/tests/data/test_profile.xml">
+    <override select="simulation/@network_model" value="CM02"/>
+    <override select="network/@one_way_latency_s" value="0"/>
+  </profile>
+  <calibration files=")" << src << R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"/>
+  <peers count="1" instance_type="t2.large"/>
+  <systems><system name="peer" strategy="p2p_all_to_all" compute="peer"/></systems>
+</experiment>
+)";
+  std::ofstream(dir.path("download.case.xml")) << R"(<case name="download" role="validation" design="object_storage">
+  <source group="G" reference="R" url="https://example.org/table" where="row 1" measured="2020"/>
+  <experiment file="experiment.xml" system="peer"/>
+  <metric name="mbps" kind="throughput" unit="MB/s" quantity="shard_fetch_mb_per_s" measured="100"/>
+</case>
+)";
+  std::ofstream(dir.path("recorded_errors.csv")) << "case,metric,abs_error_percent\ndownload,mbps," << recorded_abs_error
+                                                 << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("validate: predicted against measured, written and drawn; the guard fails when an error grows") {
+  TempDir dir;
+  // 188.16 MB at the t2.large NIC's 62.5 MB/s after a 0.15 s first byte: 59.53 MB/s, 40.47 % under 100.
+  const double expected = 188.16 / (0.15 + 188.16 / 62.5);
+  write_validation_cases(dir, "40");
+  const auto out = dir.path("out");
+  auto r = run_cli("validate --cases " + dir.root.string() + " --out " + out + " --check-recorded");
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  char predicted[32];
+  std::snprintf(predicted, sizeof predicted, "%.4g", expected);  // the table's format
+  CHECK(r.output.find(predicted) != std::string::npos);
+  CHECK(r.output.find("time: 1 metrics, median |error| 40.5 %, worst 40.5 % (download mbps)") != std::string::npos);
+  nlohmann::json j;
+  std::ifstream(out + "/validation.json") >> j;
+  CHECK(j["rows"][0]["predicted"].get<double>() == doctest::Approx(expected).epsilon(1e-6));
+  CHECK(j["summary"]["time"]["median_abs_error_percent"].get<double>() == doctest::Approx(100 - expected));
+  CHECK(std::filesystem::file_size(out + "/validation.png") > 1000);
+  CHECK(std::filesystem::is_regular_file(out + "/validation.csv"));
+
+  write_validation_cases(dir, "35");  // recorded 35 %: 40.5 % is 5.5 points worse
+  r = run_cli("validate --cases " + dir.root.string() + " --check-recorded -q");
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("download mbps: error 40.5 % grew past the recorded 35.0 %") != std::string::npos);
+  CHECK(run_cli("validate --cases " + dir.root.string() + " --check-recorded --tolerance-points 6 -q").exit_code == 0);
+
+  r = run_cli("validate --cases " + dir.root.string() + " --case nonesuch");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--case nonesuch: no such case") != std::string::npos);
+  std::ofstream(dir.path("bad.case.xml")) << "<case name=\"bad\" role=\"validation\" design=\"d\">\n  <source/>\n</case>\n";
+  r = run_cli("validate --cases " + dir.root.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(dir.path("bad.case.xml") + ":2: field 'source/@group'") != std::string::npos);
+}

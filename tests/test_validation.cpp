@@ -1,0 +1,145 @@
+// Validation cases: reading them, what each quantity reads from a result (against hand computations), the
+// summary, and the regression guard.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "results.hpp"
+#include "sim_fixture.hpp"
+#include "validation.hpp"
+
+using namespace p2psim;
+namespace v = p2psim::validation;
+
+namespace {
+
+// One t2.large peer loading all of MNIST (60,000 x 3,136 B) from storage, then training once.
+const char* kOnePeer = R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+            compute_variability="none"/>
+  <peers count="1" instance_type="t2.large"/>
+  <systems><system name="peer" strategy="p2p_all_to_all" compute="peer"/></systems>)";
+
+std::string write_case(const TempDir& dir, const std::string& metrics, const std::string& role = "validation",
+                       const std::string& name = "c1") {
+  const std::string path = dir.path(name + ".case.xml");
+  std::ofstream(path) << "<case name=\"" << name << "\" role=\"" << role << "\" design=\"object_storage\">\n"
+                      << "  <source group=\"G\" reference=\"R\" url=\"https://example.org/data.csv\" where=\"row 1\""
+                         " measured=\"2020\"/>\n"
+                      << "  <experiment file=\"experiment.xml\" system=\"peer\"/>\n"
+                      << metrics << "\n</case>\n";
+  return path;
+}
+
+PhaseRecord rec(int peer, int it, int inv, Phase ph, double start, double end) {
+  PhaseRecord p;
+  p.peer = peer, p.iteration = it, p.invocation = inv, p.phase = ph, p.start_s = start, p.end_s = end;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("validate: a peer's shard download read from a simulated run matches the hand computation") {
+  TempDir dir;
+  fixture::write_experiment(dir, kOnePeer);
+  const auto c = v::load_case(write_case(
+      dir, R"(<metric name="mbps" kind="throughput" unit="MB/s" quantity="shard_fetch_mb_per_s" measured="100"/>)"));
+  const auto s = fixture::scenario(c.experiment_path);
+  const auto r = summarise(s, fixture::system(s, "peer"), fixture::simulate(s, "peer"));
+  // 188.16 MB over the slower of the peer's NIC (62.5 MB/s) and one storage connection (87.5 MB/s), after the
+  // first byte (0.15 s); the exact overrides remove network latency and TCP corrections.
+  const double bytes = 60000.0 * 3136, seconds = 0.15 + bytes / 62.5e6;
+  const double expected = bytes / 1e6 / seconds;
+  const double predicted = v::predict(c, c.metrics[0], s, r);
+  CHECK(predicted == doctest::Approx(expected).epsilon(1e-6));
+  const v::Row row{&c, &c.metrics[0], predicted};
+  CHECK(row.error_percent() == doctest::Approx(100 * (expected / 100 - 1)).epsilon(1e-6));
+}
+
+TEST_CASE("validate: trace quantities and the warm function cost, computed by hand on a made-up run") {
+  TempDir dir;
+  fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="3"/>
+  <peers count="1" instance_type="t2.large"/>
+  <systems><system name="peer" strategy="p2p_all_to_all" compute="functions"/></systems>)");
+  const auto c = v::load_case(write_case(dir, R"(
+  <metric name="span" kind="time" unit="s" quantity="phase_span_s" phases="cold_start reduce" from_iteration="1" measured="1"/>
+  <metric name="median" kind="time" unit="s" quantity="phase_median_s" phases="reduce" measured="1"/>
+  <metric name="mean" kind="time" unit="s" quantity="phase_mean_s" phases="reduce" measured="1"/>
+  <metric name="spread" kind="time" unit="s" quantity="branch_start_spread_s" measured="1"/>
+  <metric name="warm" kind="cost" unit="USD" quantity="warm_function_usd_per_iteration" measured="1"/>
+  <metric name="fn" kind="cost" unit="USD" quantity="cost_usd_per_iteration" services="function_compute storage" measured="1"/>)"));
+  const auto s = fixture::scenario(c.experiment_path);
+  SystemResult r;
+  r.name = "peer";
+  r.run.trace = {
+      rec(-1, 0, 0, Phase::Reduce, 0, 100),                                    // cold iteration: left out of span
+      rec(-1, 1, 0, Phase::ColdStart, 10, 12), rec(-1, 1, 0, Phase::Reduce, 12, 20),
+      rec(-1, 1, 1, Phase::Reduce, 11, 25),                                    // iteration 1 spans 10..25 = 15
+      rec(-1, 2, 0, Phase::Reduce, 30, 34), rec(-1, 2, 1, Phase::Reduce, 31, 40),  // iteration 2: 30..40 = 10
+      rec(0, 0, 0, Phase::DataFetch, 1.0, 2), rec(0, 0, 1, Phase::DataFetch, 1.5, 2),   // spread 0.5
+      rec(0, 1, 0, Phase::DataFetch, 5.0, 6), rec(0, 1, 1, Phase::DataFetch, 5.25, 6),  // spread 0.25
+      rec(0, 2, 0, Phase::DataFetch, 7.0, 8), rec(0, 2, 1, Phase::DataFetch, 8.0, 9)};  // spread 1.0
+  // Two warm runs of 1 GB for 2 s and 4 s, one cold: warm mean 3 GB-s; 3 runs over 3 iterations.
+  r.run.ledger.function_runs = {{1024, "x86", 0, 2}, {1024, "x86", 0, 4}, {2048, "x86", 1, 10}};
+  r.cost.function_compute_usd = 0.6;
+  r.cost.storage_usd = 0.3;
+  const auto& f = s.profile.functions;
+  auto value = [&](int i) { return v::predict(c, c.metrics[i], s, r); };
+  CHECK(value(0) == doctest::Approx((15 + 10) / 2.0));
+  CHECK(value(1) == doctest::Approx(9));  // the reduces last 100, 8, 14, 4 and 9 s
+  CHECK(value(2) == doctest::Approx((100 + 8 + 14 + 4 + 9) / 5.0));
+  CHECK(value(3) == doctest::Approx(0.5));  // spreads 0.5, 0.25, 1.0
+  CHECK(value(4) == doctest::Approx((3 * f.price_per_gb_s_x86_usd + f.price_per_request_usd) * (3.0 / 3)));
+  CHECK(value(5) == doctest::Approx(0.9 / 3));
+}
+
+TEST_CASE("validate: the summary leaves calibration cases out; the guard flags grown and unrecorded errors") {
+  v::Case a, b, cal;
+  a.name = "a", a.role = "validation";
+  b.name = "b", b.role = "validation";
+  cal.name = "cal", cal.role = "calibration";
+  v::Metric t, k;
+  t.name = "t", t.kind = "time", t.measured = 10;
+  k.name = "k", k.kind = "cost", k.measured = 2;
+  const std::vector<v::Row> rows{{&a, &t, 11}, {&b, &t, 7}, {&cal, &t, 100}, {&a, &k, 2.5}};
+  const auto time = v::summarise(rows, "time");
+  CHECK(time.n == 2);  // 10 % and 30 %; the calibration case's 900 % is not counted
+  CHECK(time.median_abs_percent == doctest::Approx(20));
+  CHECK(time.worst_abs_percent == doctest::Approx(30));
+  CHECK(time.worst->c->name == "b");
+  CHECK(v::summarise(rows, "cost").median_abs_percent == doctest::Approx(25));
+
+  const std::map<std::pair<std::string, std::string>, double> recorded{
+      {{"a", "t"}, 10}, {{"b", "t"}, 24.9}, {{"cal", "t"}, 900}};
+  const auto grown = v::regressions(rows, recorded, 5);
+  REQUIRE(grown.size() == 2);
+  CHECK(grown[0].find("b t: error 30.0 % grew past the recorded 24.9 %") == 0);
+  CHECK(grown[1].find("a k: no recorded error") == 0);
+  CHECK(v::regressions(rows, recorded, 5.2).size() == 1);  // 30 - 24.9 = 5.1 points: within 5.2
+}
+
+TEST_CASE("validate: a malformed case is refused with its file, line and field") {
+  TempDir dir;
+  fixture::write_experiment(dir, kOnePeer);
+  auto refused = [&](const std::string& metrics, const std::string& field) {
+    const auto path = write_case(dir, metrics);
+    try {
+      v::load_case(path);
+      FAIL("accepted: " << metrics);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      CHECK_MESSAGE(what.find(path + ":") == 0, what);
+      CHECK_MESSAGE(what.find(field) != std::string::npos, what);
+    }
+  };
+  refused(R"(<metric name="m" kind="time" unit="s" quantity="speed" measured="1"/>)", "metric/@quantity");
+  refused(R"(<metric name="m" kind="time" unit="s" quantity="phase_span_s" measured="1"/>)", "metric/@phases");
+  refused(R"(<metric name="m" kind="time" unit="s" quantity="phase_span_s" phases="lunch" measured="1"/>)",
+          "metric/@phases");
+  refused(R"(<metric name="m" kind="cost" unit="s" quantity="total_s" measured="1"/>)", "metric/@kind");
+  refused(R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="-1"/>)", "metric/@measured");
+  refused(R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="1" spread="2"/>)",
+          "metric/@spread_kind");
+  refused("", "case/metric");
+}
