@@ -16,5 +16,8 @@ grep -qx "data: $tmp/moved/share/p2psim" <<<"$version" || { echo "FAIL: data not
 test -s "$tmp/out/result.csv" || { echo "FAIL: no result.csv"; exit 1; }
 "$tmp/moved/bin/p2psim" report "$tmp/out" >/dev/null
 test -s "$tmp/out/report/report.html" || { echo "FAIL: no report"; exit 1; }
+# The validation cases travel with the data, and the guard's record with them.
+"$tmp/moved/bin/p2psim" validate -q --check-recorded --out "$tmp/validation" >/dev/null
+test -s "$tmp/validation/validation.png" || { echo "FAIL: no validation figure"; exit 1; }
 "$tmp/moved/bin/p2psim" models --csv --classes 10 | grep -q '^mnist_cnn,' || { echo "FAIL: p2psim-torch not found"; exit 1; }
 echo "1 passed, 0 failed"
