@@ -461,6 +461,11 @@ TEST_CASE("validate: predicted against measured, written and drawn; the guard fa
   CHECK(j["summary"]["time"]["median_abs_error_percent"].get<double>() == doctest::Approx(100 - expected));
   CHECK(std::filesystem::file_size(out + "/validation.png") > 1000);
   CHECK(std::filesystem::is_regular_file(out + "/validation.csv"));
+  // A run's results beside the validation: the report draws the validation figure too.
+  REQUIRE(run_cli("run " + dir.path("experiment.xml") + " -q --out " + out).exit_code == 0);
+  r = run_cli("report " + out + " --format png");
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(std::filesystem::file_size(out + "/report/validation.png") > 1000);
 
   write_validation_cases(dir, "35");  // recorded 35 %: 40.5 % is 5.5 points worse
   r = run_cli("validate --cases " + dir.root.string() + " --check-recorded -q");
