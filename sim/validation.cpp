@@ -81,6 +81,7 @@ Case load_case(const std::string& path) {
     throw xml.error(root, "case/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + c.name + "'");
   c.role = xml.choice(root, "role", {"validation", "calibration"});
   c.design = xml.text(root, "design");
+  if (!valid_name(c.design)) throw xml.error(root, "case/@design", "expected 1-64 letters, digits, '_', '-' or '.'");
   c.notes = root.child("notes").text().get();
 
   auto src = root.child("source");
@@ -88,6 +89,8 @@ Case load_case(const std::string& path) {
   xml.check_names(src, {"group", "reference", "url", "where", "measured"});
   c.source = {xml.text(src, "group"), xml.text(src, "reference"), xml.text(src, "url"), xml.text(src, "where"),
               xml.text(src, "measured")};
+  if (!valid_name(c.source.group))
+    throw xml.error(src, "source/@group", "expected 1-64 letters, digits, '_', '-' or '.'");
   if (c.source.url.rfind("https://", 0) != 0)
     throw xml.error(src, "source/@url", "expected an https:// URL, got '" + c.source.url + "'");
 
@@ -107,7 +110,9 @@ Case load_case(const std::string& path) {
     metric.name = xml.text(m, "name");
     if (!valid_name(metric.name)) throw xml.error(m, "metric/@name", "expected 1-64 letters, digits, '_', '-' or '.'");
     metric.kind = xml.choice(m, "kind", {"time", "throughput", "cost"});
-    metric.unit = xml.text(m, "unit");
+    // Units follow the kind, so that every table and figure can put like with like.
+    const std::map<std::string, std::string> unit_of{{"time", "s"}, {"throughput", "MB/s"}, {"cost", "USD"}};
+    metric.unit = xml.choice(m, "unit", {unit_of.at(metric.kind)});
     metric.system = xml.text_or(m, "system", default_system);
     if (metric.system.empty()) throw xml.error(m, "metric/@system", "required (or experiment/@system)");
     metric.quantity = xml.text(m, "quantity");
@@ -134,7 +139,7 @@ Case load_case(const std::string& path) {
     metric.from_iteration = static_cast<int>(xml.integer_or(m, "from_iteration", 0, 1 << 20, 0));
     metric.measured = xml.number(m, "measured", 1e-12, 1e12);
     metric.spread = xml.number_or(m, "spread", 0, 1e12, 0);
-    metric.spread_kind = xml.text_or(m, "spread_kind", "");
+    metric.spread_kind = m.attribute("spread_kind") ? xml.choice(m, "spread_kind", {"sd", "p10-p90/2"}) : "";
     if ((metric.spread > 0) != !metric.spread_kind.empty())
       throw xml.error(m, "metric/@spread_kind", "give spread and spread_kind together");
     metric.derivation = xml.text_or(m, "derivation", "");

@@ -22,7 +22,7 @@ struct Source {
 /// One compared quantity. `kind` decides which summary it joins: time (seconds, or a rate derived from them)
 /// or cost (USD).
 struct Metric {
-  std::string name, kind, unit;
+  std::string name, kind, unit;  // unit: s (time), MB/s (throughput), USD (cost)
   std::string system;    // the experiment's system it reads
   std::string quantity;  // what is read from the simulated result: see quantities()
   std::vector<std::string> phases;    // phase_span_s, phase_mean_s
@@ -30,7 +30,7 @@ struct Metric {
   int from_iteration = 0;             // trace quantities: iterations before it (cold) are left out
   double measured = 0;
   double spread = 0;         // as published: a standard deviation, or half a percentile band; 0 if none
-  std::string spread_kind;   // "sd", "p10-p90", ... ("" when none)
+  std::string spread_kind;   // "sd", or "p10-p90/2" (half the band); "" when none
   std::string derivation;    // how the measured value was obtained from the source, when not read as is
   long line = 0;
 };

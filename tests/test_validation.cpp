@@ -137,9 +137,12 @@ TEST_CASE("validate: a malformed case is refused with its file, line and field")
   refused(R"(<metric name="m" kind="time" unit="s" quantity="phase_span_s" measured="1"/>)", "metric/@phases");
   refused(R"(<metric name="m" kind="time" unit="s" quantity="phase_span_s" phases="lunch" measured="1"/>)",
           "metric/@phases");
-  refused(R"(<metric name="m" kind="cost" unit="s" quantity="total_s" measured="1"/>)", "metric/@kind");
+  refused(R"(<metric name="m" kind="cost" unit="USD" quantity="total_s" measured="1"/>)", "metric/@kind");
+  refused(R"(<metric name="m" kind="time" unit="min" quantity="total_s" measured="1"/>)", "metric/@unit");
   refused(R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="-1"/>)", "metric/@measured");
   refused(R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="1" spread="2"/>)",
+          "metric/@spread_kind");
+  refused(R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="1" spread="2" spread_kind="a,b"/>)",
           "metric/@spread_kind");
   refused("", "case/metric");
 }

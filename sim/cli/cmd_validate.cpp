@@ -100,7 +100,7 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
 
 std::string rows_csv(const std::vector<Row>& rows) {
   std::string out = "case,metric,role,design,source_group,kind,unit,measured,spread,spread_kind,predicted,error_percent\n";
-  for (const auto& r : rows)  // names are validated ([A-Za-z0-9_.-]); group and design are checked in load
+  for (const auto& r : rows)  // every text field is a checked name or one of a few choices: nothing to quote
     out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{},{:.9g},{:.3f}\n", r.c->name, r.m->name, r.c->role,
                        r.c->design, r.c->source.group, r.m->kind, r.m->unit, r.m->measured, r.m->spread,
                        r.m->spread_kind, r.predicted, r.error_percent());
