@@ -77,7 +77,9 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
   XmlFile xml(path);
   auto root = xml.root("experiment");
   std::vector<Group> groups;
+  long sweep_line = 0;
   if (auto sweep = root.child("sweep")) {
+    sweep_line = xml.line_of(sweep);
     xml.check_names(sweep, {}, {"axis", "together"});
     for (auto c : sweep.children()) {
       if (c.type() != pugi::node_element) continue;
@@ -115,6 +117,16 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
     }
   }
 
+  // Refused before anything is expanded: three axes of 1,000 values would exhaust memory.
+  double count = 1;
+  for (const auto& g : groups) count *= static_cast<double>(g.front().values.size());
+  if (count > static_cast<double>(kMaxSweepScenarios)) {
+    std::string product;
+    for (const auto& g : groups) product += (product.empty() ? "" : " x ") + std::to_string(g.front().values.size());
+    throw InputError(path, sweep_line, "sweep",
+                     fmt::format("{} = {:.0f} scenarios, over the limit of {} per sweep: split it into several sweeps "
+                                "(docs/limits.md)", product, count, kMaxSweepScenarios));
+  }
   // Odometer over the groups: the last group varies fastest.
   std::vector<size_t> index(groups.size(), 0);
   std::vector<SweepScenario> out;
@@ -128,6 +140,7 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
       for (const auto& axis : groups[g]) {
         apply(xml, exp, axis, axis.values[index[g]]);
         sc.values.emplace_back(axis.select, axis.values[index[g]]);
+        sc.value_lines.push_back(xml.line_of(axis.node));
       }
     // The id hashes the scenario as written, before paths become absolute: stable across checkouts.
     const std::string content = to_text(doc);

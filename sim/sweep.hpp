@@ -21,8 +21,13 @@ namespace p2psim {
 struct SweepScenario {
   std::string id;                                          // 16 hex digits, a hash of the scenario's content
   std::vector<std::pair<std::string, std::string>> values;  // (axis select, value), in declaration order
+  std::vector<long> value_lines;                            // the line of each value's <axis> in the user's file
   std::string experiment_xml;                              // a complete experiment file for `p2psim run`
 };
+
+/// The most scenarios one sweep may expand to: each is a complete experiment in memory (a few KB) and a
+/// process to run. A larger study is several sweeps (docs/limits.md).
+constexpr size_t kMaxSweepScenarios = 100000;
 
 /// Expands the sweep of experiment file `path`. Throws InputError naming file, line and field when an axis is
 /// malformed or selects nothing. An experiment without <sweep> is a sweep of one scenario.

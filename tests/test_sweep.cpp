@@ -404,17 +404,70 @@ TEST_CASE("merge: a corrupted scenario.json or a truncated result.csv is named, 
   CHECK_FALSE(fs::exists(dir.path("m/results.csv")));
 }
 
-TEST_CASE("sweep: a bad axis value is one clear error naming the user's file and the value, before anything runs") {
+namespace {
+// The line of `path` holding `needle`, as error messages write it (":N:").
+std::string line_of(const std::string& path, const std::string& needle) {
+  std::ifstream in(path);
+  int n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (++n, line.find(needle) != std::string::npos) return ":" + std::to_string(n) + ":";
+  return ":?:";
+}
+}  // namespace
+
+TEST_CASE("sweep: a bad axis value is one clear error naming the user's file, the axis line and the value, before anything runs") {
   TempDir dir;
   const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="2 -3"/>
     <axis select="functions/@memory_mb" values="1024 2048"/>)");
   auto r = run_cli("sweep " + path + " --out " + dir.path("out"));
   CHECK(r.exit_code == 2);
-  CHECK(r.output.find(path + ": the sweep's scenario with peers/@count=-3, functions/@memory_mb=1024 is not a "
-                             "valid experiment") != std::string::npos);
-  CHECK(r.output.find("field 'peers/@count'") != std::string::npos);
+  CHECK_MESSAGE(r.output.find(path + line_of(path, "peers/@count") + " field 'axis/@values': the value '-3' of "
+                              "peers/@count: field 'peers/@count'") != std::string::npos, r.output);
+  CHECK(r.output.find("scenarios/") == std::string::npos);  // no generated file named
   CHECK(finished_ids(dir.path("out")).empty());  // nothing ran
   CHECK(fs::is_empty(dir.path("out/failed")));
+
+  // A name that exists nowhere: found by resolving, before any scenario runs.
+  const auto types = sweep_file(dir, R"(<axis select="peers/@instance_type" values="t2.large t9.huge"/>)");
+  r = run_cli("sweep " + types + " --out " + dir.path("out2"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(line_of(types, "instance_type\" values") + " field 'axis/@values': the value 't9.huge'") !=
+        std::string::npos);
+  CHECK(r.output.find("unknown instance type 't9.huge'") != std::string::npos);
+  CHECK(finished_ids(dir.path("out2")).empty());
+
+  // A profile axis whose XPath matches nothing.
+  const auto profile = sweep_file(dir, R"(<axis select="profile:function_service/@nonesuch" values="1 2"/>)");
+  r = run_cli("sweep " + profile + " --out " + dir.path("out3"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("the value '1' of profile:function_service/@nonesuch") != std::string::npos);
+}
+
+TEST_CASE("sweep: an error of the experiment itself is reported once; a sweep past the size limit is refused before expanding") {
+  TempDir dir;
+  // Every scenario would fail the same way: a missing instance type is no axis's fault.
+  const auto path = dir.path("bad.xml");
+  std::ofstream(path) << R"(<experiment name="s" seed="3">
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="4" iterations="1"/>
+  <sweep><axis select="peers/@count" values="2 4"/></sweep>
+</experiment>
+)";
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(path + ": its first scenario is not a valid experiment: field 'peers/@instance_type'") !=
+        std::string::npos);
+  CHECK(finished_ids(dir.path("out")).empty());
+
+  // 1,000 x 1,000 x 1,000 scenarios: refused at once (this used to exhaust memory even with --list).
+  std::string values;
+  for (int i = 1; i <= 1000; ++i) values += " " + std::to_string(i);
+  const auto huge = sweep_file(dir, "<axis select=\"peers/@count\" values=\"" + values + "\"/>\n" +
+                                        "<axis select=\"workload/@iterations\" values=\"" + values + "\"/>\n" +
+                                        "<axis select=\"workload/@seed\" values=\"" + values + "\"/>");
+  r = run_cli("sweep " + huge + " --list --out " + dir.path("huge"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("1000 x 1000 x 1000 = 1000000000 scenarios, over the limit of 100000 per sweep") !=
+        std::string::npos);
 }
 
 TEST_CASE("sweep: values may repeat across a <together> group's axes, not as whole combinations; the paper grid lists 450") {

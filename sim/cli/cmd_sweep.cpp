@@ -21,6 +21,8 @@
 #include "../input_error.hpp"
 #include "../experiment.hpp"
 #include "../cloud_profile.hpp"
+#include "../scenario.hpp"
+#include "../simulation/simulate.hpp"
 #include "../parse_number.hpp"
 #include "../sweep.hpp"
 #include "args.hpp"
@@ -91,6 +93,23 @@ class Progress {
 // experiment file (and profile overrides). A bad value is then one clear error naming the user's file and the
 // axis value, exit 2, not a failure of every scenario named by a generated file. (Values valid alone can still
 // fail together, e.g. a batch outside the calibration at one peer count: those scenarios fail when run.)
+// "systems/system[@name='x']/@shards" -> "systems/system/@shards": the field an error about that value names.
+std::string field_of(const std::string& select) {
+  std::string out;
+  int depth = 0;
+  for (char ch : select) {
+    if (ch == '[') ++depth;
+    if (depth == 0) out += ch;
+    if (ch == ']') --depth;
+  }
+  return out;
+}
+
+// Every axis value tried once, in the first scenario that has it, before anything runs: a value that is wrong
+// on its own (an unknown instance type, a bad number, an override matching nothing) is reported at the user's
+// file and axis line, not as a failure of every scenario that carries it. An error about another field (a
+// batch outside the calibration at one peer count, say) depends on the combination: that scenario's own
+// failure, when it runs.
 void check_axis_values(const std::string& experiment_path, const fs::path& dir,
                        const std::vector<SweepScenario>& scenarios) {
   std::set<std::pair<std::string, std::string>> seen;
@@ -101,15 +120,24 @@ void check_axis_values(const std::string& experiment_path, const fs::path& dir,
     const fs::path xml = dir / "scenarios" / (s.id + ".xml");
     if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
     try {
-      // The file and its profile overrides only: what depends on combinations (a batch outside the calibration
-      // at one peer count, say) is the scenario's own failure when it runs.
       const Experiment e = load_experiment(xml.string(), default_experiment_defaults_path());
-      load_cloud_profile(e.profile_path, e.overrides);
+      const Scenario scenario = resolve_scenario(e);
+      check_systems(scenario);
     } catch (const InputError& e) {
-      std::string values;
-      for (const auto& [select, value] : s.values) values += (values.empty() ? "" : ", ") + select + "=" + value;
-      throw UsageError(experiment_path + ": the sweep's scenario with " + values + " is not a valid experiment: " +
-                       e.what());
+      std::string what = e.what();
+      if (what.rfind(xml.string() + ":", 0) == 0) what = what.substr(what.find(": ", xml.string().size()) + 2);
+      for (size_t k = 0; k < s.values.size(); ++k) {
+        const auto& [select, value] = s.values[k];
+        const bool profile = select.rfind("profile:", 0) == 0;
+        if ((profile && what.find("override") != std::string::npos) ||
+            what.find("field '" + field_of(select) + "'") != std::string::npos)
+          throw InputError(experiment_path, s.value_lines[k], "axis/@values",
+                           "the value '" + value + "' of " + select + ": " + what);
+      }
+      // Wrong in the first scenario and about no axis: most likely the experiment itself, which every
+      // scenario inherits; refused now rather than once per scenario.
+      if (&s == &scenarios.front())
+        throw InputError(experiment_path, 0, "", "its first scenario is not a valid experiment: " + what);
     }
   }
 }
@@ -210,7 +238,11 @@ int cmd_sweep(int argc, char** argv) {
   }
   const fs::path dir = vm["out"].as<std::string>();
   for (const char* sub : {"scenarios", "runs", "failed"}) fs::create_directories(dir / sub);
-  check_axis_values(vm["experiment"].as<std::string>(), dir, scenarios);
+  try {
+    check_axis_values(vm["experiment"].as<std::string>(), dir, scenarios);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   // One sweep per folder at a time: a second one would race the first for the same scenarios.
   const int lock = ::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0)
