@@ -1,5 +1,7 @@
 #include "experiment.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <sstream>
 
 #include "compute_model.hpp"
+#include "limits.hpp"
 #include "data_dir.hpp"
 #include "parse_number.hpp"
 #include "xml_reader.hpp"
@@ -257,8 +260,10 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
       std::istringstream in(xml.text_or(failures, attr, ""));
       for (std::string t; in >> t;) {
         const auto x = parse_real(t);
-        if (!x || *x < 0 || *x > 1e9)
-          throw xml.error(failures, std::string("failures/@") + attr, "expected times in [0, 1e9] s, got '" + t + "'");
+        if (!x || *x < 0 || *x > limits::kMaxSimulatedSeconds)
+          throw xml.error(failures, std::string("failures/@") + attr,
+                          fmt::format("expected times in [0, {:.0f}] s (a simulated year, p2psim's limit), got '{}'",
+                                      limits::kMaxSimulatedSeconds, t));
         v.push_back(*x);
       }
       return v;
@@ -289,7 +294,9 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     std::istringstream factors(xml.text_or(st, "slowdown", ""));
     for (std::string f; factors >> f;) {
       const auto v = parse_real(f);
-      if (!v || *v < 1) throw xml.error(st, "stragglers/@slowdown", "expected factors >= 1, got '" + f + "'");
+      if (!v || *v < 1 || *v > limits::kMaxSlowdown)
+        throw xml.error(st, "stragglers/@slowdown",
+                        fmt::format("expected factors in [1, {:.0f}], got '{}'", limits::kMaxSlowdown, f));
       e.stragglers.slowdown.push_back(*v);
     }
     if (static_cast<int>(e.stragglers.slowdown.size()) > e.peers)

@@ -66,8 +66,13 @@ std::string run_isolated(const std::function<std::string()>& fn) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFSIGNALED(status))
-    throw std::runtime_error("the simulation process died with signal " + std::to_string(WTERMSIG(status)));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    throw std::runtime_error("the simulation process died with signal " + std::to_string(sig) + " (" +
+                             ::strsignal(sig) + ")" +
+                             (sig == SIGKILL ? ": killed from outside, most likely by the kernel's out-of-memory killer "
+                                               "(docs/limits.md)" : "; SimGrid's own message, if any, is above"));
+  }
   if (reply.empty()) throw std::runtime_error("the simulation process exited without a result");
   const std::string body = reply.substr(1);
   if (reply[0] == kInput) throw InputError("", 0, "", body);

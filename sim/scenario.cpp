@@ -1,6 +1,9 @@
 #include "scenario.hpp"
 
+#include <fmt/core.h>
+
 #include "codec.hpp"
+#include "limits.hpp"
 #include "csv_reader.hpp"
 
 #include <algorithm>
@@ -24,7 +27,13 @@ ModelSize model_size(const std::string& path, const std::string& model, long lon
     long long n_classes = 0, params = 0;
     std::string known;
     while (in.read_row(name, n_classes, params, shape)) {
-      if (name == model && n_classes == classes) return {params, shape};
+      if (name == model && n_classes == classes) {
+        if (params < 1 || params > limits::kMaxParameters)
+          throw InputError(path, 0, "parameters",
+                           fmt::format("model {}: expected 1 to {} parameters, got {}", model, limits::kMaxParameters,
+                                       params));
+        return {params, shape};
+      }
       known += (known.empty() ? "" : ", ") + name;
     }
     throw std::out_of_range("unknown model '" + model + "' (known: " + known + ")");

@@ -93,6 +93,10 @@ TEST_CASE("bad experiments name the file, the line and the field") {
       // What the cost ratio counts is said, not guessed.
       {R"(<cost include_broker="maybe"/>)", "field 'cost/@include_broker'"},
       {R"(<cost include_brokers="false"/>)", "field 'cost/@include_brokers': unknown attribute"},
+      // Limits (docs/limits.md): values that would never finish are refused.
+      {R"(<stragglers slowdown="1e300 1"/>)", "field 'stragglers/@slowdown': expected factors in [1, 1000], got '1e300'"},
+      {R"(<failures broker_outage_from_s="1" broker_outage_to_s="1e9"/>)",
+       "field 'failures/@broker_outage_to_s': expected times in [0, 31536000] s (a simulated year"},
   };
   for (const auto& [body, message] : cases) {
     CAPTURE(body);

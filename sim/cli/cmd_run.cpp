@@ -7,6 +7,7 @@
 #include "../experiment.hpp"
 #include "../input_error.hpp"
 #include "../isolate.hpp"
+#include "../limits.hpp"
 #include "../results.hpp"
 #include "../simulation/simulate.hpp"
 #include "args.hpp"
@@ -78,6 +79,7 @@ int cmd_run(int argc, char** argv) {
     for (const auto& f : experiment.calibration_paths) record(f);
     record(experiment.models_path);
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
+    limits::check_fits_in_memory(scenario);
     for (const auto& system : experiment.systems) {
       auto run = run_output_from_json(nlohmann::json::parse(
           run_isolated([&] { return to_json(simulate(scenario, system)).dump(); })));

@@ -14,6 +14,7 @@
 #include "../data_dir.hpp"
 #include "../experiment.hpp"
 #include "../isolate.hpp"
+#include "../limits.hpp"
 #include "../simulation/simulate.hpp"
 #include "../validation.hpp"
 #include "args.hpp"
@@ -35,6 +36,7 @@ void run_experiment(const std::string& path, const std::vector<const Case*>& cas
   const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
   const Scenario scenario = resolve_scenario(experiment);
   check_systems(scenario);
+  limits::check_fits_in_memory(scenario);
   std::map<std::string, SystemResult> results;
   for (const Case* c : cases)
     for (const auto& m : c->metrics) {

@@ -1,13 +1,43 @@
 // One system of a scenario: its strategy, the platform it needs, the services, the engine; then the usage the
 // services metered, as records (no prices here: they are applied after the run).
-#include <algorithm>
+#include <fmt/core.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+
+#include "../limits.hpp"
 #include "context.hpp"
 #include "simulate.hpp"
 #include "strategies/params.hpp"
 #include "strategies/strategy.hpp"
 
 namespace p2psim {
+namespace {
+
+// Long runs say how far they are, on stderr, every few seconds of wall time (the first after 5 s): simulated
+// time and the share of peer-iterations done, so a user can tell slow from stuck and interrupt knowingly.
+std::function<void(double)> progress_reporter(const SystemSpec& system, const simulation::Context& c) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto next = start + std::chrono::seconds(5);
+  long long calls = 0;
+  return [&system, &c, start, next, calls](double now_s) mutable {
+    if (++calls % 1024 != 0) return;  // the clock is read once per 1,024 advances
+    const auto t = Clock::now();
+    if (t < next) return;
+    next = t + std::chrono::seconds(10);
+    long long done = 0;
+    for (int n : c.out.iterations_done) done += n;
+    const double planned = static_cast<double>(c.s.experiment.peers) * c.s.experiment.workload.iterations;
+    std::fprintf(stderr, "p2psim: simulating %s: %.0f simulated s, %.1f %% of peer-iterations done, %.0f s elapsed\n",
+                 system.name.c_str(), now_s, 100.0 * static_cast<double>(done) / planned,
+                 std::chrono::duration<double>(t - start).count());
+  };
+}
+
+}  // namespace
 
 void check_systems(const Scenario& s) {
   for (const auto& system : s.experiment.systems) {
@@ -53,8 +83,12 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
   Context c(s, system, sg::build_platform(spec));
   c.out.transport = strategy->transport();
   strategy->launch(c);
-  const bool deadlocked = !engine.run();
+  const auto end = engine.run(limits::kMaxSimulatedSeconds, progress_reporter(system, c));
+  const bool deadlocked = end == sg::Engine::End::Deadlocked;
   const double stop_s = sg::now();
+  if (end == sg::Engine::End::PastHorizon && c.out.failure.empty())
+    c.out.failure = fmt::format("{}: still running after {:.0f} simulated seconds (a year, p2psim's limit; "
+                                "docs/limits.md)", system.name, limits::kMaxSimulatedSeconds);
   // A system that failed (e.g. a peer out of memory) can leave the others waiting for it for ever: that is
   // the failure already recorded. Anything else left waiting is a bug in a strategy.
   if (deadlocked && c.out.failure.empty())

@@ -111,14 +111,22 @@ struct Engine::Impl {
 Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>()) {
   xbt_log_control_set("root.thresh:critical");
   s4u::Engine::set_config("network/model:" + network_model);
+  // Actors' stacks (SimGrid's default is 8 MiB each, reserved up front): ours are shallow, and thousands of
+  // peers with their function tasks ran out of address space ("Failed to allocate stack") at 3,750 peers.
+  s4u::Engine::set_config("contexts/stack-size:256");
   s4u::Engine::on_deadlock_cb([this] { impl_->deadlock = true; });
 }
 
 Engine::~Engine() = default;
 
-bool Engine::run() {
+Engine::End Engine::run(double horizon_s, const std::function<void(double now_s)>& on_advance) {
+  s4u::Engine::on_time_advance_cb([on_advance](double) { on_advance(s4u::Engine::get_clock()); });
+  impl_->engine.run_until(horizon_s);
+  if (impl_->deadlock) return End::Deadlocked;
+  if (impl_->engine.get_actor_count() == 0) return End::Finished;
+  s4u::Actor::kill_all();
   impl_->engine.run();
-  return !impl_->deadlock;
+  return End::PastHorizon;
 }
 
 }  // namespace p2psim::sg

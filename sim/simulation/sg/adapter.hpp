@@ -127,8 +127,12 @@ class Engine {
  public:
   explicit Engine(const std::string& network_model);
   ~Engine();
-  /// Runs every actor to the end. Returns false when actors were left blocked for ever (a deadlock).
-  bool run();
+  enum class End { Finished, Deadlocked, PastHorizon };
+  /// Runs every actor to the end (Finished), until actors are left blocked for ever (Deadlocked), or until the
+  /// clock reaches `horizon_s` (< 0: no horizon) (PastHorizon: what still runs is killed). `on_advance` sees the clock move.
+  End run(double horizon_s, const std::function<void(double now_s)>& on_advance);
+  /// Runs every actor to the end; false when some were left blocked for ever.
+  bool run() { return run(-1, [](double) {}) != End::Deadlocked; }
 
  private:
   struct Impl;

@@ -1,0 +1,46 @@
+#include "limits.hpp"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "scenario.hpp"
+
+namespace p2psim::limits {
+
+double estimated_records(const Scenario& s) {
+  const double peers = s.experiment.peers, iterations = s.experiment.workload.iterations;
+  const double invocations = static_cast<double>(s.invocations.size());
+  // Per peer and iteration: its own phases (about 8), each function's (about 5), and one delivery from every
+  // other peer (all-to-all; the other designs deliver fewer).
+  return peers * iterations * (8 + 5 * invocations + peers);
+}
+
+double estimated_peak_bytes(const Scenario& s) { return kBaseBytes + estimated_records(s) * kBytesPerRecord; }
+
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("MemAvailable:", 0) == 0) {
+      std::istringstream fields(line.substr(13));
+      double kib = 0;
+      fields >> kib;
+      return kib * 1024;
+    }
+  return 0;
+}
+
+void check_fits_in_memory(const Scenario& s) {
+  const double need = estimated_peak_bytes(s), have = available_memory_bytes();
+  if (have <= 0 || need <= 0.8 * have) return;
+  throw s.experiment.error(
+      "workload", "iterations",
+      fmt::format("{} peers x {} iterations would need about {:.1f} GB ({:.3g} trace records at about {:.0f} B "
+                  "each), more than 80 % of the {:.1f} GB this machine has available: fewer peers or iterations, "
+                  "or a larger machine (docs/limits.md)",
+                  s.experiment.peers, s.experiment.workload.iterations, need / 1e9, estimated_records(s),
+                  kBytesPerRecord, have / 1e9));
+}
+
+}  // namespace p2psim::limits

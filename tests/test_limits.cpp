@@ -1,0 +1,89 @@
+// Limits (docs/limits.md): what a run may ask for is checked before simulating, and a run that passes the
+// simulated-time horizon stops with a clear reason instead of running for ever.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "limits.hpp"
+#include "results.hpp"
+#include "sim_fixture.hpp"
+
+using namespace p2psim;
+
+TEST_CASE("limits: a run still going after a simulated year stops, infeasible, with the reason") {
+  TempDir dir;
+  // One m5.large peer (not burstable), one 60,000-sample step per iteration: 0.6 x (1 + 1e-4 x 60,000) = 4.2 s
+  // on 2 threads, 1,000 times slower for the straggler = 4,200 s; 8,000 iterations would take 3.36e7 s, past
+  // the 3.1536e7 s horizon.
+  const auto path = fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="8000"
+            compute_variability="none"/>
+  <peers count="1" instance_type="m5.large"/>
+  <stragglers slowdown="1000"/>
+  <systems><system name="peer" strategy="ring_allreduce"/></systems>)");
+  const auto s = fixture::scenario(path);
+  const auto r = summarise(s, fixture::system(s, "peer"), fixture::simulate(s, "peer"));
+  CHECK_FALSE(r.feasible());
+  CHECK(r.run.failure == "peer: still running after 31536000 simulated seconds (a year, p2psim's limit; "
+                         "docs/limits.md)");
+  // It got as far as the horizon allows, and no further: 31,536,000 / 4,200 s per step = 7,508 whole steps.
+  REQUIRE(r.run.iterations_done.size() == 1);
+  // It got as far as the horizon allows: about 31,536,000 / 4,200 = 7,508 steps, less a few for each
+  // iteration's update (a few seconds each).
+  CHECK(r.run.iterations_done[0] <= 31536000 / 4200);
+  CHECK(r.run.iterations_done[0] >= 31536000 / 4210);
+}
+
+TEST_CASE("limits: a run that would not fit in this machine's memory is refused with an estimate") {
+  TempDir dir;
+  const auto small = fixture::scenario(fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="10"/>
+  <peers count="4" instance_type="t2.large"/>)"));
+  // 4 peers x 10 iterations x (8 own phases + 5 x 1 function's + 4 deliveries).
+  CHECK(limits::estimated_records(small) == doctest::Approx(4 * 10 * (8 + 5 + 4)));
+  CHECK_NOTHROW(limits::check_fits_in_memory(small));
+
+  const auto path = fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1000000"/>
+  <peers count="60" instance_type="t2.large"/>)");
+  const auto huge = fixture::scenario(path);
+  REQUIRE(limits::available_memory_bytes() > 0);
+  CHECK(limits::estimated_peak_bytes(huge) > 1e12);  // 60 x 1e6 x (8 + 5 + 60) records of 600 B  // no machine has that
+  try {
+    limits::check_fits_in_memory(huge);
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find(path + fixture::line_tag(path, "<workload") + " field 'workload/@iterations': 60 peers x "
+                    "1000000 iterations would need about") != std::string::npos);
+    CHECK(what.find("docs/limits.md") != std::string::npos);
+  }
+}
+
+TEST_CASE("limits: a model's parameter count outside [1, 1e12] is refused naming the models file") {
+  TempDir dir;
+  for (const char* count : {"-5", "1000000000000000"}) {
+    const std::string models = dir.path("models.csv");
+    std::ofstream(models) << "model,num_classes,parameters,gradient_bytes,default_input_shape\n"
+                          << "mnist_cnn,10," << count << ",0,1x28x28\n";
+    const auto path = fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"/>
+  <peers count="2" instance_type="t2.large"/>)");
+    // The fixture's calibration element names the shipped models; point it at ours.
+    std::string text;
+    {
+      std::ifstream in(path);
+      text.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    text.replace(text.find("hand_calibration.csv\""), 21, "hand_calibration.csv\" models=\"" + models + "\"");
+    std::ofstream(path) << text;
+    try {
+      fixture::scenario(path);
+      FAIL("accepted " << count);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      CHECK_MESSAGE(what.find(models + ": field 'parameters': model mnist_cnn: expected 1 to 1000000000000 "
+                              "parameters, got " + std::string(count)) == 0, what);
+    }
+  }
+}
