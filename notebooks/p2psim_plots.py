@@ -19,6 +19,7 @@ input shape, dataset: what the user wants to train), never across workloads.
 """
 import argparse
 import base64
+import csv
 import datetime
 import html
 import io
@@ -77,6 +78,7 @@ def load_results(path):
                                                       os.path.join(path, "result.csv")]
     for candidate in candidates:
         if os.path.isfile(candidate):
+            check_row_widths(candidate)
             try:
                 # Names stay text ("1", "NA" are names); only empty cells are missing values.
                 df = pd.read_csv(candidate, dtype={"system": str, "strategy": str, "baseline": str,
@@ -86,6 +88,21 @@ def load_results(path):
             check_table(df, candidate)
             return df
     raise ResultsError(f"{path}: no results.csv or result.csv")
+
+
+def check_row_widths(path):
+    """Every row as wide as the header (pandas would fill a truncated row with empty values)."""
+    try:
+        with open(path, newline="") as f:
+            width = None
+            for n, row in enumerate(csv.reader(f), start=1):
+                if width is None:
+                    width = len(row)
+                elif len(row) != width:
+                    raise ResultsError(f"{path}: row {n}: {len(row)} fields where the header has {width} "
+                                       f"(a truncated or edited row?)")
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ResultsError(f"{path}: cannot read CSV: {e}") from e
 
 
 def check_table(df, path):

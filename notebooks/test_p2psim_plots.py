@@ -214,7 +214,10 @@ class Loading(unittest.TestCase):
                 p.load_results(d)
             header = "system,total_s,total_usd,status\n"
             for body, message in (("ring,abc,0.1,ok\n", "row 2: total_s is not a number"),
-                                  ("ring,10,0.1,ok\nring,20\n", "row 3: total_usd is not a number"),
+                                  ("ring,10,0.1,ok\nring,20\n", "row 3: 2 fields where the header has 4"),
+                                  # Cut after the numbers: pandas would fill the rest in silently.
+                                  ("ring,10,0.1\n", "row 2: 3 fields where the header has 4"),
+                                  ("ring,-1,0.1,ok\n", "row 2: total_s is not a number >= 0"),
                                   ("", "holds no result row")):
                 with open(os.path.join(d, "results.csv"), "w") as f:
                     f.write(header + body)
