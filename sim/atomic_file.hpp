@@ -9,10 +9,16 @@ namespace p2psim {
 
 inline void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
   const std::filesystem::path tmp = path.string() + ".partial";
+  bool written = false;
   {
     std::ofstream out(tmp, std::ios::binary);
     out << content;
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
+    written = static_cast<bool>(out.flush());
+  }
+  if (!written) {  // e.g. a full disk: leave nothing half-written behind
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw std::runtime_error("cannot write " + tmp.string() + " (disk full or not writable?)");
   }
   std::filesystem::rename(tmp, path);
 }

@@ -1,8 +1,15 @@
 // Limits (docs/limits.md): what a run may ask for is checked before simulating, and a run that passes the
 // simulated-time horizon stops with a clear reason instead of running for ever.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
+#include <filesystem>
 #include <fstream>
+
+#include "atomic_file.hpp"
 
 #include "limits.hpp"
 #include "results.hpp"
@@ -86,4 +93,28 @@ TEST_CASE("limits: a model's parameter count outside [1, 1e12] is refused naming
                               "parameters, got " + std::string(count)) == 0, what);
     }
   }
+}
+
+TEST_CASE("a result file that cannot be written whole (a full disk) leaves no partial file behind") {
+  TempDir dir;
+  const std::string path = dir.path("result.json");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The child can write 1 KiB at most, as on a full disk: writes past it fail with EFBIG.
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit one_kib{1024, 1024};
+    ::setrlimit(RLIMIT_FSIZE, &one_kib);
+    try {
+      write_file_atomically(path, std::string(1 << 20, 'x'));
+    } catch (const std::runtime_error&) {
+      ::_exit(3);  // refused, as it should be
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK_FALSE(std::filesystem::exists(path));
+  CHECK_FALSE(std::filesystem::exists(path + ".partial"));
 }
