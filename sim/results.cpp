@@ -289,8 +289,10 @@ void write_results(const Result& r, const std::string& dir) {
     csv += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", c.compute_usd(), c.orchestration_usd(),
                        c.counted_usd(e.cost_includes_broker), e.cost_includes_broker,
                        s.peer_extrapolation.any() || s.function_extrapolation.any());
+    std::string reason;  // quoted as RFC 4180 says: it is free text (commas, quotes from a user's model name)
+    for (char ch : a->run.failure) reason += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
-                       a->run.failure);  // the reason holds no double quote
+                       reason);
     for (const auto& p : a->run.trace)
       trace += fmt::format("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n", a->name, p.peer, p.iteration,
                            p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
