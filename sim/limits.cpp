@@ -12,9 +12,11 @@ namespace p2psim::limits {
 double estimated_records(const Scenario& s) {
   const double peers = s.experiment.peers, iterations = s.experiment.workload.iterations;
   const double invocations = static_cast<double>(s.invocations.size());
-  // Per peer and iteration: its own phases (about 8), each function's (about 5), and one delivery from every
-  // other peer (all-to-all; the other designs deliver fewer).
-  return peers * iterations * (8 + 5 * invocations + peers);
+  // Per peer and iteration: its own phases (about 8) and each function's (about 5); the all-to-all also
+  // records one delivery from every other peer. Systems run one at a time: the largest one counts.
+  bool all_to_all = false;
+  for (const auto& system : s.experiment.systems) all_to_all = all_to_all || system.strategy == "p2p_all_to_all";
+  return peers * iterations * (8 + 5 * invocations + (all_to_all ? peers : 0));
 }
 
 double estimated_peak_bytes(const Scenario& s) { return kBaseBytes + estimated_records(s) * kBytesPerRecord; }

@@ -49,6 +49,12 @@ TEST_CASE("limits: a run that would not fit in this machine's memory is refused 
   // 4 peers x 10 iterations x (8 own phases + 5 x 1 function's + 4 deliveries).
   CHECK(limits::estimated_records(small) == doctest::Approx(4 * 10 * (8 + 5 + 4)));
   CHECK_NOTHROW(limits::check_fits_in_memory(small));
+  // A design that records no deliveries: no term in the peers (a 512-peer sharded run was refused at first).
+  const auto ring = fixture::scenario(fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="10"/>
+  <peers count="4" instance_type="t2.large"/>
+  <systems><system name="ring" strategy="ring_allreduce"/></systems>)"));
+  CHECK(limits::estimated_records(ring) == doctest::Approx(4 * 10 * (8 + 5)));
 
   const auto path = fixture::write_experiment(dir, R"(
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1000000"/>
