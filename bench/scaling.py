@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Wall time of `p2psim run` as the number of peers doubles (issue: 128 peers x 10 iterations in < 30 s).
+"""Wall time, peak memory and modelled transfers per second of `p2psim run` as the number of peers doubles.
 
-Runs the serverless VGG-11 scenario (experiments/vgg11_cifar.xml, serverless only, 10 iterations) at 4..128
-peers, and the default experiment as shipped; prints the median of --repeats runs and the growth per doubling.
-Usage: bench/scaling.py [--p2psim build/p2psim] [--repeats 3] [--peers 4,8,16,32,64,128]
+Designs: the paper's serverless all-to-all (VGG-11 on CIFAR-10, 10 iterations by default), ring all-reduce and
+sharded serverless aggregation (16 shards). Prints the median of --repeats runs, the growth per doubling, and
+the transfers the run modelled per second of wall time (object-storage GETs and PUTs plus broker deliveries, from
+result.json; the ring's peer-to-peer chunks are not counted there, so its column is a lower bound).
+Usage: bench/scaling.py [--p2psim build/p2psim] [--design all_to_all|ring|sharded] [--peers 16,32,64,128]
+                        [--iterations 10] [--repeats 3] [--baseline OTHER_P2PSIM]   (ratios in the same run)
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -14,44 +18,67 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+SYSTEMS = {
+    "all_to_all": '<architectures run="serverless"/>',
+    "ring": '<systems><system name="ring" strategy="ring_allreduce"/></systems>',
+    "sharded": '<systems><system name="sharded" strategy="serverless_sharded" shards="16"/></systems>',
+}
 EXPERIMENT = """<experiment name="bench_{peers}" seed="1">
-  <workload model="vgg11" input_shape="3x32x32" dataset="cifar10" batch_size="1024" iterations="10"/>
+  <workload model="vgg11" input_shape="3x32x32" dataset="cifar10" batch_size="{batch}" iterations="{iterations}"/>
   <peers count="{peers}" instance_type="t2.large"/>
-  <architectures run="serverless"/>
+  {systems}
 </experiment>
 """
 
 
-def median_wall(cmd, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def one_run(binary, path, out):
+    start = time.perf_counter()
+    proc = subprocess.Popen([binary, "run", "-q", path, "--out", out], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,  # progress lines of long runs
+                            env=dict(os.environ, P2PSIM_DATA_DIR=ROOT))
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"{binary} run {path} failed (status {status})")
+    usage_json = json.load(open(os.path.join(out, "result.json")))["systems"]
+    transfers = sum(s["usage"]["storage_gets"] + s["usage"]["storage_puts"] + s["usage"]["gradient_deliveries"]
+                    for s in usage_json.values())
+    return wall, usage.ru_maxrss / 1024, transfers  # ru_maxrss: KiB, the largest of the run and its simulation
+
+
+def measure(binary, path, repeats, tmp):
+    runs = [one_run(binary, path, os.path.join(tmp, f"out{i}")) for i in range(repeats)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[0][2]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--p2psim", default=os.path.join(ROOT, "build", "p2psim"))
+    parser.add_argument("--baseline", help="another p2psim binary, timed in the same run for ratios")
+    parser.add_argument("--design", choices=sorted(SYSTEMS), default="all_to_all")
+    parser.add_argument("--peers", default="16,32,64,128")
+    parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--peers", default="4,8,16,32,64,128")
     args = parser.parse_args()
-    print(f"load average at start: {os.getloadavg()[0]:.2f}")
-    default = os.path.join(ROOT, "experiments", "vgg11_cifar.xml")
-    print(f"default experiment (vgg11_cifar.xml, both architectures): "
-          f"{median_wall([args.p2psim, 'run', '-q', default], args.repeats):.3f} s (median of {args.repeats})")
-    print(f"{'peers':>6} {'wall_s':>9} {'x per doubling':>15}")
+    print(f"load average at start: {os.getloadavg()[0]:.2f}; design {args.design}, {args.iterations} iterations, "
+          f"median of {args.repeats}")
+    header = f"{'peers':>6} {'wall_s':>9} {'x/doubling':>10} {'peak_MB':>8} {'transfers':>10} {'transfers/s':>11}"
+    print(header + (f" {'baseline_s':>10} {'speed-up':>8}" if args.baseline else ""))
     previous = None
     with tempfile.TemporaryDirectory() as tmp:
         for peers in (int(p) for p in args.peers.split(",")):
             path = os.path.join(tmp, f"bench_{peers}.xml")
             with open(path, "w") as f:
-                f.write(EXPERIMENT.format(peers=peers))
-            wall = median_wall([args.p2psim, "run", "-q", path], args.repeats)
+                f.write(EXPERIMENT.format(peers=peers, iterations=args.iterations, batch=args.batch,
+                                          systems=SYSTEMS[args.design]))
+            wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp)
             growth = f"{wall / previous:.2f}" if previous else "-"
-            print(f"{peers:>6} {wall:>9.3f} {growth:>15}")
+            line = f"{peers:>6} {wall:>9.3f} {growth:>10} {peak_mb:>8.0f} {transfers:>10} {transfers / wall:>11.0f}"
+            if args.baseline:
+                base, _, _ = measure(args.baseline, path, args.repeats, tmp)
+                line += f" {base:>10.3f} {base / wall:>8.2f}"
+            print(line)
             sys.stdout.flush()
             previous = wall
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
