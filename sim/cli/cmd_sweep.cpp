@@ -89,10 +89,6 @@ class Progress {
   Clock::time_point start_ = Clock::now(), last_{};
 };
 
-// Before running anything: every value of every axis, in the first scenario that has it, must make a valid
-// experiment file (and profile overrides). A bad value is then one clear error naming the user's file and the
-// axis value, exit 2, not a failure of every scenario named by a generated file. (Values valid alone can still
-// fail together, e.g. a batch outside the calibration at one peer count: those scenarios fail when run.)
 // "systems/system[@name='x']/@shards" -> "systems/system/@shards": the field an error about that value names.
 std::string field_of(const std::string& select) {
   std::string out;
