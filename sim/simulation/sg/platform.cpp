@@ -61,18 +61,28 @@ Platform build_platform(const PlatformSpec& p) {
   Platform h;
   h.storage = host(zone, "s3", 1);
   h.broker = host(zone, "broker", 1);
-  // The storage service's aggregate bandwidth, in each direction. Peers (one connection each) can together ask
-  // at most peers_bps of it. When that is under half of it, their share is reserved: their routes leave the
-  // shared link out and the rest (functions, servers) share aggregate - peers_bps. Allocations stay those of
-  // one shared link whenever the rest cannot ask more than what is left; otherwise the rest may get up to
-  // peers_bps less while peers are idle (docs/architecture.md). Why: one link every transfer crosses couples them all
-  // in SimGrid's max-min solver, whose work per event then grows with every flow in flight (128 peers x 10
-  // serverless VGG-11 iterations: 11.3 s with the shared link, 2.0 s without).
-  double peers_bps = 0;
+  // The storage service's aggregate bandwidth, in each direction. One link that every transfer to storage
+  // crosses couples all of them in SimGrid's max-min solver, whose work per event then grows with every flow in
+  // flight (128 peers x 10 serverless VGG-11 iterations: 11.3 s with the shared link, 2.0 s without). So the
+  // link is left out of the routes that cannot need it:
+  // - when peers, functions and servers together cannot fill it (each is capped by its own NIC or connection),
+  //   it never binds: nobody's route crosses it, and every allocation is the same;
+  // - else, when the peers' largest share is under half of it, that share is reserved for them and only the
+  //   functions and servers share the rest: the same allocations while they cannot fill the rest, otherwise up
+  //   to the peers' share less for them while peers are idle (docs/architecture.md).
+  double peers_bps = 0, rest_bps = p.function_slots * p.function_nic_bps;
   for (const auto& m : p.peers) peers_bps += std::min(m.nic_bps, p.storage_per_connection_bps);
-  const bool reserve_for_peers = peers_bps < p.storage_aggregate_bps / 2;
+  for (const auto& m : p.servers) rest_bps += m.nic_bps;
+  const bool never_binds = peers_bps + rest_bps <= p.storage_aggregate_bps;
+  const bool reserve_for_peers = never_binds || peers_bps < p.storage_aggregate_bps / 2;
   auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0),
                       half_latency_s);
+  // A route to storage for a function slot or server: through the shared link, or through a link of its own
+  // that carries the storage end's half of the latency and never binds (its NIC is slower).
+  auto to_storage = [&](const std::string& name) -> s4u::Link* {
+    if (!never_binds) return s3_link;
+    return zone->create_link(name + "_s3_path", p.storage_aggregate_bps)->set_latency(half_latency_s)->seal();
+  };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
   std::vector<s4u::SplitDuplexLink*> peer_nics;
   for (const auto& m : p.peers) {
@@ -98,7 +108,7 @@ Platform build_platform(const PlatformSpec& p) {
     const std::string name = "function-" + std::to_string(k);
     auto* slot = host(zone, name, p.function_speed_factor);
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
-    connect(zone, slot, h.storage, {{link, End::A}, {s3_link, End::B}});
+    connect(zone, slot, h.storage, {{link, End::A}, {to_storage(name), never_binds ? End::Middle : End::B}});
     if (p.functions_reach_peers)
       for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);
@@ -108,7 +118,7 @@ Platform build_platform(const PlatformSpec& p) {
   for (const auto& m : p.servers) {
     auto* server = host(zone, m.name, m.speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
-    connect(zone, server, h.storage, {{link, End::A}, {s3_link, End::B}});
+    connect(zone, server, h.storage, {{link, End::A}, {to_storage(m.name), never_binds ? End::Middle : End::B}});
     connect(zone, server, h.broker, {{link, End::A}, {broker_link, End::B}});
     for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, {{server_nics[j], End::A}, {link, End::B}});
     for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});
