@@ -8,15 +8,10 @@
 #include <stdexcept>
 
 #include "input_error.hpp"
+#include "median.hpp"
 
 namespace p2psim {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Samples grouped by their x value (batch size, or element count), in ascending x.
 using Groups = std::map<double, std::vector<double>>;

@@ -51,13 +51,6 @@ void merge_defaults(pugi::xml_node target, pugi::xml_node defaults, const fs::pa
   }
 }
 
-bool valid_system_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') return false;
-  return true;
-}
-
 // <systems baseline="..."><system name=".." strategy=".." (strategy parameters)/>...</systems>, or the paper's
 // two systems from <architectures run="both|instance|serverless">.
 void parse_systems(const XmlFile& xml, pugi::xml_node root, Experiment& e) {
@@ -76,7 +69,7 @@ void parse_systems(const XmlFile& xml, pugi::xml_node root, Experiment& e) {
   xml.check_names(systems, {"baseline"}, {"system"});
   for (auto n : systems.children("system")) {
     SystemSpec spec{xml.text(n, "name"), xml.text(n, "strategy"), {}, e.path, xml.line_of(n)};
-    if (!valid_system_name(spec.name))
+    if (!valid_name(spec.name))
       throw xml.error(n, "system/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + spec.name + "'");
     for (const auto& other : e.systems)
       if (other.name == spec.name) throw xml.error(n, "system/@name", "system '" + spec.name + "' is declared twice");
@@ -91,6 +84,13 @@ void parse_systems(const XmlFile& xml, pugi::xml_node root, Experiment& e) {
 }
 
 }  // namespace
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') return false;
+  return true;
+}
 
 void resolve_relative_paths(pugi::xml_node node, const std::string& base_dir) {
   for (auto a : node.attributes())
@@ -129,7 +129,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   for (auto c : root.children())
     if (c.type() == pugi::node_element) e.lines[c.name()] = xml.line_of(c);
   e.name = xml.text(root, "name");
-  if (!valid_system_name(e.name))  // it is written into CSV files and figure captions
+  if (!valid_name(e.name))  // it is written into CSV files and figure captions
     throw xml.error(root, "experiment/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + e.name + "'");
   e.seed = static_cast<unsigned long long>(xml.integer(root, "seed", 0, (1LL << 62)));
 

@@ -105,6 +105,9 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
 /// absolute, relative to `base_dir`.
 void resolve_relative_paths(pugi::xml_node node, const std::string& base_dir);
 
+/// 1-64 letters, digits, '_', '-' or '.': a name that goes into CSV rows and figure captions as it is.
+bool valid_name(const std::string& name);
+
 /// The defaults file shipped with p2psim (data_dir()/experiments/defaults.xml).
 std::string default_experiment_defaults_path();
 

@@ -15,12 +15,14 @@ double billed_function_seconds(const FunctionRun& run, const FunctionService& se
   return round_up(run.run_s + (service.init_billed ? run.init_s : 0), service.billing_granularity_s);
 }
 
+double function_run_compute_usd(const FunctionRun& run, const FunctionService& f) {
+  const double per_gb_s = run.arch == "arm" ? f.price_per_gb_s_arm_usd : f.price_per_gb_s_x86_usd;
+  return billed_function_seconds(run, f) * (run.memory_mb / 1024.0) * per_gb_s;
+}
+
 Cost price(const Ledger& l, const CloudProfile& p) {
   Cost c;
-  for (const auto& run : l.function_runs) {
-    const double per_gb_s = run.arch == "arm" ? p.functions.price_per_gb_s_arm_usd : p.functions.price_per_gb_s_x86_usd;
-    c.function_compute_usd += billed_function_seconds(run, p.functions) * (run.memory_mb / 1024.0) * per_gb_s;
-  }
+  for (const auto& run : l.function_runs) c.function_compute_usd += function_run_compute_usd(run, p.functions);
   c.function_requests_usd = static_cast<double>(l.function_runs.size()) * p.functions.price_per_request_usd;
   c.workflow_usd = static_cast<double>(l.workflow_transitions) * p.workflow.price_per_transition_usd;
   c.storage_usd = static_cast<double>(l.storage_gets) * p.storage.price_per_get_usd +

@@ -26,6 +26,9 @@ double round_up(double seconds, double granularity_s);
 /// Billed seconds of one function run: INIT counted when the profile bills it, rounded up to the granularity.
 double billed_function_seconds(const FunctionRun& run, const FunctionService& service);
 
+/// What one function run's compute costs: its billed seconds x its memory x its architecture's GB-s price.
+double function_run_compute_usd(const FunctionRun& run, const FunctionService& service);
+
 Cost price(const Ledger& ledger, const CloudProfile& profile);
 
 }  // namespace p2psim

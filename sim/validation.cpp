@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "csv_reader.hpp"
+#include "experiment.hpp"
+#include "median.hpp"
 #include "xml_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -44,24 +46,11 @@ std::vector<std::string> words(const std::string& text) {
   return out;
 }
 
-bool valid_name(const std::string& n) {
-  if (n.empty() || n.size() > 64) return false;
-  return std::all_of(n.begin(), n.end(), [](char ch) {
-    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
-  });
-}
-
 const std::set<std::string> kCostServices{"function_compute", "function_requests", "workflow", "storage",
                                           "instances", "broker", "cpu_credits", "total"};
 
 InputError metric_error(const Case& c, const Metric& m, const std::string& what) {
   return InputError(c.file, m.line, "metric[@name='" + m.name + "']", what);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 bool in_phases(const PhaseRecord& p, const std::vector<std::string>& phases) {
@@ -76,21 +65,23 @@ Case load_case(const std::string& path) {
   xml.check_names(root, {"name", "role", "design"}, {"source", "experiment", "metric", "notes"});
   Case c;
   c.file = path;
-  c.name = xml.text(root, "name");
-  if (!valid_name(c.name))
-    throw xml.error(root, "case/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + c.name + "'");
+  // Names go into CSV rows and figure legends as they are.
+  auto name = [&](const pugi::xml_node& n, const char* attr) {
+    std::string v = xml.text(n, attr);
+    if (!valid_name(v))
+      throw xml.error(n, XmlFile::field_name(n, attr), "expected 1-64 letters, digits, '_', '-' or '.', got '" + v + "'");
+    return v;
+  };
+  c.name = name(root, "name");
   c.role = xml.choice(root, "role", {"validation", "calibration"});
-  c.design = xml.text(root, "design");
-  if (!valid_name(c.design)) throw xml.error(root, "case/@design", "expected 1-64 letters, digits, '_', '-' or '.'");
+  c.design = name(root, "design");
   c.notes = root.child("notes").text().get();
 
   auto src = root.child("source");
   if (!src) throw xml.error(root, "case/source", "required: where the measured values were published");
   xml.check_names(src, {"group", "reference", "url", "where", "measured"});
-  c.source = {xml.text(src, "group"), xml.text(src, "reference"), xml.text(src, "url"), xml.text(src, "where"),
+  c.source = {name(src, "group"), xml.text(src, "reference"), xml.text(src, "url"), xml.text(src, "where"),
               xml.text(src, "measured")};
-  if (!valid_name(c.source.group))
-    throw xml.error(src, "source/@group", "expected 1-64 letters, digits, '_', '-' or '.'");
   if (c.source.url.rfind("https://", 0) != 0)
     throw xml.error(src, "source/@url", "expected an https:// URL, got '" + c.source.url + "'");
 
@@ -107,8 +98,7 @@ Case load_case(const std::string& path) {
                         "measured", "spread", "spread_kind", "derivation"});
     Metric metric;
     metric.line = xml.line_of(m);
-    metric.name = xml.text(m, "name");
-    if (!valid_name(metric.name)) throw xml.error(m, "metric/@name", "expected 1-64 letters, digits, '_', '-' or '.'");
+    metric.name = name(m, "name");
     metric.kind = xml.choice(m, "kind", {"time", "throughput", "cost"});
     // Units follow the kind, so that every table and figure can put like with like.
     const std::map<std::string, std::string> unit_of{{"time", "s"}, {"throughput", "MB/s"}, {"cost", "USD"}};
@@ -252,8 +242,7 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     int warm = 0;
     for (const auto& run : runs) {
       if (run.init_s > 0) continue;
-      const double per_gb_s = run.arch == "arm" ? f.price_per_gb_s_arm_usd : f.price_per_gb_s_x86_usd;
-      warm_usd += billed_function_seconds(run, f) * (run.memory_mb / 1024.0) * per_gb_s + f.price_per_request_usd;
+      warm_usd += function_run_compute_usd(run, f) + f.price_per_request_usd;
       ++warm;
     }
     if (warm == 0) throw metric_error(c, m, "system " + r.name + " has no warm function run");
@@ -281,11 +270,15 @@ Summary summarise(const std::vector<Row>& rows, const std::string& group) {
 std::map<std::pair<std::string, std::string>, double> load_recorded(const std::string& path) {
   std::map<std::pair<std::string, std::string>, double> out;
   if (!fs::is_regular_file(path)) return out;
-  io::CSVReader<3> in(path);
-  in.read_header(io::ignore_no_column, "case", "metric", "abs_error_percent");
-  std::string name, metric;
-  double e = 0;
-  while (in.read_row(name, metric, e)) out[{name, metric}] = e;
+  try {
+    CsvReader<3> in(path);
+    in.read_header(io::ignore_extra_column, "case", "metric", "abs_error_percent");
+    std::string name, metric;
+    double e = 0;
+    while (in.read_row(name, metric, e)) out[{name, metric}] = e;
+  } catch (const io::error::base& e) {
+    throw InputError(path, 0, "", e.what());
+  }
   return out;
 }
 

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "experiment.hpp"
-#include "isolate.hpp"
 #include "scenario.hpp"
 #include "simulation/simulate.hpp"
 #include "temp_dir.hpp"
@@ -57,9 +56,7 @@ inline const p2psim::SystemSpec& system(const p2psim::Scenario& s, const std::st
 
 /// Simulates one system in a child process (SimGrid: one engine per process).
 inline p2psim::RunOutput simulate(const p2psim::Scenario& s, const std::string& system_name) {
-  const auto& sys = system(s, system_name);
-  return p2psim::run_output_from_json(
-      nlohmann::json::parse(p2psim::run_isolated([&] { return p2psim::to_json(p2psim::simulate(s, sys)).dump(); })));
+  return p2psim::simulate_isolated(s, system(s, system_name));
 }
 
 /// Total duration of every `phase` record, or only those of function invocation `invocation`.

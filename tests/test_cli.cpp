@@ -473,6 +473,19 @@ TEST_CASE("validate: predicted against measured, written and drawn; the guard fa
   CHECK(r.output.find("download mbps: error 40.5 % grew past the recorded 35.0 %") != std::string::npos);
   CHECK(run_cli("validate --cases " + dir.root.string() + " --check-recorded --tolerance-points 6 -q").exit_code == 0);
 
+  // A recorded-errors file that is not one, and a tolerance that is not a number: clear errors, exit 2.
+  std::ofstream(dir.path("recorded_errors.csv")) << "case,metric,abs_error_percent\ndownload,mbps,abc\n";
+  r = run_cli("validate --cases " + dir.root.string() + " --check-recorded -q");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(dir.path("recorded_errors.csv")) != std::string::npos);
+  std::ofstream(dir.path("recorded_errors.csv")) << "case,metric\ndownload,mbps\n";
+  r = run_cli("validate --cases " + dir.root.string() + " --check-recorded -q");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("abs_error_percent") != std::string::npos);
+  r = run_cli("validate --cases " + dir.root.string() + " --tolerance-points five");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--tolerance-points") != std::string::npos);
+
   r = run_cli("validate --cases " + dir.root.string() + " --case nonesuch");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--case nonesuch: no such case") != std::string::npos);

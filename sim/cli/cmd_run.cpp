@@ -6,7 +6,6 @@
 
 #include "../experiment.hpp"
 #include "../input_error.hpp"
-#include "../isolate.hpp"
 #include "../limits.hpp"
 #include "../results.hpp"
 #include "../simulation/simulate.hpp"
@@ -81,9 +80,7 @@ int cmd_run(int argc, char** argv) {
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
     limits::check_fits_in_memory(scenario);
     for (const auto& system : experiment.systems) {
-      auto run = run_output_from_json(nlohmann::json::parse(
-          run_isolated([&] { return to_json(simulate(scenario, system)).dump(); })));
-      result.systems.push_back(summarise(scenario, system, std::move(run)));
+      result.systems.push_back(summarise(scenario, system, simulate_isolated(scenario, system)));
     }
     if (!vm.count("quiet")) print_table(result, stdout);
     if (vm.count("out")) write_results(result, vm["out"].as<std::string>());

@@ -13,7 +13,6 @@
 #include "../atomic_file.hpp"
 #include "../data_dir.hpp"
 #include "../experiment.hpp"
-#include "../isolate.hpp"
 #include "../limits.hpp"
 #include "../simulation/simulate.hpp"
 #include "../validation.hpp"
@@ -45,9 +44,7 @@ void run_experiment(const std::string& path, const std::vector<const Case*>& cas
                                [&](const SystemSpec& s) { return s.name == m.system; });
       if (spec == experiment.systems.end())
         throw InputError(c->file, m.line, "metric/@system", "experiment " + path + " has no system '" + m.system + "'");
-      auto run = run_output_from_json(nlohmann::json::parse(
-          run_isolated([&] { return to_json(simulate(scenario, *spec)).dump(); })));
-      results.emplace(m.system, summarise(scenario, *spec, std::move(run)));
+      results.emplace(m.system, summarise(scenario, *spec, simulate_isolated(scenario, *spec)));
     }
   for (const Case* c : cases)
     for (const auto& m : c->metrics)
@@ -187,7 +184,13 @@ int cmd_validate(int argc, char** argv) {
     fmt::print("recorded the errors in {}\n", recorded_path);
   }
   if (vm.count("check-recorded")) {
-    const auto grown = validation::regressions(rows, validation::load_recorded(recorded_path), tolerance);
+    std::map<std::pair<std::string, std::string>, double> recorded;
+    try {
+      recorded = validation::load_recorded(recorded_path);
+    } catch (const InputError& e) {
+      throw UsageError(e.what());
+    }
+    const auto grown = validation::regressions(rows, recorded, tolerance);
     if (!grown.empty()) {
       fmt::print(stderr, "p2psim validate: {} metric(s) got worse than recorded in {}:\n", grown.size(), recorded_path);
       for (const auto& g : grown) fmt::print(stderr, "  {}\n", g);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "../isolate.hpp"
 #include "../limits.hpp"
 #include "context.hpp"
 #include "simulate.hpp"
@@ -46,6 +47,10 @@ void check_systems(const Scenario& s) {
       throw simulation::StrategyParams(system).error(
           "strategy", "this design runs no broker, so the broker outages declared in <failures> would not apply to it");
   }
+}
+
+RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system) {
+  return run_output_from_json(nlohmann::json::parse(run_isolated([&] { return to_json(simulate(s, system)).dump(); })));
 }
 
 RunOutput simulate(const Scenario& s, const SystemSpec& system) {

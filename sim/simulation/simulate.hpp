@@ -13,4 +13,7 @@ void check_systems(const Scenario& scenario);
 /// process (run_isolated() in isolate.hpp does that for you).
 RunOutput simulate(const Scenario& scenario, const SystemSpec& system);
 
+/// simulate() in a forked child (isolate.hpp), so that it can be called once per system from one process.
+RunOutput simulate_isolated(const Scenario& scenario, const SystemSpec& system);
+
 }  // namespace p2psim

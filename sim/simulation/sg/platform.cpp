@@ -77,11 +77,12 @@ Platform build_platform(const PlatformSpec& p) {
   const bool reserve_for_peers = never_binds || peers_bps < p.storage_aggregate_bps / 2;
   auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0),
                       half_latency_s);
-  // A route to storage for a function slot or server: through the shared link, or through a link of its own
-  // that carries the storage end's half of the latency and never binds (its NIC is slower).
-  auto to_storage = [&](const std::string& name) -> s4u::Link* {
-    if (!never_binds) return s3_link;
-    return zone->create_link(name + "_s3_path", p.storage_aggregate_bps)->set_latency(half_latency_s)->seal();
+  // A function slot's or server's route to storage: its NIC, then the shared link, or a link of its own that
+  // carries the storage end's half of the latency and never binds (the NIC is slower).
+  auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, const std::string& name) {
+    if (!never_binds) return connect(zone, from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
+    auto* path = zone->create_link(name + "_s3_path", p.storage_aggregate_bps)->set_latency(half_latency_s)->seal();
+    connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::Middle}});
   };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
   std::vector<s4u::SplitDuplexLink*> peer_nics;
@@ -108,7 +109,7 @@ Platform build_platform(const PlatformSpec& p) {
     const std::string name = "function-" + std::to_string(k);
     auto* slot = host(zone, name, p.function_speed_factor);
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
-    connect(zone, slot, h.storage, {{link, End::A}, {to_storage(name), never_binds ? End::Middle : End::B}});
+    to_storage(slot, link, name);
     if (p.functions_reach_peers)
       for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);
@@ -118,7 +119,7 @@ Platform build_platform(const PlatformSpec& p) {
   for (const auto& m : p.servers) {
     auto* server = host(zone, m.name, m.speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
-    connect(zone, server, h.storage, {{link, End::A}, {to_storage(m.name), never_binds ? End::Middle : End::B}});
+    to_storage(server, link, m.name);
     connect(zone, server, h.broker, {{link, End::A}, {broker_link, End::B}});
     for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, {{server_nics[j], End::A}, {link, End::B}});
     for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});
