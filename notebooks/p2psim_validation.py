@@ -21,10 +21,16 @@ def load_validation(path):
         path = os.path.join(path, "validation.csv")
     if not os.path.isfile(path):
         raise ValidationError(f"{path}: no such file (write it with p2psim validate --out DIR)")
-    df = pd.read_csv(path)
+    try:
+        df = pd.read_csv(path)
+    except Exception as e:  # pandas raises several types for malformed CSV
+        raise ValidationError(f"{path}: cannot read CSV: {e}") from e
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValidationError(f"{path}: not a validation table (missing columns {', '.join(missing)})")
+    empty = df[COLUMNS].isna().any(axis=1)
+    if empty.any():  # pandas fills a truncated row with empty values
+        raise ValidationError(f"{path}: row {int(empty.idxmax()) + 2}: a value is missing (a truncated row?)")
     for c in ("measured", "predicted"):
         if not pd.api.types.is_numeric_dtype(df[c]) or (df[c] <= 0).any():
             raise ValidationError(f"{path}: column {c} must hold positive numbers")

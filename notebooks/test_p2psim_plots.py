@@ -275,6 +275,10 @@ class ValidationFigure(unittest.TestCase):
             self.write(d, [self.ROWS[0][:6] + (-1.0, 1.0, 0.0)])
             with self.assertRaisesRegex(p2psim_validation.ValidationError, "positive numbers"):
                 p2psim_validation.load_validation(d)
+            with open(os.path.join(d, "validation.csv"), "w") as f:
+                f.write(",".join(p2psim_validation.COLUMNS) + "\na,t,validation,sharded,time,s,10\n")
+            with self.assertRaisesRegex(p2psim_validation.ValidationError, "row 2: a value is missing"):
+                p2psim_validation.load_validation(d)
 
 
 if __name__ == "__main__":
