@@ -27,7 +27,7 @@ Transport to_transport(const std::string& s) {
 }
 
 // Attributes naming files are relative to the file they are written in.
-const std::set<std::string> kPathAttributes{"file", "files", "models"};
+const std::set<std::string> kPathAttributes{"file", "files", "models", "data_dir"};
 
 std::string resolve_paths(const std::string& value, const fs::path& base) {
   std::istringstream in(value);
@@ -113,13 +113,14 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
                   {"profile", "calibration", "workload", "peers", "architectures", "systems", "functions", "exchange",
-                   "barrier", "workflow", "stragglers", "synchronization", "failures", "sweep", "cost"});
+                   "barrier", "workflow", "stragglers", "synchronization", "failures", "sweep", "cost", "accuracy"});
   if (auto sweep = root.child("sweep"))
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
   if (root.child("systems") && root.child("architectures"))
     throw xml.error(root.child("architectures"), "architectures",
                     "give <systems> or <architectures>, not both (<architectures> is the paper's two systems)");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
+  const bool accuracy_declared = root.child("accuracy");  // defaults.xml holds its defaults, not the switch
   XmlFile defaults(defaults_path);
   resolve_relative_paths(root, fs::path(path).parent_path().string());
   merge_defaults(root, defaults.root("experiment"), fs::path(defaults_path).parent_path());
@@ -187,13 +188,14 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
 
   auto w = root.child("workload");
   xml.check_names(w, {"model", "input_shape", "dataset", "batch_size", "minibatches_per_peer", "iterations", "epochs",
-                      "compute_variability"});
+                      "compute_variability", "train_samples"});
   e.workload.measured_variability = xml.choice(w, "compute_variability", {"measured", "none"}) == "measured";
   e.workload.model = xml.text(w, "model");
   e.workload.input_shape = xml.text(w, "input_shape");
   e.workload.dataset = xml.choice(w, "dataset", {"mnist", "fashion_mnist", "cifar10"});
   // Real sizes: MNIST and Fashion-MNIST 60,000 training images, CIFAR-10 50,000; 10 classes each.
-  e.workload.train_samples = e.workload.dataset == "cifar10" ? 50000 : 60000;
+  const long long dataset_samples = e.workload.dataset == "cifar10" ? 50000 : 60000;
+  e.workload.train_samples = xml.integer_or(w, "train_samples", 1, dataset_samples, dataset_samples);
   e.workload.classes = 10;
   const bool by_size = w.attribute("batch_size"), by_count = w.attribute("minibatches_per_peer");
   if (by_size == by_count)
@@ -225,10 +227,11 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
 
   auto ex = root.child("exchange");
   xml.check_names(ex, {"instance_transport", "serverless_transport", "inline_max_bytes", "consume", "poll_interval_s",
-                       "compression", "topk_ratio", "compress_functions"});
+                       "compression", "topk_ratio", "compress_functions", "error_feedback"});
   e.exchange.compression = xml.choice(ex, "compression", {"none", "qsgd8_paper", "qsgd8_packed", "topk", "fp16"});
   e.exchange.topk_ratio = xml.number(ex, "topk_ratio", 1e-9, 1);
   e.exchange.compress_functions = xml.boolean(ex, "compress_functions");
+  e.exchange.error_feedback = xml.boolean(ex, "error_feedback");
   e.exchange.instance_transport = to_transport(xml.choice(ex, "instance_transport", kTransports));
   e.exchange.serverless_transport = to_transport(xml.choice(ex, "serverless_transport", kTransports));
   e.exchange.inline_max_bytes = xml.integer(ex, "inline_max_bytes", 0, 1LL << 40);
@@ -305,6 +308,21 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   }
   e.stragglers.tail_probability = xml.number(st, "tail_probability", 0, 1);
   e.stragglers.tail_shape = xml.number(st, "tail_shape", 1.01, 1000);
+
+  auto acc = root.child("accuracy");
+  xml.check_names(acc, {"target", "learning_rate", "momentum", "eval_every", "test_samples", "data_dir"});
+  e.accuracy.enabled = accuracy_declared;
+  if (accuracy_declared) {
+    if (!acc.attribute("target")) throw xml.error(acc, "accuracy/@target", "missing: the test accuracy to reach, in (0, 1]");
+    e.accuracy.target = xml.number(acc, "target", 1e-9, 1);
+  }
+  e.accuracy.learning_rate = xml.number(acc, "learning_rate", 1e-9, 1e3);
+  e.accuracy.momentum = xml.number(acc, "momentum", 0, 0.999999);
+  e.accuracy.eval_every = static_cast<int>(xml.integer(acc, "eval_every", 1, 1 << 20));
+  e.accuracy.test_samples = xml.integer(acc, "test_samples", 1, 10000);  // every test set here holds 10,000
+  e.accuracy.data_dir = xml.text_or(acc, "data_dir", "");
+  if (!e.accuracy.data_dir.empty() && !fs::is_directory(e.accuracy.data_dir))
+    throw xml.error(acc, "accuracy/@data_dir", "no such folder: " + e.accuracy.data_dir);
 
   auto wf = root.child("workflow");
   xml.check_names(wf, {"status_poll_interval_s"});

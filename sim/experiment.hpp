@@ -38,7 +38,7 @@ struct Experiment {
 
   struct Workload {
     std::string model, input_shape, dataset;
-    long long train_samples = 0, classes = 0;
+    long long train_samples = 0, classes = 0;  // train_samples: the first N of the (seeded) shuffled dataset
     long long batch_size = 0;            // 0 when minibatches_per_peer is given
     long long minibatches_per_peer = 0;  // 0 when batch_size is given
     long long iterations = 0;            // synchronous updates; one pass over the local shard each
@@ -67,6 +67,7 @@ struct Experiment {
     std::string compression = "none";  // none | qsgd8_paper | qsgd8_packed | topk | fp16 (see sim/codec.hpp)
     double topk_ratio = 0.01;
     bool compress_functions = false;   // also the functions' gradients to their peer
+    bool error_feedback = false;       // a lossy codec adds what it left out last time (replays only)
   } exchange;
 
   struct Barrier {
@@ -92,6 +93,16 @@ struct Experiment {
     double tail_probability = 0;   // a step (peer or function) is hit by a heavy tail with this probability ...
     double tail_shape = 3;         // ... and then lasts Pareto(shape, scale 1) times longer
   } stragglers;
+  /// <accuracy>: train the model for real on the simulated schedule (`p2psim replay`) and report time and
+  /// cost to reach `target` test accuracy. Off when the experiment has no <accuracy>.
+  struct Accuracy {
+    bool enabled = false;
+    double target = 0;                       // test accuracy in (0, 1]
+    double learning_rate = 0, momentum = 0;  // SGD with momentum, each peer on its own model
+    int eval_every = 0;                      // iterations between test evaluations (and the last one)
+    long long test_samples = 0;              // the first N of the test set
+    std::string data_dir;                    // the dataset's files; empty: the Debian package's folder
+  } accuracy;
   /// Line of each top-level element, for errors found after parsing (e.g. an unknown instance type).
   std::map<std::string, long> lines;
   /// An InputError about `field` of element `element` of this experiment.

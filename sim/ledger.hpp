@@ -27,4 +27,10 @@ struct Ledger {
   double surplus_credits = 0;  // CPU credits spent beyond earnings by unlimited-mode burstable instances
 };
 
+/// The cloud usage metered so far, at one moment of a run: the ledger's counts then. With the moment's time it
+/// prices the run up to that moment exactly (schedule.cpp), which a ledger of the whole run cannot.
+struct UsageMark {
+  long long function_runs = 0, workflow_transitions = 0, storage_gets = 0, storage_puts = 0;
+};
+
 }  // namespace p2psim

@@ -39,4 +39,28 @@ Cost price(const Ledger& l, const CloudProfile& p) {
   return c;
 }
 
+CostTimeline::CostTimeline(const Ledger& ledger, const CloudProfile& profile) : ledger_(ledger), profile_(profile) {
+  function_compute_before_usd_.reserve(ledger.function_runs.size() + 1);
+  double sum = 0;
+  function_compute_before_usd_.push_back(0);
+  for (const auto& run : ledger.function_runs)
+    function_compute_before_usd_.push_back(sum += function_run_compute_usd(run, profile.functions));
+  for (const auto& i : ledger.instances) end_s_ = std::max(end_s_, i.uptime_s);
+}
+
+Cost CostTimeline::at(double time_s, const UsageMark& usage) const {
+  Ledger so_far;
+  so_far.workflow_transitions = usage.workflow_transitions;
+  so_far.storage_gets = usage.storage_gets;
+  so_far.storage_puts = usage.storage_puts;
+  for (const auto& i : ledger_.instances) so_far.instances.push_back({i.type, std::min(i.uptime_s, time_s)});
+  so_far.broker_uptime_s = std::min(ledger_.broker_uptime_s, time_s);
+  so_far.surplus_credits = end_s_ > 0 ? ledger_.surplus_credits * std::min(1.0, time_s / end_s_) : 0;
+  Cost c = price(so_far, profile_);
+  const auto runs = static_cast<size_t>(usage.function_runs);
+  c.function_compute_usd = function_compute_before_usd_.at(runs);
+  c.function_requests_usd = static_cast<double>(runs) * profile_.functions.price_per_request_usd;
+  return c;
+}
+
 }  // namespace p2psim

@@ -1,5 +1,7 @@
 // Turning a Ledger into dollars with a cloud profile's prices. Pure.
 #pragma once
+#include <vector>
+
 #include "cloud_profile.hpp"
 #include "ledger.hpp"
 
@@ -30,5 +32,21 @@ double billed_function_seconds(const FunctionRun& run, const FunctionService& se
 double function_run_compute_usd(const FunctionRun& run, const FunctionService& service);
 
 Cost price(const Ledger& ledger, const CloudProfile& profile);
+
+/// What a run had cost at a moment of it: if it had stopped then. Instances and the broker are billed for their
+/// uptime until then (minimums and granularity applied), function runs, transitions and storage requests as
+/// metered until then (the moment's UsageMark). Surplus CPU credits, which the ledger keeps as a total, are
+/// spread evenly over the run.
+class CostTimeline {
+ public:
+  CostTimeline(const Ledger& ledger, const CloudProfile& profile);
+  Cost at(double time_s, const UsageMark& usage) const;
+
+ private:
+  const Ledger& ledger_;
+  const CloudProfile& profile_;
+  std::vector<double> function_compute_before_usd_;  // [k]: the first k function runs' compute
+  double end_s_ = 0;                                 // the longest instance uptime
+};
 
 }  // namespace p2psim

@@ -78,6 +78,18 @@ const SystemResult* Result::baseline() const {
   return nullptr;
 }
 
+const AccuracyPoint* AccuracyResult::first_reaching(double target) const {
+  for (const auto& p : points)
+    if (p.test_accuracy && *p.test_accuracy >= target) return &p;
+  return nullptr;
+}
+
+const AccuracyPoint* AccuracyResult::last_evaluated() const {
+  for (auto it = points.rbegin(); it != points.rend(); ++it)
+    if (it->test_accuracy) return &*it;
+  return nullptr;
+}
+
 std::optional<Comparison> Result::comparison(const SystemResult& sys) const {
   const SystemResult* base = baseline();
   if (!base || base == &sys || !base->feasible() || !sys.feasible()) return std::nullopt;
@@ -101,6 +113,39 @@ static std::string extrapolation_note(const Scenario& s) {
       fmt::format("function steps on {:.2f} vCPUs, threads measured up to {}", s.function_vcpus, fn_threads));
   add(s.peer_extrapolation.batch || s.function_extrapolation.batch, "a minibatch outside the measured batch sizes");
   return note;
+}
+
+// Time and cost to the experiment's target accuracy, from the replays (when the experiment asks for them).
+template <typename Row>
+static void print_accuracy_rows(const Result& r, Row& row, std::FILE* out) {
+  const double target = r.scenario->experiment.accuracy.target;
+  auto cell = [&](const SystemResult& a, auto value) -> std::string {
+    if (!a.accuracy || !a.accuracy->not_replayed.empty()) return "not replayed";
+    const AccuracyPoint* p = a.accuracy->first_reaching(target);
+    return p ? value(*p) : "not reached";
+  };
+  row("final test accuracy", [](const SystemResult& a) {
+    const AccuracyPoint* p = a.accuracy ? a.accuracy->last_evaluated() : nullptr;
+    return p ? fmt::format("{:.4f}", *p->test_accuracy) : std::string("n/a");
+  }, "{:>14}");
+  const std::string pct = fmt::format("{:.1f} %", 100 * target);
+  row(fmt::format("iterations to {}", pct).c_str(),
+      [&](const SystemResult& a) { return cell(a, [](const AccuracyPoint& p) { return std::to_string(p.iteration + 1); }); },
+      "{:>14}");
+  row(fmt::format("time to {} (s)", pct).c_str(), [&](const SystemResult& a) {
+    return cell(a, [](const AccuracyPoint& p) { return fmt::format("{:.3f}", p.time_s); });
+  }, "{:>14}");
+  row(fmt::format("cost to {} (USD)", pct).c_str(), [&](const SystemResult& a) {
+    return cell(a, [](const AccuracyPoint& p) { return fmt::format("{:.6f}", p.cost_usd); });
+  }, "{:>14}");
+  for (const auto& a : r.systems) {
+    if (!a.accuracy) continue;
+    if (!a.accuracy->not_replayed.empty())
+      fmt::print(out, "{} was not replayed: {}\n", a.name, a.accuracy->not_replayed);
+    else if (!a.accuracy->first_reaching(target))
+      fmt::print(out, "{} did not reach {} test accuracy in {} iterations\n", a.name, pct,
+                 a.accuracy->points.empty() ? 0 : a.accuracy->points.back().iteration + 1);
+  }
 }
 
 void print_table(const Result& r, std::FILE* out) {
@@ -153,6 +198,7 @@ void print_table(const Result& r, std::FILE* out) {
   row("cost: workflow (USD)", [](auto& a) { return a.cost.workflow_usd; }, "{:>14.6f}");
   row("cost: storage requests (USD)", [](auto& a) { return a.cost.storage_usd; }, "{:>14.6f}");
   row("cost: total (USD)", [](auto& a) { return a.cost.total_usd(); }, "{:>14.6f}");
+  if (e.accuracy.enabled) print_accuracy_rows(r, row, out);
   for (const auto& a : r.systems)
     if (!a.feasible())
       fmt::print(out, "\n{} is INFEASIBLE, its times mean nothing; the cost is what was spent before it failed:\n  {}\n",
@@ -165,6 +211,27 @@ void print_table(const Result& r, std::FILE* out) {
                  a.name, base, c->gradient_improvement_percent, a.name, base,
                  e.cost_includes_broker ? "" : ", broker not counted", c->cost_ratio);
   if (const std::string x = extrapolation_note(s); !x.empty()) fmt::print(out, "\nextrapolated: {}\n", x);
+}
+
+static nlohmann::ordered_json accuracy_json(const AccuracyResult& a, double target) {
+  nlohmann::ordered_json j;
+  j["target"] = target;
+  j["replayed"] = a.not_replayed.empty();
+  j["why_not"] = a.not_replayed;
+  const AccuracyPoint* last = a.last_evaluated();
+  const AccuracyPoint* hit = a.first_reaching(target);
+  j["final_test_accuracy"] = last ? nlohmann::ordered_json(*last->test_accuracy) : nlohmann::ordered_json();
+  j["reached"] = hit != nullptr;
+  j["iterations_to_target"] = hit ? nlohmann::ordered_json(hit->iteration + 1) : nlohmann::ordered_json();
+  j["time_to_target_s"] = hit ? nlohmann::ordered_json(hit->time_s) : nlohmann::ordered_json();
+  j["cost_to_target_usd"] = hit ? nlohmann::ordered_json(hit->cost_usd) : nlohmann::ordered_json();
+  // [iteration, time_s, cost_usd, train_loss, test_loss, test_accuracy]; the test ones null between evaluations
+  nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+  auto maybe = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+  for (const auto& p : a.points)
+    curve.push_back({p.iteration, p.time_s, p.cost_usd, p.train_loss, maybe(p.test_loss), maybe(p.test_accuracy)});
+  j["curve"] = std::move(curve);
+  return j;
 }
 
 nlohmann::ordered_json result_json(const Result& r) {
@@ -244,11 +311,23 @@ nlohmann::ordered_json result_json(const Result& r) {
           {"failure_detection_wait_s", a->run.failure_detection_wait_s},
           {"staleness_max_iterations", a->staleness_max()},
           {"credits_exhausted_at_s_per_peer", a->run.credits_exhausted_at_s}}}};
+    if (a->accuracy) entry["accuracy"] = accuracy_json(*a->accuracy, e.accuracy.target);
     if (auto cmp = r.comparison(system))
       entry["vs_baseline"] = {{"gradient_time_improvement_percent", cmp->gradient_improvement_percent},
                               {"cost_ratio", cmp->cost_ratio}};
   }
   return j;
+}
+
+// target_accuracy .. cost_to_target_usd: empty without <accuracy>, or when not replayed or not reached.
+static std::string accuracy_columns(const std::optional<AccuracyResult>& a, const Experiment::Accuracy& spec) {
+  if (!spec.enabled) return ",,,,,";
+  std::string cols = fmt::format(",{:.9g}", spec.target);
+  const AccuracyPoint* last = a ? a->last_evaluated() : nullptr;
+  const AccuracyPoint* hit = a ? a->first_reaching(spec.target) : nullptr;
+  cols += last ? fmt::format(",{:.9g}", *last->test_accuracy) : ",";
+  cols += hit ? fmt::format(",{},{:.9g},{:.9g}", hit->iteration + 1, hit->time_s, hit->cost_usd) : ",,,";
+  return cols;
 }
 
 void write_results(const Result& r, const std::string& dir) {
@@ -264,7 +343,8 @@ void write_results(const Result& r, const std::string& dir) {
   for (int p = 0; p < kPhaseCount; ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
   csv += ",cpu_credit_surplus_usd,credits_exhausted_at_s,baseline,gradient_improvement_vs_baseline_percent,"
          "cost_ratio_vs_baseline,compute_usd,orchestration_usd,counted_usd,cost_ratio_includes_broker,"
-         "compute_extrapolated,profile,p2psim_version,status,reason\n";
+         "compute_extrapolated,target_accuracy,final_test_accuracy,iterations_to_target,time_to_target_s,"
+         "cost_to_target_usd,profile,p2psim_version,status,reason\n";
   std::string trace = "system,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
   for (const auto& system : r.systems) {
     const auto* a = &system;
@@ -289,6 +369,7 @@ void write_results(const Result& r, const std::string& dir) {
     csv += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", c.compute_usd(), c.orchestration_usd(),
                        c.counted_usd(e.cost_includes_broker), e.cost_includes_broker,
                        s.peer_extrapolation.any() || s.function_extrapolation.any());
+    csv += accuracy_columns(a->accuracy, e.accuracy);
     std::string reason;  // quoted as RFC 4180 says: it is free text (commas, quotes from a user's model name)
     for (char ch : a->run.failure) reason += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",

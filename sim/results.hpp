@@ -13,6 +13,24 @@
 
 namespace p2psim {
 
+/// One replayed iteration (`p2psim replay`): when its last update was applied, the run's cost then, and the
+/// model's loss and test accuracy (the test ones every few iterations only).
+struct AccuracyPoint {
+  int iteration = 0;
+  double time_s = 0, cost_usd = 0, train_loss = 0;
+  std::optional<double> test_loss, test_accuracy;
+};
+
+/// Accuracy of a system whose schedule was replayed, or why it was not.
+struct AccuracyResult {
+  std::string not_replayed;  // why not; empty when replayed
+  std::vector<AccuracyPoint> points;
+  /// The first evaluated iteration at or above `target`; nullptr when never.
+  const AccuracyPoint* first_reaching(double target) const;
+  /// The last evaluated iteration; nullptr when none was.
+  const AccuracyPoint* last_evaluated() const;
+};
+
 struct SystemResult {
   std::string name, strategy;
   RunOutput run;
@@ -23,6 +41,7 @@ struct SystemResult {
   double aggregate_update_s = 0, barrier_s = 0, iteration_s = 0;
   double total_s = 0;          // until the last peer finishes
   std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
+  std::optional<AccuracyResult> accuracy;        // when the experiment declares <accuracy>
   bool feasible() const { return run.failure.empty(); }
   double staleness_mean() const {
     double sum = 0;

@@ -1,6 +1,8 @@
 // `p2psim run EXPERIMENT.xml [--out DIR]`: simulate the experiment's systems, print the table, write files.
 #include <fmt/core.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -11,6 +13,7 @@
 #include "../simulation/simulate.hpp"
 #include "args.hpp"
 #include "commands.hpp"
+#include "replay_runner.hpp"
 
 namespace po = boost::program_options;
 
@@ -81,6 +84,22 @@ int cmd_run(int argc, char** argv) {
     limits::check_fits_in_memory(scenario);
     for (const auto& system : experiment.systems) {
       result.systems.push_back(summarise(scenario, system, simulate_isolated(scenario, system)));
+    }
+    if (experiment.accuracy.enabled) {
+      // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.
+      if (vm.count("out")) {
+        replay_accuracy(result, vm["out"].as<std::string>());
+      } else {
+        std::string tmp = (std::filesystem::temp_directory_path() / "p2psim-replay-XXXXXX").string();
+        if (!::mkdtemp(tmp.data())) throw std::runtime_error("cannot create a temporary folder in " + tmp);
+        try {
+          replay_accuracy(result, tmp);
+        } catch (...) {
+          std::filesystem::remove_all(tmp);
+          throw;
+        }
+        std::filesystem::remove_all(tmp);
+      }
     }
     if (!vm.count("quiet")) print_table(result, stdout);
     if (vm.count("out")) write_results(result, vm["out"].as<std::string>());

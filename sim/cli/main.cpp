@@ -33,6 +33,8 @@ const std::vector<Command>& commands() {
        cli::cmd_recommend},
       {"models", "list the model zoo with parameter counts and gradient sizes (runs LibTorch)", nullptr},
       {"calibrate", "time real LibTorch kernels and write calibration CSVs (runs LibTorch)", nullptr},
+      {"replay", "train the model for real on a run's schedule.json: accuracy against time and cost (runs LibTorch)",
+       nullptr},
       {"fit", "show the compute model fitted to calibration CSVs", cli::cmd_fit},
       {"validate", "hold predictions against published measurements of real cloud runs (validation/)",
        cli::cmd_validate},

@@ -17,6 +17,15 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
   out.iterations_done.assign(scenario.experiment.peers, 0);
 }
 
+void Context::complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients) {
+  ++out.iterations_done[peer];
+  const auto& l = out.ledger;
+  const UsageMark usage{static_cast<long long>(l.function_runs.size()), l.workflow_transitions, l.storage_gets,
+                        l.storage_puts};
+  const bool whole = gradients.empty();
+  out.updates.push_back({peer, iteration, sg::now(), usage, whole, std::move(gradients)});
+}
+
 double Context::step_noise(StepTarget target) {
   double factor = 1.0;
   if (s.experiment.workload.measured_variability)

@@ -50,6 +50,17 @@ nlohmann::json to_json(const RunOutput& r) {
   nlohmann::json deliveries = nlohmann::json::array();
   for (const auto& d : r.deliveries) deliveries.push_back({d.consumer, d.producer, d.iteration});
   j["deliveries"] = std::move(deliveries);
+  nlohmann::json updates = nlohmann::json::array();
+  for (const auto& u : r.updates) {
+    nlohmann::json gradients = nlohmann::json::array();
+    for (const auto& g : u.gradients) gradients.push_back({g.producer, g.iteration});
+    updates.push_back({u.peer, u.iteration, u.time_s,
+                       {u.usage.function_runs, u.usage.workflow_transitions, u.usage.storage_gets,
+                        u.usage.storage_puts},
+                       u.whole_iteration, std::move(gradients)});
+  }
+  j["updates"] = std::move(updates);
+  j["schedule_unsupported"] = r.schedule_unsupported;
   j["peer_end_s"] = r.peer_end_s;
   j["iterations_done"] = r.iterations_done;
   j["cold_starts"] = r.cold_starts;
@@ -76,6 +87,12 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   for (const auto& p : j.at("trace"))
     r.trace.push_back({p[0], p[1], p[2], static_cast<Phase>(p[3].get<int>()), p[4], p[5]});
   for (const auto& d : j.at("deliveries")) r.deliveries.push_back({d[0], d[1], d[2]});
+  for (const auto& u : j.at("updates")) {
+    Update update{u[0], u[1], u[2], {u[3][0], u[3][1], u[3][2], u[3][3]}, u[4], {}};
+    for (const auto& g : u[5]) update.gradients.push_back({g[0], g[1]});
+    r.updates.push_back(std::move(update));
+  }
+  r.schedule_unsupported = j.at("schedule_unsupported");
   r.peer_end_s = j.at("peer_end_s").get<std::vector<double>>();
   r.iterations_done = j.at("iterations_done").get<std::vector<int>>();
   r.cold_starts = j.at("cold_starts");

@@ -45,11 +45,30 @@ struct Delivery {
   int consumer = 0, producer = 0, iteration = 0;
 };
 
+/// A gradient by who computed it and in which of its iterations.
+struct GradientVersion {
+  int producer = 0, iteration = 0;
+};
+
+/// One model update: which gradients a participant averaged into its model, and when. This is the schedule a
+/// real training run replays (`p2psim replay`).
+struct Update {
+  int peer = 0, iteration = 0;
+  double time_s = 0;  // when the update was applied
+  UsageMark usage;
+  /// Synchronous designs: the average of every participant's gradient of `iteration` (each that made this
+  /// update), written compactly. Otherwise `gradients` lists exactly what was averaged, the peer's own first.
+  bool whole_iteration = false;
+  std::vector<GradientVersion> gradients;
+};
+
 struct RunOutput {
   std::string transport;  // how gradients travel between participants (the strategy says)
   Ledger ledger;
   std::vector<PhaseRecord> trace;
   std::vector<Delivery> deliveries;
+  std::vector<Update> updates;       // in the order they were applied
+  std::string schedule_unsupported;  // why this design records no schedule; empty when it does
   std::vector<double> peer_end_s;
   std::vector<int> iterations_done;  // per peer: iterations it completed (fewer when it crashed)
   long long cold_starts = 0, warm_starts = 0;

@@ -224,7 +224,7 @@ void apply_update(Context& c, int peer, int iteration) {
   const double start = sg::now();
   peer_cpu(c, peer, c.s.average_seconds(static_cast<double>(c.s.parameters), 2));
   c.trace(peer, iteration, Phase::AggregateUpdate, start);
-  ++c.out.iterations_done[peer];
+  c.complete_iteration(peer, iteration);
 }
 
 bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database) {

@@ -158,7 +158,7 @@ void LambdaMl::worker(Context& c, int w) {
       const double update_start = sg::now();
       sg::compute(container.host, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
       c.trace(w, it, Phase::AggregateUpdate, update_start);
-      ++c.out.iterations_done[w];
+      c.complete_iteration(w, it);
       last_iteration_s = sg::now() - start;
       if (sg::now() - run_start > fs.max_timeout_s) {  // the platform would have killed it at the timeout
         c.out.failure = fmt::format("{}: worker {}'s invocation ran past the function timeout of {} s",

@@ -35,6 +35,7 @@ class P2pAllToAll : public Strategy {
   void receive_gradients(Context& c, int peer, int iteration);
   void aggregate_and_update(Context& c, int peer, int iteration);
   void barrier(Context& c, int peer, int iteration);
+  std::vector<GradientVersion> averaged_gradients(int peer, int iteration);
 
   const Scenario& s_;
   GradientCompute compute_;
@@ -43,6 +44,7 @@ class P2pAllToAll : public Strategy {
   std::vector<int> progress_;
   sg::Signal published_;  // a peer published a gradient
   std::vector<std::vector<int>> next_to_fetch_;  // [consumer][producer]: first iteration not fetched yet
+  std::vector<std::vector<GradientVersion>> unused_;  // [consumer]: fetched, not averaged yet (asynchronous)
   std::vector<std::vector<bool>> presumed_dead_;  // [consumer][producer]: gave up waiting for it
   std::vector<std::vector<bool>> arrived_;       // [iteration][peer]: reached that iteration's barrier
   std::vector<bool> down_;                       // per peer: crashed and not (yet) back
@@ -78,6 +80,7 @@ P2pAllToAll::P2pAllToAll(const SystemSpec& system, const Scenario& s) : s_(s) {
   const int n = s.experiment.peers;
   progress_.assign(n, 0);
   next_to_fetch_.assign(n, std::vector<int>(n, 0));
+  unused_.assign(n, {});
   presumed_dead_.assign(n, std::vector<bool>(n, false));
   arrived_.assign(static_cast<size_t>(s.experiment.workload.iterations), std::vector<bool>(n, false));
   down_.assign(n, false);
@@ -121,6 +124,23 @@ void P2pAllToAll::fetch_gradient(Context& c, int peer, int producer, int iterati
   }
   peer_cpu(c, peer, s_.decode_s);
   c.out.deliveries.push_back({peer, producer, iteration});
+  if (s_.experiment.asynchronous) unused_[peer].push_back({producer, iteration});
+}
+
+/// What the peer's update of `iteration` averaged, its own gradient first. Synchronous: every other peer's
+/// gradient of this iteration that it holds (a peer presumed dead is missing). Asynchronous: every gradient
+/// fetched since its last update, whatever iteration each is of, as the paper's peers average what their
+/// queues held.
+std::vector<GradientVersion> P2pAllToAll::averaged_gradients(int peer, int iteration) {
+  std::vector<GradientVersion> gradients{{peer, iteration}};
+  if (s_.experiment.asynchronous) {
+    gradients.insert(gradients.end(), unused_[peer].begin(), unused_[peer].end());
+    unused_[peer].clear();
+  } else {
+    for (int j = 0; j < static_cast<int>(next_to_fetch_[peer].size()); ++j)
+      if (j != peer && next_to_fetch_[peer][j] > iteration) gradients.push_back({j, iteration});
+  }
+  return gradients;
 }
 
 /// Collects the other peers' gradients for `iteration`. Every gradient already published is fetched (in
@@ -289,7 +309,7 @@ void P2pAllToAll::run_iterations(Context& c, int peer, int first) {
     receive_gradients(c, peer, it);
     aggregate_and_update(c, peer, it);
     if (barrier_) barrier(c, peer, it);
-    ++c.out.iterations_done[peer];
+    c.complete_iteration(peer, it, averaged_gradients(peer, it));
   }
   c.out.peer_end_s[peer] = sg::now();
   ended_[peer] = true;

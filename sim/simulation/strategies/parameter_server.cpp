@@ -130,7 +130,14 @@ void ParameterServer::peer(Context& c, int peer) {
     for (int j = 0; j < shards_; ++j) pulls.push_back({c.hosts.servers[j], c.hosts.peers[peer], pull_bytes});
     sg::transfer_all(pulls);
     c.trace(peer, it, Phase::Receive, receive_start);
-    ++c.out.iterations_done[peer];
+    if (async_) {
+      // A shard applies each push to the one global model as it arrives: not a set of gradients averaged
+      // into a peer's model, which is all a schedule can say yet.
+      ++c.out.iterations_done[peer];
+      c.out.schedule_unsupported = "an asynchronous parameter server updates one global model push by push";
+    } else {
+      c.complete_iteration(peer, it);  // the pulled parameters hold every peer's gradient of `it`
+    }
   }
   c.out.peer_end_s[peer] = sg::now();
 }

@@ -106,7 +106,7 @@ void Spirt::peer(Context& c, int peer) {
     const double update_start = sg::now();
     mine.run_kernel(s_.average_seconds(e, n) + s_.average_seconds(e, 2));  // average, AI.ModelUpdate
     c.trace(peer, it, Phase::AggregateUpdate, update_start);
-    ++c.out.iterations_done[peer];
+    c.complete_iteration(peer, it);
   }
   c.out.peer_end_s[peer] = sg::now();
 }

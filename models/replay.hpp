@@ -1,0 +1,31 @@
+// Real training on a simulated schedule: each peer's model, its data shard, real gradients, the real codec
+// (top-k's error feedback included), and exactly the gradient versions each update averaged, stale or missing
+// as the schedule says. See docs/accuracy.md.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "replay_data.hpp"
+
+namespace p2psim::models {
+
+/// One iteration of a replayed system: the training loss of the gradients computed in it (mean over the peers
+/// that computed one) and, every eval_every iterations and at the last, the test loss and accuracy of the
+/// models after their update (mean over the peers that made it).
+struct ReplayPoint {
+  int iteration = 0;
+  double train_loss = 0;
+  bool evaluated = false;
+  double test_loss = 0, test_accuracy = 0;
+  int peers_evaluated = 0;
+};
+
+/// Trains one system's schedule: `training` is the schedule's "training" object, `updates` one system's
+/// "updates" array (docs/accuracy.md). Throws std::invalid_argument when the schedule is inconsistent (a
+/// gradient used before it could exist, an unknown peer).
+std::vector<ReplayPoint> replay_updates(const nlohmann::json& training, unsigned long long seed,
+                                        const nlohmann::json& updates, const ReplayData& data, std::ostream& log);
+
+}  // namespace p2psim::models
