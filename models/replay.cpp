@@ -1,6 +1,7 @@
 #include "replay.hpp"
 
 #include <fmt/core.h>
+#include <malloc.h>
 
 #include <map>
 #include <optional>
@@ -49,9 +50,9 @@ std::vector<ScheduledUpdate> read_updates(const nlohmann::json& updates, int pee
                                                 s.peer, s.iteration));
     }
     for (const auto& [q, it] : s.gradients)
-      if (q < 0 || q >= peers || it < 0 || it > s.iteration)
-        throw std::invalid_argument(fmt::format("update of peer {} at iteration {} averages gradient ({}, {}), which "
-                                                "cannot exist yet", s.peer, s.iteration, q, it));
+      if (q < 0 || q >= peers || it < 0 || it >= iterations)
+        throw std::invalid_argument(fmt::format("update of peer {} at iteration {} averages gradient ({}, {}): no "
+                                                "such peer or iteration", s.peer, s.iteration, q, it));
     out.push_back(std::move(s));
   }
   return out;
@@ -252,6 +253,11 @@ std::vector<ReplayPoint> replay_updates(const nlohmann::json& training, unsigned
                                         const nlohmann::json& updates, const ReplayData& data, std::ostream& log) {
   Replayer r(training, seed, data, log);
   return r.run(read_updates(updates, training.at("peers"), training.at("iterations")));
+}
+
+void keep_freed_memory_in_heap() {
+  ::mallopt(M_MMAP_MAX, 0);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
 }  // namespace p2psim::models

@@ -13,7 +13,7 @@ struct ReplayOptions {
   std::vector<std::string> systems;  // empty: every replayable system
   std::string out_csv;
   std::string cache_dir;  // empty: no cache
-  int threads = 2;        // LibTorch intra-op threads (part of the cache key: sums may round differently)
+  int threads = 1;        // LibTorch intra-op threads (part of the cache key: sums may round differently)
 };
 
 /// The default cache folder: $P2PSIM_CACHE_DIR, else $XDG_CACHE_HOME/p2psim/replay, else ~/.cache/p2psim/replay.

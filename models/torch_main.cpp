@@ -1,7 +1,5 @@
 // p2psim-torch: the subcommands that run LibTorch kernels (`models`, `calibrate`). The `p2psim` front end
 // execs this binary for them, so that `p2psim run` never loads libtorch.
-#include <malloc.h>
-
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -9,6 +7,7 @@
 #include "../sim/cli/args.hpp"
 #include "calibrate.hpp"
 #include "datasets.hpp"
+#include "replay.hpp"
 #include "replay_command.hpp"
 #include "zoo.hpp"
 
@@ -144,7 +143,7 @@ int cmd_replay(int argc, char** argv) {
       "out,o", po::value<std::string>()->required(), "output CSV: loss and accuracy per iteration")(
       "cache", po::value<std::string>()->default_value(default_replay_cache_dir()),
       "folder of cached replays ('' for none); default $P2PSIM_CACHE_DIR or ~/.cache/p2psim/replay")(
-      "threads", po::value<std::string>()->default_value("2"), "LibTorch threads");
+      "threads", po::value<std::string>()->default_value("1"), "LibTorch threads (results depend on it)");
   po::positional_options_description pos;
   pos.add("schedule", 1);
   po::variables_map vm;
@@ -160,11 +159,7 @@ int cmd_replay(int argc, char** argv) {
   o.out_csv = vm["out"].as<std::string>();
   o.cache_dir = vm["cache"].as<std::string>();
   o.threads = static_cast<int>(cli::parse_int(vm["threads"].as<std::string>(), "threads", 1, 256));
-  // Keep freed tensor memory in the heap: glibc maps every large buffer (a convolution's 42 MB workspace)
-  // afresh and unmaps it when freed, and those page faults made a 4-peer MNIST replay 2.9x slower (24.7 s ->
-  // 8.4 s measured, same output).
-  ::mallopt(M_MMAP_MAX, 0);
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  keep_freed_memory_in_heap();
   try {
     replay(o, std::cerr);
   } catch (const std::invalid_argument& e) {

@@ -10,6 +10,7 @@ python3-pandas:
     /usr/bin/python3 notebooks/p2psim_plots.py report RUN_DIR        # one run: its timeline, trace.json
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 600 [--where model=vgg11]
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --budget-usd 0.5
+    /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 900 --target-accuracy 0.7
     /usr/bin/python3 notebooks/p2psim_plots.py validation-figure DIR  # DIR/validation.csv -> validation.png/.svg
 
 Configurations are compared like with like: Pareto fronts and recommendations are per workload (model,
@@ -34,6 +35,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import p2psim_accuracy  # noqa: E402
 import p2psim_html  # noqa: E402
 import p2psim_timeline  # noqa: E402
 import p2psim_validation  # noqa: E402
@@ -172,6 +174,23 @@ def pareto_mask(df, time_col=TIME, cost_col=COST):
             keep[i] = True
             best_cost = df.at[i, cost_col]
     return keep
+
+
+def to_target(df, target_accuracy):
+    """Rows with time and cost to `target_accuracy` in place of total time and cost (columns of a run with
+    <accuracy target=...>); rows that did not reach it are dropped. Raises ResultsError when the table was not
+    replayed for that target."""
+    if "time_to_target_s" not in df.columns or df["target_accuracy"].isna().all():
+        raise ResultsError("--target-accuracy: these results hold no accuracy (run the experiment with "
+                           "<accuracy target=\"...\"/>)")
+    targets = sorted(df["target_accuracy"].dropna().unique())
+    if any(abs(t - target_accuracy) > 1e-9 for t in targets):
+        raise ResultsError(f"--target-accuracy {target_accuracy:g}: these results were replayed for target "
+                           f"{', '.join(f'{t:g}' for t in targets)}; rerun with <accuracy target=\"{target_accuracy:g}\"/>")
+    reached = df[df["time_to_target_s"].notna()].copy()
+    reached[TIME] = reached["time_to_target_s"]
+    reached[COST] = reached["cost_to_target_usd"]
+    return reached
 
 
 def recommend(df, deadline_s=None, budget_usd=None, runners_up=3):
@@ -428,6 +447,14 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
                 raise ResultsError(str(e)) from e
             figures.append(("validation", save_figure(fig, out, "validation", formats)))
             break
+    try:
+        curves = p2psim_accuracy.load_curves(base)
+    except p2psim_accuracy.AccuracyError as e:
+        raise ResultsError(str(e)) from e
+    if curves is not None:
+        target = df["target_accuracy"].dropna() if "target_accuracy" in df.columns else pd.Series(dtype=float)
+        fig = p2psim_accuracy.fig_accuracy(curves, float(target.iloc[0]) if len(target) else None)
+        figures.append(("accuracy", save_figure(fig, out, "accuracy", formats)))
     colors = system_colors(df)
     workloads = workload_of(df)
     points = [{"time_s": float(r[TIME]), "cost_usd": float(r[COST]), "system": r["system"],
@@ -466,8 +493,14 @@ def apply_where(df, where):
     return df
 
 
-def recommend_command(results_dir, deadline_s, budget_usd, runners_up, where=None):
+def recommend_command(results_dir, deadline_s, budget_usd, runners_up, where=None, target_accuracy=None):
     df = apply_where(load_results(results_dir), where)
+    if target_accuracy is not None:
+        rows = len(df)
+        df = to_target(df, target_accuracy)
+        print(f"time and cost to {target_accuracy:g} test accuracy; {rows - len(df)} of {rows} rows never reached it")
+        if df.empty:
+            return 3
     columns = list(dict.fromkeys(["scenario_id", "system"] + swept_axes(df) + CONFIG_COLUMNS))
     panels = facets(df)  # like with like: one answer per workload
     code = 0
@@ -520,6 +553,8 @@ def main(argv=None):
     limit.add_argument("--budget-usd", type=float)
     rec.add_argument("--runners-up", type=int, default=3)
     rec.add_argument("--where", action="append", help="only rows where COLUMN=VALUE (repeatable), e.g. model=vgg11")
+    rec.add_argument("--target-accuracy", type=float,
+                     help="weigh time and cost to this test accuracy (results of a run with <accuracy>)")
     val = sub.add_parser("validation-figure", help="draw DIR/validation.png and .svg from DIR/validation.csv")
     val.add_argument("dir")
     args = parser.parse_args(argv)
@@ -537,7 +572,8 @@ def main(argv=None):
             scenarios = [s for s in (args.scenarios or "").split(",") if s]
             report(args.dir, args.facet, formats, args.size, scenarios)
             return 0
-        return recommend_command(args.dir, args.deadline_s, args.budget_usd, args.runners_up, args.where)
+        return recommend_command(args.dir, args.deadline_s, args.budget_usd, args.runners_up, args.where,
+                                 args.target_accuracy)
     except ResultsError as e:
         print(f"p2psim {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-// The schedule of a simulated run (docs/accuracy.md#schedule): for every model update, which gradient versions
+// The schedule of a simulated run (docs/time_to_accuracy.md): for every model update, which gradient versions
 // were averaged, at what simulated time and cumulative cost, with the training settings a real replay needs.
 // `p2psim-torch replay` reads it; nothing here runs torch.
 #pragma once

@@ -3,7 +3,11 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
 #include <vector>
 
 #include "../atomic_file.hpp"
@@ -13,32 +17,77 @@
 extern char** environ;
 
 namespace p2psim::cli {
+namespace {
 
-void replay_accuracy(Result& r, const std::string& dir) {
-  namespace fs = std::filesystem;
-  fs::create_directories(dir);
-  const auto schedule = (fs::path(dir) / "schedule.json").string();
-  const auto accuracy = (fs::path(dir) / "accuracy.csv").string();
-  write_file_atomically(schedule, schedule_json(r).dump() + "\n");
-  const auto torch_bin = (fs::read_symlink("/proc/self/exe").parent_path() / "p2psim-torch").string();
-  std::vector<std::string> args{torch_bin, "replay", schedule, "--out", accuracy};
+namespace fs = std::filesystem;
+
+pid_t spawn(std::vector<std::string> args) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, torch_bin.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-    throw std::runtime_error("cannot run " + torch_bin);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("cannot run " + args[0]);
+  return pid;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+void replay_accuracy(Result& r, const std::string& dir) {
+  fs::create_directories(dir);
+  const auto schedule = (fs::path(dir) / "schedule.json").string();
+  const auto accuracy = fs::path(dir) / "accuracy.csv";
+  write_file_atomically(schedule, schedule_json(r).dump() + "\n");
+  const auto torch_bin = (fs::read_symlink("/proc/self/exe").parent_path() / "p2psim-torch").string();
+  // One single-threaded replay per system, as many at once as there are cores: a replay's arithmetic depends on
+  // its thread count, and one thread gives the same bytes in a run and in a sweep of parallel runs.
+  std::vector<std::string> names;
+  for (const auto& a : r.systems)
+    if (schedule_not_replayable(*r.scenario, a).empty()) names.push_back(a.name);
+  const size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+  std::map<pid_t, size_t> running;  // pid -> system index
+  std::string failure;
+  bool refused = false;
+  auto part = [&](size_t i) { return (fs::path(dir) / (".accuracy." + std::to_string(i) + ".csv")).string(); };
+  auto wait_one = [&] {
+    int status = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, 0)) < 0 && errno == EINTR) {
+    }
+    auto it = running.find(pid);
+    if (it == running.end()) return;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      refused = refused || (WIFEXITED(status) && WEXITSTATUS(status) == kExitBadInput);
+      failure = "the replay of " + names[it->second] + " (" + schedule + ") failed (" +
+                (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                   : "signal " + std::to_string(WTERMSIG(status))) +
+                "; its error is above)";
+    }
+    running.erase(it);
+  };
+  for (size_t i = 0; i < names.size() && failure.empty(); ++i) {
+    while (running.size() >= parallel) wait_one();
+    running[spawn({torch_bin, "replay", schedule, "--system", names[i], "--threads", "1", "--out", part(i)})] = i;
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitBadInput)
-    throw UsageError("the replay of " + schedule + " refused its input (its error is above)");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("the replay of " + schedule + " failed (" +
-                     (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                        : "signal " + std::to_string(WTERMSIG(status))) +
-                     "; its error is above)");
-  attach_replay(r, accuracy);
+  while (!running.empty()) wait_one();
+  std::string csv;
+  for (size_t i = 0; i < names.size() && failure.empty(); ++i) {
+    const std::string rows = slurp(part(i));
+    csv += csv.empty() ? rows : rows.substr(rows.find('\n') + 1);  // the header once
+  }
+  for (size_t i = 0; i < names.size(); ++i) fs::remove(part(i));
+  if (!failure.empty()) {
+    if (refused) throw UsageError(failure);
+    throw std::runtime_error(failure);
+  }
+  if (csv.empty()) csv = "system,iteration,time_s,cost_usd,train_loss,test_loss,test_accuracy,peers_evaluated\n";
+  write_file_atomically(accuracy, csv);
+  attach_replay(r, accuracy.string());
 }
 
 }  // namespace p2psim::cli

@@ -1,0 +1,175 @@
+// `p2psim run` with <accuracy> end to end: the schedule it writes, the real replay, and time and cost to the
+// target, each checked against the files the run wrote (not against numbers typed here).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "run_cli.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// 4 peers of 64 Fashion-MNIST images each (2 minibatches of 32), 6 iterations: seconds of real training.
+std::string experiment(const std::string& accuracy, const std::string& sync = "", const std::string& systems = "") {
+  return R"(<?xml version="1.0"?>
+<experiment name="acc" seed="3">
+  <profile file=")" P2PSIM_SOURCE_DIR R"(/platforms/aws_us_east_1.xml"/>
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/calibration/kernels" models=")" P2PSIM_SOURCE_DIR R"(/calibration/models.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="fashion_mnist" train_samples="256" batch_size="32"
+            iterations="6"/>
+  <peers count="4" instance_type="t2.medium"/>
+  <barrier instance="false" serverless="false"/>
+  )" + (systems.empty() ? R"(<systems>
+    <system name="instance" strategy="p2p_all_to_all" compute="peer"/>
+    <system name="serverless" strategy="p2p_all_to_all" compute="functions"/>
+    <system name="ring" strategy="ring_allreduce"/>
+  </systems>)" : systems) + "\n  " + sync + "\n  " + accuracy + "\n</experiment>\n";
+}
+
+struct Row {
+  int iteration;
+  double time_s, cost_usd;
+  std::string accuracy;
+};
+
+std::map<std::string, std::vector<Row>> read_accuracy(const std::string& path) {
+  std::map<std::string, std::vector<Row>> rows;
+  std::istringstream in(slurp(path));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    f.resize(8);
+    rows[f[0]].push_back({std::stoi(f[1]), std::stod(f[2]), std::stod(f[3]), f[6]});
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("run with <accuracy>: the schedule is replayed for real, and time and cost to the target match it") {
+  TempDir dir;
+  std::ofstream(dir.path("acc.xml")) << experiment(R"(<accuracy target="0.2" eval_every="2" test_samples="500"/>)");
+  const std::string env = "P2PSIM_CACHE_DIR=" + dir.path("cache");
+  auto r = run_cli("run " + dir.path("acc.xml") + " --out " + dir.path("out"), env);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("final test accuracy") != std::string::npos);
+  CHECK(r.output.find("time to 20.0 % (s)") != std::string::npos);
+
+  const auto schedule = nlohmann::json::parse(slurp(dir.path("out/schedule.json")));
+  CHECK(schedule["format"] == "p2psim-schedule/1");
+  CHECK(schedule["training"]["shard_samples"] == 64);
+  const auto result = nlohmann::json::parse(slurp(dir.path("out/result.json")));
+  const auto curves = read_accuracy(dir.path("out/accuracy.csv"));
+  for (const auto& system : schedule["systems"]) {
+    const std::string name = system["name"];
+    CAPTURE(name);
+    REQUIRE(system["replayable"] == true);
+    const auto& updates = system["updates"];
+    CHECK(updates.size() == 4 * 6);  // every peer, every iteration
+    // Synchronous all-to-all: its own gradient first, then the 3 others' of the same iteration; the ring: "all".
+    for (const auto& u : updates) {
+      if (name == "ring") {
+        CHECK(u[4] == "all");
+      } else {
+        REQUIRE(u[4].size() == 4);
+        CHECK(u[4][0] == nlohmann::json::array({u[0], u[1]}));
+        for (const auto& g : u[4]) CHECK(g[1] == u[1]);
+      }
+    }
+    // The curve: an iteration's time is when its last update was applied, its cost the run's cost then; the
+    // last one is the whole bill.
+    const auto& rows = curves.at(name);
+    REQUIRE(rows.size() == 6);
+    for (const auto& row : rows) {
+      double latest = 0;
+      for (const auto& u : updates)
+        if (u[1] == row.iteration) latest = std::max(latest, u[2].get<double>());
+      CHECK(row.time_s == doctest::Approx(latest).epsilon(1e-8));
+    }
+    const auto& sys = result["systems"][name];
+    CHECK(rows.back().cost_usd == doctest::Approx(sys["cost_usd"]["counted_in_cost_ratio"].get<double>()).epsilon(1e-8));
+    CHECK(rows.back().time_s <= sys["total_s"].get<double>() * (1 + 1e-8));  // the CSV holds 9 digits
+    // Time and cost to the target: the first evaluated row at or above it.
+    const auto& acc = sys["accuracy"];
+    const Row* hit = nullptr;
+    for (const auto& row : rows)
+      if (!hit && !row.accuracy.empty() && std::stod(row.accuracy) >= 0.2) hit = &row;
+    REQUIRE(hit != nullptr);
+    CHECK(acc["reached"] == true);
+    CHECK(acc["iterations_to_target"] == hit->iteration + 1);
+    CHECK(acc["time_to_target_s"].get<double>() == doctest::Approx(hit->time_s).epsilon(1e-8));
+    CHECK(acc["cost_to_target_usd"].get<double>() == doctest::Approx(hit->cost_usd).epsilon(1e-8));
+  }
+  // The CSV carries them too, and a second run is answered from the cache with the same bytes.
+  CHECK(slurp(dir.path("out/result.csv")).find(",time_to_target_s,") != std::string::npos);
+  auto again = run_cli("run " + dir.path("acc.xml") + " -q --out " + dir.path("again"), env);
+  CHECK(again.exit_code == 0);
+  CHECK(again.output.find("replay cached") != std::string::npos);
+  CHECK(slurp(dir.path("again/accuracy.csv")) == slurp(dir.path("out/accuracy.csv")));
+}
+
+TEST_CASE("run with <accuracy>: an asynchronous parameter server is reported as not replayed, and why") {
+  TempDir dir;
+  std::ofstream(dir.path("acc.xml")) << experiment(
+      R"(<accuracy target="0.2" eval_every="3" test_samples="200"/>)", R"(<synchronization mode="async" staleness_bound="2"/>)",
+      R"(<systems><system name="ps" strategy="parameter_server"/><system name="p2p" strategy="p2p_all_to_all"/></systems>)");
+  auto r = run_cli("run " + dir.path("acc.xml") + " --out " + dir.path("out"), "P2PSIM_CACHE_DIR=" + dir.path("cache"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("ps was not replayed: an asynchronous parameter server updates one global model") !=
+        std::string::npos);
+  const auto result = nlohmann::json::parse(slurp(dir.path("out/result.json")));
+  CHECK(result["systems"]["ps"]["accuracy"]["replayed"] == false);
+  CHECK(result["systems"]["p2p"]["accuracy"]["replayed"] == true);
+  // Asynchronous all-to-all: every update lists its own gradient first, and only gradients that exist: a
+  // producer's gradient of iteration s is computed after its own update of s - 1, which must come earlier.
+  const auto schedule = nlohmann::json::parse(slurp(dir.path("out/schedule.json")));
+  std::set<std::pair<int, int>> applied;
+  int from_other_iterations = 0;
+  for (const auto& u : schedule["systems"][1]["updates"]) {
+    CHECK(u[4][0] == nlohmann::json::array({u[0], u[1]}));
+    for (const auto& g : u[4]) {
+      if (g[1].get<int>() > 0) CHECK(applied.count({g[0].get<int>(), g[1].get<int>() - 1}) == 1);
+      from_other_iterations += g[1] != u[1];
+    }
+    applied.insert({u[0].get<int>(), u[1].get<int>()});
+  }
+  MESSAGE(from_other_iterations, " gradients averaged into an update of another iteration");
+}
+
+TEST_CASE("run with <accuracy>: bad accuracy input exits 2 naming the field") {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"<accuracy/>", "accuracy/@target"},
+      {R"(<accuracy target="1.5"/>)", "accuracy/@target"},
+      {R"(<accuracy target="0.5" data_dir="/no/such/folder"/>)", "accuracy/@data_dir"},
+      {R"(<accuracy target="0.5" learning_rate="-1"/>)", "accuracy/@learning_rate"},
+  };
+  for (const auto& [xml, field] : cases) {
+    CAPTURE(xml);
+    std::ofstream(dir.path("bad.xml")) << experiment(xml);
+    auto r = run_cli("run " + dir.path("bad.xml"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(field) != std::string::npos);
+  }
+  // MNIST has no Debian package: without a folder the replay refuses, naming what to set.
+  std::string mnist = experiment(R"(<accuracy target="0.5"/>)");
+  mnist.replace(mnist.find("fashion_mnist"), 13, "mnist");
+  std::ofstream(dir.path("mnist.xml")) << mnist;
+  auto r = run_cli("run " + dir.path("mnist.xml"), "P2PSIM_CACHE_DIR=" + dir.path("cache"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("data_dir") != std::string::npos);
+}
