@@ -29,8 +29,8 @@ struct Gradient {
 
 // The schedule's updates with "all" spelled out: every peer that makes an update at that iteration.
 std::vector<ScheduledUpdate> read_updates(const nlohmann::json& updates, int peers, int iterations) {
-  std::map<int, std::vector<int>> updaters;  // iteration -> peers, in order
-  for (const auto& u : updates) updaters[u.at(1).get<int>()].push_back(u.at(0).get<int>());
+  std::map<int, std::set<int>> updaters;  // iteration -> peers, ascending (the sum's order, whatever the timing)
+  for (const auto& u : updates) updaters[u.at(1).get<int>()].insert(u.at(0).get<int>());
   std::vector<ScheduledUpdate> out;
   for (const auto& u : updates) {
     ScheduledUpdate s{u.at(0).get<int>(), u.at(1).get<int>(), {}};
@@ -85,10 +85,12 @@ class Replayer {
       nets_.push_back(build_model(model, t.at("classes").get<int64_t>(), input));
       codec_rng_.push_back(at::detail::createCPUGenerator(seed + 1 + static_cast<unsigned long long>(p)));
     }
-    torch::manual_seed(seed);  // dropout's draws, in the replay's fixed order
+    seed_ = seed;
     const int64_t n = parameter_count(*nets_[0]);
-    velocity_.assign(static_cast<size_t>(peers_), torch::zeros({n}));
-    residual_.assign(static_cast<size_t>(peers_), torch::zeros({n}));
+    for (int p = 0; p < peers_; ++p) {  // one tensor each: assign() would copy one handle to every peer
+      velocity_.push_back(torch::zeros({n}));
+      residual_.push_back(torch::zeros({n}));
+    }
     points_.resize(static_cast<size_t>(iterations_));
     for (int i = 0; i < iterations_; ++i) points_[static_cast<size_t>(i)].iteration = i;
     train_loss_count_.assign(static_cast<size_t>(iterations_), 0);
@@ -142,6 +144,10 @@ class Replayer {
   // The gradient of peer p's model on its whole shard, minibatch by minibatch, equal-weight mean of the
   // minibatch gradients (as the peer averages its functions' gradients, or its own minibatches').
   void produce(int p, int iteration, int uses) {
+    // Dropout's draws depend on who computes the gradient and of which iteration, not on when the replay gets
+    // to it: two schedules that average the same gradients (e.g. two synchronous designs) train the same model.
+    torch::manual_seed(seed_ ^ (0x9E3779B97F4A7C15ULL * (static_cast<unsigned long long>(p) * 1000003ULL +
+                                                        static_cast<unsigned long long>(iteration) + 1)));
     auto& net = *nets_[static_cast<size_t>(p)];
     net.train();
     net.zero_grad();
@@ -231,6 +237,7 @@ class Replayer {
 
   const ReplayData& data_;
   std::ostream& log_;
+  unsigned long long seed_ = 0;
   int peers_ = 0, iterations_ = 0, eval_every_ = 1;
   std::vector<int64_t> minibatches_;
   double learning_rate_ = 0, momentum_ = 0, topk_ratio_ = 0;

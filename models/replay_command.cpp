@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the replay's arithmetic changes, so that old cache entries are not reused.
-constexpr const char* kReplayAlgorithm = "replay/1";
+constexpr const char* kReplayAlgorithm = "replay/3";
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

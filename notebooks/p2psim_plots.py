@@ -379,6 +379,19 @@ def fig_heatmaps(df, x_axis, y_axis):
     return _finish(fig, df, f"Each system against the baseline ({baseline}) over {x_axis} and {y_axis}")
 
 
+def fig_accuracy(results_dir, df):
+    """Test accuracy against simulated time and cost for every replayed system of a run or sweep folder (run
+    with <accuracy>); None when the folder holds no replay."""
+    try:
+        curves = p2psim_accuracy.load_curves(results_dir)
+    except p2psim_accuracy.AccuracyError as e:
+        raise ResultsError(str(e)) from e
+    if curves is None:
+        return None
+    target = df["target_accuracy"].dropna() if "target_accuracy" in df.columns else pd.Series(dtype=float)
+    return p2psim_accuracy.fig_accuracy(curves, float(target.iloc[0]) if len(target) else None)
+
+
 def all_figures(df, facet=None, scenarios=None, width=None):
     """(name, figure) for every figure the table supports."""
     figures = [("time_vs_cost", fig_time_vs_cost(df, facet, width)),
@@ -447,13 +460,8 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
                 raise ResultsError(str(e)) from e
             figures.append(("validation", save_figure(fig, out, "validation", formats)))
             break
-    try:
-        curves = p2psim_accuracy.load_curves(base)
-    except p2psim_accuracy.AccuracyError as e:
-        raise ResultsError(str(e)) from e
-    if curves is not None:
-        target = df["target_accuracy"].dropna() if "target_accuracy" in df.columns else pd.Series(dtype=float)
-        fig = p2psim_accuracy.fig_accuracy(curves, float(target.iloc[0]) if len(target) else None)
+    fig = fig_accuracy(base, df)
+    if fig is not None:
         figures.append(("accuracy", save_figure(fig, out, "accuracy", formats)))
     colors = system_colors(df)
     workloads = workload_of(df)

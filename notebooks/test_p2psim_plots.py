@@ -283,3 +283,45 @@ class ValidationFigure(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TimeToAccuracy(unittest.TestCase):
+    df = pd.DataFrame([
+        ("a", "sync", 100.0, 1.0, 0.7, 40.0, 0.4),
+        ("b", "async", 60.0, 0.8, 0.7, None, None),  # never reached the target: left out
+        ("c", "topk", 90.0, 0.9, 0.7, 50.0, 0.3),
+    ], columns=["scenario_id", "system", "total_s", "total_usd", "target_accuracy", "time_to_target_s",
+                "cost_to_target_usd"])
+
+    def test_recommend_weighs_time_and_cost_to_the_target(self):
+        rows = p.to_target(self.df, 0.7)
+        self.assertEqual(list(rows["scenario_id"]), ["a", "c"])
+        best, _, _ = p.recommend(rows, deadline_s=45)  # only a reaches it within 45 s (c takes 50)
+        self.assertEqual(best["scenario_id"], "a")
+        best, _, _ = p.recommend(rows, deadline_s=60)  # both do: c is cheaper to the target
+        self.assertEqual(best["scenario_id"], "c")
+
+    def test_another_target_or_no_accuracy_is_a_clear_error(self):
+        with self.assertRaisesRegex(p.ResultsError, "replayed for target 0.7"):
+            p.to_target(self.df, 0.8)
+        with self.assertRaisesRegex(p.ResultsError, "hold no accuracy"):
+            p.to_target(self.df.drop(columns=["time_to_target_s"]), 0.7)
+
+    def test_curves_of_a_run_and_of_a_sweep_and_a_bad_table(self):
+        import p2psim_accuracy as acc
+        header = "system,iteration,time_s,cost_usd,train_loss,test_loss,test_accuracy,peers_evaluated\n"
+        with tempfile.TemporaryDirectory() as d:
+            self.assertIsNone(acc.load_curves(d))
+            os.makedirs(os.path.join(d, "runs", "s1"))
+            with open(os.path.join(d, "runs", "s1", "accuracy.csv"), "w") as f:
+                f.write(header + "x,0,1.5,0.01,2.3,,,0\nx,1,3.0,0.02,2.1,2.0,0.4,4\n")
+            with open(os.path.join(d, "runs", "s1", "scenario.json"), "w") as f:
+                f.write('{"scenario_id": "s1", "axes": {"synchronization/@mode": "async"}}')
+            curves = acc.load_curves(d)
+            self.assertEqual(set(curves["curve"]), {"mode=async: x"})
+            fig = acc.fig_accuracy(curves, 0.7)
+            self.assertEqual(len(fig.axes[0].lines), 2)  # the evaluated curve and the target line
+            with open(os.path.join(d, "runs", "s1", "accuracy.csv"), "w") as f:
+                f.write(header + "x,0,1.5\n")
+            with self.assertRaisesRegex(acc.AccuracyError, "accuracy.csv"):
+                acc.load_curves(d)

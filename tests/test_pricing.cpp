@@ -40,6 +40,30 @@ TEST_CASE("a serverless bill computed by hand") {
                                          c.storage_usd + c.instances_usd + c.broker_usd));
 }
 
+TEST_CASE("the cost at a moment of a run: uptime so far, usage metered so far, the whole bill at the end") {
+  auto p = shipped();
+  Ledger l;
+  l.function_runs = {{3008, "x86", 1.71, 10.0004}, {3008, "x86", 0, 10.0}};  // 11.711 s and 10 s billed
+  l.workflow_transitions = 8;
+  l.storage_gets = 10;
+  l.storage_puts = 4;
+  l.instances = {{"t2.large", 200.0}, {"t2.large", 150.0}};
+  l.broker_uptime_s = 200.0;
+  const CostTimeline timeline(l, p);
+  // At 100 s: one function run, 3 transitions, 5 GETs and 2 PUTs metered; both instances and the broker up
+  // 100 s (above the 60 s minimum).
+  const Cost at = timeline.at(100.0, {1, 3, 5, 2});
+  CHECK(at.function_compute_usd == doctest::Approx(11.711 * 3008 / 1024.0 * 0.00002));
+  CHECK(at.function_requests_usd == doctest::Approx(1 * 0.000001));
+  CHECK(at.workflow_usd == doctest::Approx(3 * 0.00003));
+  CHECK(at.storage_usd == doctest::Approx(5 * 0.000001 + 2 * 0.00001));
+  CHECK(at.instances_usd == doctest::Approx(2 * 100 / 3600.0 * 0.1));
+  CHECK(at.broker_usd == doctest::Approx(100 / 3600.0 * 0.1));
+  // At 10 s the instance minimum applies; at the end the timeline is the bill.
+  CHECK(timeline.at(10.0, {}).instances_usd == doctest::Approx(2 * 60 / 3600.0 * 0.1));
+  CHECK(timeline.at(200.0, {2, 8, 10, 4}).total_usd() == doctest::Approx(price(l, p).total_usd()));
+}
+
 TEST_CASE("each function run is billed at its own memory size and architecture's price") {
   auto p = shipped();
   Ledger l;

@@ -45,7 +45,8 @@ void replay_accuracy(Result& r, const std::string& dir) {
   write_file_atomically(schedule, schedule_json(r).dump() + "\n");
   const auto torch_bin = (fs::read_symlink("/proc/self/exe").parent_path() / "p2psim-torch").string();
   // One single-threaded replay per system, as many at once as there are cores: a replay's arithmetic depends on
-  // its thread count, and one thread gives the same bytes in a run and in a sweep of parallel runs.
+  // its thread count, one thread gives the same bytes in a run and in a sweep of parallel runs, and a second
+  // thread gained only 1.3x (docs/time_to_accuracy.md).
   std::vector<std::string> names;
   for (const auto& a : r.systems)
     if (schedule_not_replayable(*r.scenario, a).empty()) names.push_back(a.name);

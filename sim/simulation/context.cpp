@@ -19,6 +19,9 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
 
 void Context::complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients) {
   ++out.iterations_done[peer];
+  // Only a replay reads the schedule, and an all-to-all's holds peers^2 versions per iteration: recorded only
+  // when the experiment asks for accuracy.
+  if (!s.experiment.accuracy.enabled) return;
   const auto& l = out.ledger;
   const UsageMark usage{static_cast<long long>(l.function_runs.size()), l.workflow_transitions, l.storage_gets,
                         l.storage_puts};

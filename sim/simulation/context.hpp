@@ -36,9 +36,9 @@ struct Context {
   void trace(int peer, int iteration, Phase phase, double start_s, int invocation = -1) {
     out.trace.push_back({peer, iteration, invocation, phase, start_s, sg::now()});
   }
-  /// The peer has applied its update of `iteration`: counts the iteration as done and records the update, with
-  /// `gradients` the versions it averaged (its own first), or, when empty, every participant's of `iteration`
-  /// (synchronous designs).
+  /// The peer has applied its update of `iteration`: counts the iteration as done and, when the experiment asks
+  /// for accuracy, records the update, with `gradients` the versions it averaged (its own first), or, when
+  /// empty, every participant's of `iteration` (synchronous designs).
   void complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients = {});
   /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
   /// straggler factor when the experiment declares one.

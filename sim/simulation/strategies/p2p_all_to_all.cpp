@@ -124,7 +124,7 @@ void P2pAllToAll::fetch_gradient(Context& c, int peer, int producer, int iterati
   }
   peer_cpu(c, peer, s_.decode_s);
   c.out.deliveries.push_back({peer, producer, iteration});
-  if (s_.experiment.asynchronous) unused_[peer].push_back({producer, iteration});
+  if (s_.experiment.asynchronous && s_.experiment.accuracy.enabled) unused_[peer].push_back({producer, iteration});
 }
 
 /// What the peer's update of `iteration` averaged, its own gradient first. Synchronous: every other peer's
@@ -309,7 +309,8 @@ void P2pAllToAll::run_iterations(Context& c, int peer, int first) {
     receive_gradients(c, peer, it);
     aggregate_and_update(c, peer, it);
     if (barrier_) barrier(c, peer, it);
-    c.complete_iteration(peer, it, averaged_gradients(peer, it));
+    c.complete_iteration(peer, it, s_.experiment.accuracy.enabled ? averaged_gradients(peer, it)
+                                                                  : std::vector<GradientVersion>{});
   }
   c.out.peer_end_s[peer] = sg::now();
   ended_[peer] = true;
