@@ -31,7 +31,7 @@ def _read(path, label_prefix=""):
 
 def load_curves(base):
     """Every replayed curve under a results folder; None when there is none. Sweep curves are labelled by their
-    scenario's axis values."""
+    scenario's axis values and carry its scenario_id."""
     single = os.path.join(base, "accuracy.csv")
     if os.path.isfile(single):
         return _read(single)
@@ -45,7 +45,9 @@ def load_curves(base):
             label = ", ".join(f"{k.split('/')[-1].lstrip('@')}={v}" for k, v in axes.items())
         except (OSError, ValueError, KeyError):
             pass  # labelled by its id
-        frames.append(_read(path, f"{label}: "))
+        frame = _read(path, f"{label}: ")
+        frame["scenario_id"] = os.path.basename(run)
+        frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else None
 
 

@@ -176,18 +176,33 @@ def pareto_mask(df, time_col=TIME, cost_col=COST):
     return keep
 
 
-def to_target(df, target_accuracy):
-    """Rows with time and cost to `target_accuracy` in place of total time and cost (columns of a run with
-    <accuracy target=...>); rows that did not reach it are dropped. Raises ResultsError when the table was not
-    replayed for that target."""
-    if "time_to_target_s" not in df.columns or df["target_accuracy"].isna().all():
+def to_target(df, target_accuracy, curves=None):
+    """Rows with time and cost to `target_accuracy` in place of total time and cost; rows that did not reach it
+    are dropped. The run's own columns answer its <accuracy target>; another target is read off the replayed
+    curves (p2psim_accuracy.load_curves) when given. Raises ResultsError when neither can answer."""
+    recorded = "time_to_target_s" in df.columns and not df["target_accuracy"].isna().all()
+    targets = sorted(df["target_accuracy"].dropna().unique()) if recorded else []
+    if recorded and all(abs(t - target_accuracy) <= 1e-9 for t in targets):
+        reached = df[df["time_to_target_s"].notna()].copy()
+    elif curves is not None:
+        # The first evaluated iteration at or above the target, per system (and scenario, in a sweep).
+        keys = ["scenario_id", "system"] if "scenario_id" in curves.columns and "scenario_id" in df.columns \
+            else ["system"]
+        hits = (curves[curves["test_accuracy"] >= target_accuracy].sort_values("iteration", kind="mergesort")
+                .groupby(keys, sort=False).first().reset_index())
+        hits = hits.rename(columns={"time_s": "time_to_target_s", "cost_usd": "cost_to_target_usd"})
+        hits["iterations_to_target"] = hits["iteration"] + 1
+        rows = df.drop(columns=[c for c in ("time_to_target_s", "cost_to_target_usd", "iterations_to_target")
+                                if c in df.columns])
+        reached = rows.merge(hits[keys + ["time_to_target_s", "cost_to_target_usd", "iterations_to_target"]],
+                             on=keys, how="inner")
+    elif recorded:
+        raise ResultsError(f"--target-accuracy {target_accuracy:g}: these results were replayed for target "
+                           f"{', '.join(f'{t:g}' for t in targets)} and their accuracy curves (accuracy.csv) are not "
+                           f"beside them; rerun with <accuracy target=\"{target_accuracy:g}\"/>")
+    else:
         raise ResultsError("--target-accuracy: these results hold no accuracy (run the experiment with "
                            "<accuracy target=\"...\"/>)")
-    targets = sorted(df["target_accuracy"].dropna().unique())
-    if any(abs(t - target_accuracy) > 1e-9 for t in targets):
-        raise ResultsError(f"--target-accuracy {target_accuracy:g}: these results were replayed for target "
-                           f"{', '.join(f'{t:g}' for t in targets)}; rerun with <accuracy target=\"{target_accuracy:g}\"/>")
-    reached = df[df["time_to_target_s"].notna()].copy()
     reached[TIME] = reached["time_to_target_s"]
     reached[COST] = reached["cost_to_target_usd"]
     return reached
@@ -505,7 +520,11 @@ def recommend_command(results_dir, deadline_s, budget_usd, runners_up, where=Non
     df = apply_where(load_results(results_dir), where)
     if target_accuracy is not None:
         rows = len(df)
-        df = to_target(df, target_accuracy)
+        try:
+            curves = p2psim_accuracy.load_curves(results_dir) if os.path.isdir(results_dir) else None
+        except p2psim_accuracy.AccuracyError as e:
+            raise ResultsError(str(e)) from e
+        df = to_target(df, target_accuracy, curves)
         print(f"time and cost to {target_accuracy:g} test accuracy; {rows - len(df)} of {rows} rows never reached it")
         if df.empty:
             return 3
@@ -562,7 +581,8 @@ def main(argv=None):
     rec.add_argument("--runners-up", type=int, default=3)
     rec.add_argument("--where", action="append", help="only rows where COLUMN=VALUE (repeatable), e.g. model=vgg11")
     rec.add_argument("--target-accuracy", type=float,
-                     help="weigh time and cost to this test accuracy (results of a run with <accuracy>)")
+                     help="weigh time and cost to this test accuracy (results of a run with <accuracy>; another "
+                          "target than the run's is read off its accuracy curves)")
     val = sub.add_parser("validation-figure", help="draw DIR/validation.png and .svg from DIR/validation.csv")
     val.add_argument("dir")
     args = parser.parse_args(argv)

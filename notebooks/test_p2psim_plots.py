@@ -301,6 +301,17 @@ class TimeToAccuracy(unittest.TestCase):
         best, _, _ = p.recommend(rows, deadline_s=60)  # both do: c is cheaper to the target
         self.assertEqual(best["scenario_id"], "c")
 
+    def test_another_target_is_read_off_the_curves(self):
+        curves = pd.DataFrame([
+            ("a", "sync", 0, 10.0, 0.1, 0.5), ("a", "sync", 1, 20.0, 0.2, 0.85), ("a", "sync", 2, 30.0, 0.3, 0.9),
+            ("b", "async", 0, 5.0, 0.05, 0.6), ("b", "async", 1, 9.0, 0.08, 0.7),  # never 0.8
+            ("c", "topk", 0, 12.0, 0.1, None), ("c", "topk", 1, 24.0, 0.2, 0.81),
+        ], columns=["scenario_id", "system", "iteration", "time_s", "cost_usd", "test_accuracy"])
+        rows = p.to_target(self.df, 0.8, curves)
+        self.assertEqual(list(rows["scenario_id"]), ["a", "c"])
+        self.assertEqual(list(rows["total_s"]), [20.0, 24.0])  # the first evaluated iteration at or above 0.8
+        self.assertEqual(list(rows["iterations_to_target"]), [2, 2])
+
     def test_another_target_or_no_accuracy_is_a_clear_error(self):
         with self.assertRaisesRegex(p.ResultsError, "replayed for target 0.7"):
             p.to_target(self.df, 0.8)
