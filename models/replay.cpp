@@ -58,12 +58,6 @@ std::vector<ScheduledUpdate> read_updates(const nlohmann::json& updates, int pee
   return out;
 }
 
-InputShape parse_shape(const std::string& text) {
-  InputShape s{};
-  if (std::sscanf(text.c_str(), "%ldx%ldx%ld", &s[0], &s[1], &s[2]) != 3) throw std::invalid_argument("input_shape '" + text + "' is not CxHxW");
-  return s;
-}
-
 class Replayer {
  public:
   Replayer(const nlohmann::json& t, unsigned long long seed, const ReplayData& data, std::ostream& log)
@@ -78,7 +72,7 @@ class Replayer {
     error_feedback_ = t.at("error_feedback");
     const std::string codec = t.at("codec");
     if (codec != "none") codec_ = parse_codec(codec);
-    const auto input = parse_shape(t.at("input_shape"));
+    const auto input = parse_input_shape(t.at("input_shape"));
     const std::string model = t.at("model");
     for (int p = 0; p < peers_; ++p) {
       torch::manual_seed(seed);  // every peer starts from the same initial model
@@ -260,6 +254,13 @@ std::vector<ReplayPoint> replay_updates(const nlohmann::json& training, unsigned
                                         const nlohmann::json& updates, const ReplayData& data, std::ostream& log) {
   Replayer r(training, seed, data, log);
   return r.run(read_updates(updates, training.at("peers"), training.at("iterations")));
+}
+
+InputShape parse_input_shape(const std::string& text) {
+  InputShape s{};
+  if (std::sscanf(text.c_str(), "%ldx%ldx%ld", &s[0], &s[1], &s[2]) != 3)
+    throw std::invalid_argument("input_shape '" + text + "' is not CxHxW");
+  return s;
 }
 
 void keep_freed_memory_in_heap() {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -33,17 +34,16 @@ std::string hash_hex(const std::string& bytes) { return fmt::format("{:016x}", X
 
 // What a system's training depends on, and nothing else: simulated times, costs, prices and memory sizes are
 // left out, so that a sweep over them replays once.
+// `data_hashes`: the content hashes of the dataset's files (the data, wherever it lies).
 std::string cache_key(const nlohmann::json& schedule, const nlohmann::json& system, int threads,
-                      const std::vector<std::string>& data_files) {
+                      const nlohmann::json& data_hashes) {
   nlohmann::json training = schedule.at("training");
   training.erase("target_accuracy");
   training.erase("data_dir");
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& f : data_files) files.push_back(hash_hex(read_file(f)));
   nlohmann::json gradients = nlohmann::json::array();
   for (const auto& u : system.at("updates")) gradients.push_back({u.at(0), u.at(1), u.at(4)});
   const nlohmann::json key{{"algorithm", kReplayAlgorithm}, {"seed", schedule.at("seed")}, {"training", training},
-                           {"data", files}, {"threads", threads}, {"updates", gradients}};
+                           {"data", data_hashes}, {"threads", threads}, {"updates", gradients}};
   return hash_hex(key.dump());
 }
 
@@ -101,7 +101,9 @@ void replay(const ReplayOptions& o, std::ostream& log) {
   }
   const auto& t = schedule.at("training");
   const unsigned long long seed = schedule.at("seed");
-  const auto files = replay_data_files(t.at("dataset"), t.at("data_dir"));
+  nlohmann::json data_hashes = nlohmann::json::array();  // read once, for every system's cache key
+  for (const auto& f : replay_data_files(t.at("dataset"), t.at("data_dir")))
+    data_hashes.push_back(hash_hex(read_file(f)));
   std::optional<ReplayData> data;  // read only when something is not cached
   torch::set_num_threads(o.threads);
   std::string csv = "system,iteration,time_s,cost_usd,train_loss,test_loss,test_accuracy,peers_evaluated\n";
@@ -112,7 +114,7 @@ void replay(const ReplayOptions& o, std::ostream& log) {
       log << fmt::format("{}: not replayed: {}\n", name, system.at("why_not").get<std::string>());
       continue;
     }
-    const std::string key = cache_key(schedule, system, o.threads, files);
+    const std::string key = cache_key(schedule, system, o.threads, data_hashes);
     const fs::path entry = o.cache_dir.empty() ? fs::path() : fs::path(o.cache_dir) / (key + ".csv");
     std::optional<std::vector<ReplayPoint>> points;
     if (!o.cache_dir.empty()) points = read_points(entry);
@@ -123,8 +125,7 @@ void replay(const ReplayOptions& o, std::ostream& log) {
         ReplayDataSpec spec;
         spec.dataset = t.at("dataset");
         spec.data_dir = t.at("data_dir");
-        std::sscanf(t.at("input_shape").get<std::string>().c_str(), "%ldx%ldx%ld", &spec.input[0], &spec.input[1],
-                    &spec.input[2]);
+        spec.input = parse_input_shape(t.at("input_shape"));
         spec.train_samples = t.at("train_samples");
         spec.test_samples = t.at("test_samples");
         spec.peers = t.at("peers");

@@ -1,24 +1,20 @@
 #include "results.hpp"
 
 #include "atomic_file.hpp"
+#include "read_text.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <xxhash.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace p2psim {
 
 std::string file_hash(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string bytes = buf.str();
+  const std::string bytes = read_text(path);
   return fmt::format("{:016x}", XXH64(bytes.data(), bytes.size(), 0));
 }
 

@@ -24,6 +24,7 @@
 #include "../scenario.hpp"
 #include "../simulation/simulate.hpp"
 #include "../parse_number.hpp"
+#include "../read_text.hpp"
 #include "../sweep.hpp"
 #include "args.hpp"
 #include "commands.hpp"
@@ -40,11 +41,6 @@ volatile std::sig_atomic_t g_stop_signal = 0;
 void on_stop_signal(int sig) { g_stop_signal = sig; }
 
 using Clock = std::chrono::steady_clock;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 struct Running {
   SweepScenario scenario;

@@ -5,12 +5,12 @@
 
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <thread>
 #include <vector>
 
 #include "../atomic_file.hpp"
+#include "../read_text.hpp"
 #include "../schedule.hpp"
 #include "args.hpp"
 
@@ -29,11 +29,6 @@ pid_t spawn(std::vector<std::string> args) {
   if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
     throw std::runtime_error("cannot run " + args[0]);
   return pid;
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace
@@ -78,7 +73,7 @@ void replay_accuracy(Result& r, const std::string& dir) {
   while (!running.empty()) wait_one();
   std::string csv;
   for (size_t i = 0; i < names.size() && failure.empty(); ++i) {
-    const std::string rows = slurp(part(i));
+    const std::string rows = read_text(part(i));
     csv += csv.empty() ? rows : rows.substr(rows.find('\n') + 1);  // the header once
   }
   for (size_t i = 0; i < names.size(); ++i) fs::remove(part(i));
