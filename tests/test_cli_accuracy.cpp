@@ -173,3 +173,24 @@ TEST_CASE("run with <accuracy>: bad accuracy input exits 2 naming the field") {
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("data_dir") != std::string::npos);
 }
+
+TEST_CASE("replay: a bad schedule file or option exits 2 naming the file or the option") {
+  TempDir dir;
+  std::ofstream(dir.path("broken.json")) << "{\"format\": ";
+  std::ofstream(dir.path("other.json")) << R"({"format": "something-else"})";
+  std::ofstream(dir.path("ok.json")) << R"({"format": "p2psim-schedule/1", "seed": 1, "systems": [],
+    "training": {"dataset": "fashion_mnist", "data_dir": ""}})";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"replay " + dir.path("missing.json") + " --out " + dir.path("a.csv"), "missing.json: cannot read"},
+      {"replay " + dir.path("broken.json") + " --out " + dir.path("a.csv"), "broken.json: not a schedule (malformed JSON"},
+      {"replay " + dir.path("other.json") + " --out " + dir.path("a.csv"), "other.json: not a p2psim-schedule/1 file"},
+      {"replay " + dir.path("ok.json") + " --system nope --out " + dir.path("a.csv"), "--system: 'nope' is not in"},
+      {"replay " + dir.path("ok.json") + " --threads 0 --out " + dir.path("a.csv"), "threads"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    auto r = run_cli(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(message) != std::string::npos);
+  }
+}
