@@ -65,6 +65,24 @@ TEST_CASE("ring all-reduce, 4 peers: 2(N-1) steps of |g|/N bytes over peer-to-pe
   CHECK(r.ledger.instances[0].type == "t2.large");
 }
 
+TEST_CASE("ring all-reduce with a straggler: the ring waits for its slowest member and moves at its pace") {
+  // Peer 2's CPU is 3x slower: it computes last, and each of its steps adds its chunk 3x slower. In a ring every
+  // peer's last step depends, through its predecessors, on every peer's steps, so all end together.
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, experiment(4, R"(<system name="ring" strategy="ring_allreduce"/>)") + R"(<stragglers slowdown="1 1 3 1"/>)"));
+  auto r = fixture::simulate(s, "ring");
+  const double fetch = kFirstByte + 15000.0 * 784 * 4 / kT2LargeNic;
+  const double chunk_s = kGradient / 4 * 1.05 / kT2LargeNic;
+  const double ring_start = fetch + 3 * step_s(15000);  // the straggler's gradient is the last one in
+  const double ring_end = ring_start + 3 * (chunk_s + 3 * average_s(kElements / 4, 2)) + 3 * chunk_s;
+  for (int peer = 0; peer < 4; ++peer) {
+    const double slowdown = peer == 2 ? 3 : 1;
+    CHECK(peer_phase_total(r, peer, Phase::Compute) == doctest::Approx(slowdown * step_s(15000)).epsilon(1e-9));
+    CHECK(r.peer_end_s[peer] == doctest::Approx(ring_end + slowdown * average_s(kElements, 2)).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("ring all-reduce, 1 peer: nothing to exchange") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(dir, experiment(1, R"(<system name="ring" strategy="ring_allreduce"/>)")));

@@ -59,6 +59,9 @@ bool Semaphore::acquire_until(double deadline_s) {
 }
 void Semaphore::release() { impl_->release(); }
 
+Barrier::Barrier(int count) : impl_(s4u::Barrier::create(static_cast<unsigned>(count))) {}
+void Barrier::wait() { impl_->wait(); }
+
 void Signal::wait_for(const std::function<bool()>& ready) {
   while (!ready()) {
     auto semaphore = std::make_shared<Semaphore>(0);  // creating it may let other actors run: test again

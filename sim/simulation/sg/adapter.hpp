@@ -67,6 +67,17 @@ class Semaphore {
   simgrid::s4u::SemaphorePtr impl_;
 };
 
+/// Actors that wait until `count` of them have arrived, then all go on (an S4U barrier, reusable round after
+/// round): one wake-up per actor, where a Counter would wake every waiter at each arrival.
+class Barrier {
+ public:
+  explicit Barrier(int count);
+  void wait();
+
+ private:
+  simgrid::s4u::BarrierPtr impl_;
+};
+
 /// Actors waiting until a condition on shared state holds, woken by notify_all() after each change. No mutex:
 /// SimGrid runs one actor at a time and switches only at simulation calls, so the condition is tested again
 /// after every call that may switch, right before the waiter blocks. (Each waiter sleeps on a semaphore of
