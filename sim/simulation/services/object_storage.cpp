@@ -14,4 +14,16 @@ void ObjectStorage::put(sg::Host* from, double bytes) {
   ++ledger_.storage_puts;
 }
 
+void ObjectStorage::get_sequence(sg::Host* to, double bytes_each, int count) {
+  sg::sleep_for(count * params_.first_byte_latency_s);
+  sg::transfer_sequence(host_, to, bytes_each, count);
+  ledger_.storage_gets += count;
+}
+
+void ObjectStorage::put_sequence(sg::Host* from, double bytes_each, int count) {
+  sg::sleep_for(count * params_.first_byte_latency_s);
+  sg::transfer_sequence(from, host_, bytes_each, count);
+  ledger_.storage_puts += count;
+}
+
 }  // namespace p2psim::simulation

@@ -13,6 +13,11 @@ class ObjectStorage {
       : params_(params), host_(host), ledger_(ledger) {}
   void get(sg::Host* to, double bytes);
   void put(sg::Host* from, double bytes);
+  /// `count` objects of `bytes_each`, one request after another (a client's loop), as one flow after all the
+  /// requests' latencies (sg::transfer_sequence): one flow where the loop would start `count`, which is what
+  /// lets 1,024 peers that each write 16 shards at once through one shared link scale (docs/architecture.md, "Scale").
+  void get_sequence(sg::Host* to, double bytes_each, int count);
+  void put_sequence(sg::Host* from, double bytes_each, int count);
 
  private:
   const p2psim::ObjectStorage& params_;

@@ -16,6 +16,15 @@ void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
 
+void transfer_sequence(Host* from, Host* to, double bytes_each, int count) {
+  if (count > 1) {
+    const double start = now();
+    s4u::Comm::sendto(from, to, 0);
+    sleep_for((count - 2) * (now() - start));
+  }
+  if (count > 0) transfer(from, to, count * bytes_each);
+}
+
 void transfer_all(const std::vector<Transfer>& transfers) {
   std::vector<s4u::CommPtr> comms;
   for (const auto& t : transfers) comms.push_back(s4u::Comm::sendto_async(t.from, t.to, static_cast<uint64_t>(t.bytes)));

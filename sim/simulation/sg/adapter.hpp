@@ -24,6 +24,11 @@ void sleep_for(double seconds);
 void sleep_until(double date_s);
 /// Moves `bytes` from one host to another over the platform's route, sharing links with every other flow.
 void transfer(Host* from, Host* to, double bytes);
+/// `count` transfers of `bytes_each`, one after another, as one flow: the latencies of all `count` (one measured
+/// on an empty transfer, the others repeated: a route's latency does not depend on its load), then all the
+/// bytes. The same time as the `count` transfers while the flow's bandwidth share stays the same; when it
+/// changes meanwhile, the bytes see the share of the end of the sequence, not of each transfer's own moment.
+void transfer_sequence(Host* from, Host* to, double bytes_each, int count);
 /// Several transfers at once (sharing whatever links they share); returns when all have arrived.
 struct Transfer {
   Host* from;

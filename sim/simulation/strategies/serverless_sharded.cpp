@@ -74,14 +74,14 @@ void ServerlessSharded::peer(Context& c, int peer) {
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
     if (!compute_gradient(c, peer, it, compute_)) break;
     const double send_start = sg::now();
-    for (int j = 0; j < shards_; ++j) c.storage.put(c.hosts.peers[peer], shard_bytes);
+    c.storage.put_sequence(c.hosts.peers[peer], shard_bytes, shards_);
     c.trace(peer, it, Phase::Send, send_start);
     if (++uploaded_[it] == c.peers())  // the last uploader invokes the reducers
       for (int j = 0; j < shards_; ++j)
         sg::spawn(fmt::format("reducer-{}-{}", it, j), c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
     const double receive_start = sg::now();
     reduced_[it].wait_for(shards_);
-    for (int j = 0; j < shards_; ++j) c.storage.get(c.hosts.peers[peer], shard_bytes);
+    c.storage.get_sequence(c.hosts.peers[peer], shard_bytes, shards_);
     c.trace(peer, it, Phase::Receive, receive_start);
     apply_update(c, peer, it);  // the averaged gradient is in
   }
