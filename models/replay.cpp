@@ -1,7 +1,6 @@
 #include "replay.hpp"
 
 #include <fmt/core.h>
-#include <malloc.h>
 
 #include <map>
 #include <optional>
@@ -261,11 +260,6 @@ InputShape parse_input_shape(const std::string& text) {
   if (std::sscanf(text.c_str(), "%ldx%ldx%ld", &s[0], &s[1], &s[2]) != 3)
     throw std::invalid_argument("input_shape '" + text + "' is not CxHxW");
   return s;
-}
-
-void keep_freed_memory_in_heap() {
-  ::mallopt(M_MMAP_MAX, 0);
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
 }  // namespace p2psim::models

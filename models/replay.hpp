@@ -31,9 +31,4 @@ std::vector<ReplayPoint> replay_updates(const nlohmann::json& training, unsigned
 /// A schedule's input_shape ("CxHxW"). Throws std::invalid_argument when it is not one.
 InputShape parse_input_shape(const std::string& text);
 
-/// Makes glibc keep freed memory in the heap for the rest of the process. By default it maps every large buffer
-/// (a convolution's 42 MB workspace) afresh and unmaps it when freed; those page faults made a 4-peer MNIST
-/// replay 2.9x slower (24.7 s -> 8.4 s measured, same output). Call once, before replaying.
-void keep_freed_memory_in_heap();
-
 }  // namespace p2psim::models

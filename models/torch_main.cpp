@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "../sim/cli/args.hpp"
+#include "../sim/heap.hpp"
 #include "calibrate.hpp"
 #include "datasets.hpp"
 #include "replay.hpp"

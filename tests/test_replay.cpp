@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../sim/heap.hpp"
 #include "replay.hpp"
 #include "replay_command.hpp"
 #include "temp_dir.hpp"
@@ -52,7 +53,7 @@ json stale(int iterations, int k) {
 
 const ReplayData& data() {
   static const ReplayData d = [] {
-    keep_freed_memory_in_heap();
+    p2psim::keep_freed_memory_in_heap();
     torch::set_num_threads(1);  // ctest runs two tests at once on two cores
     ReplayDataSpec spec;
     spec.dataset = "fashion_mnist";

@@ -20,6 +20,20 @@ constexpr int kExitOk = 0;
 constexpr int kExitInternal = 1;
 constexpr int kExitBadInput = 2;
 
+/// Runs a subcommand as `p2psim NAME`: a UsageError is reported on one line with exit code 2, any other
+/// exception as an internal error with exit code 1. Shared by main() and the sweep's workers.
+inline int run_reporting_errors(const std::string& name, int (*command)(int, char**), int argc, char** argv) {
+  try {
+    return command(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "p2psim " << name << ": error: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "p2psim " << name << ": internal error: " << e.what() << '\n';
+    return kExitInternal;
+  }
+}
+
 /// Splits "a,b,c" into its items; empty items are an error naming `option`.
 inline std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::vector<std::string> items;

@@ -78,15 +78,7 @@ int main(int argc, char** argv) {
   for (const auto& c : commands()) {
     if (name != c.name) continue;
     if (!c.run) return exec_torch_binary(argv);
-    try {
-      return c.run(argc - 1, argv + 1);
-    } catch (const cli::UsageError& e) {
-      std::cerr << "p2psim " << name << ": error: " << e.what() << '\n';
-      return cli::kExitBadInput;
-    } catch (const std::exception& e) {
-      std::cerr << "p2psim " << name << ": internal error: " << e.what() << '\n';
-      return cli::kExitInternal;
-    }
+    return cli::run_reporting_errors(name, c.run, argc - 1, argv + 1);
   }
   std::cerr << "p2psim: unknown command '" << name << "'\n\n";
   print_help(std::cerr);

@@ -1,5 +1,7 @@
 #include "adapter.hpp"
 
+#include "../../heap.hpp"
+
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
@@ -121,6 +123,7 @@ struct Engine::Impl {
 };
 
 Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>()) {
+  keep_freed_memory_in_heap();  // actors' stacks: reused from the heap, not mapped and unmapped one by one
   xbt_log_control_set("root.thresh:critical");
   s4u::Engine::set_config("network/model:" + network_model);
   // Actors' stacks (SimGrid's default is 8 MiB each, reserved up front): ours are shallow, and thousands of
