@@ -4,9 +4,11 @@
 Designs: the paper's serverless all-to-all (VGG-11 on CIFAR-10, 10 iterations by default), ring all-reduce and
 sharded serverless aggregation (16 shards). Prints the median of --repeats runs, the growth per doubling, and
 the transfers the run modelled per second of wall time (object-storage GETs and PUTs plus broker deliveries, from
-result.json; the ring's peer-to-peer chunks are not counted there, so its column is a lower bound).
+result.json, plus for the ring its 2(N-1) chunks per peer and iteration, which the ring models though it simulates
+one step of each phase and repeats its time).
 Usage: bench/scaling.py [--p2psim build/p2psim] [--design all_to_all|ring|sharded] [--peers 16,32,64,128]
                         [--iterations 10] [--repeats 3] [--baseline OTHER_P2PSIM]   (ratios in the same run)
+                        [--baseline-max-peers N]
 """
 import argparse
 import json
@@ -46,15 +48,17 @@ def one_run(binary, path, out):
     return wall, usage.ru_maxrss / 1024, transfers  # ru_maxrss: KiB, the largest of the run and its simulation
 
 
-def measure(binary, path, repeats, tmp):
+def measure(binary, path, repeats, tmp, ring_chunks=0):
     runs = [one_run(binary, path, os.path.join(tmp, f"out{i}")) for i in range(repeats)]
-    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[0][2]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[0][2] + ring_chunks
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--p2psim", default=os.path.join(ROOT, "build", "p2psim"))
     parser.add_argument("--baseline", help="another p2psim binary, timed in the same run for ratios")
+    parser.add_argument("--baseline-max-peers", type=int, default=1 << 30,
+                        help="time the baseline only up to this many peers (an old binary may take hours beyond)")
     parser.add_argument("--design", choices=sorted(SYSTEMS), default="all_to_all")
     parser.add_argument("--peers", default="16,32,64,128")
     parser.add_argument("--iterations", type=int, default=10)
@@ -72,10 +76,11 @@ def main():
             with open(path, "w") as f:
                 f.write(EXPERIMENT.format(peers=peers, iterations=args.iterations, batch=args.batch,
                                           systems=SYSTEMS[args.design]))
-            wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp)
+            ring_chunks = 2 * peers * (peers - 1) * args.iterations if args.design == "ring" else 0
+            wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp, ring_chunks)
             growth = f"{wall / previous:.2f}" if previous else "-"
             line = f"{peers:>6} {wall:>9.3f} {growth:>10} {peak_mb:>8.0f} {transfers:>10} {transfers / wall:>11.0f}"
-            if args.baseline:
+            if args.baseline and peers <= args.baseline_max_peers:
                 base, _, _ = measure(args.baseline, path, args.repeats, tmp)
                 line += f" {base:>10.3f} {base / wall:>8.2f}"
             print(line)

@@ -76,6 +76,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
                           credits.throttles() ? speed * credits.baseline_share() : 0});
   }
   spec.peer_to_peer = needs.peer_to_peer;
+  spec.peer_ring = needs.peer_ring;
   spec.functions_reach_peers = needs.functions_reach_peers;
   for (const auto& server : needs.servers) {
     const auto& type = p.instance_types.at(server.instance_type);

@@ -121,9 +121,13 @@ Platform build_platform(const PlatformSpec& p) {
     routes.connect(peer, h.broker, {{link, End::A}, {broker_link, End::B}});
     if (p.peer_to_peer)
       for (size_t j = 0; j < h.peers.size(); ++j) routes.connect(h.peers[j], peer, {{peer_nics[j], End::A}, {link, End::B}});
+    else if (p.peer_ring && !h.peers.empty())
+      routes.connect(h.peers.back(), peer, {{peer_nics.back(), End::A}, {link, End::B}});
     h.peers.push_back(peer);
     peer_nics.push_back(link);
   }
+  if (p.peer_ring && h.peers.size() > 2)  // close the ring (two peers are already connected both ways)
+    routes.connect(h.peers.back(), h.peers.front(), {{peer_nics.back(), End::A}, {peer_nics.front(), End::B}});
   std::vector<s4u::SplitDuplexLink*> function_nics;
   for (int k = 0; k < p.function_slots; ++k) {
     const std::string name = "function-" + std::to_string(k);

@@ -21,6 +21,7 @@ struct PlatformSpec {
   };
   std::vector<Machine> peers;  // each reaches storage (one connection at a time), the broker and the servers
   bool peer_to_peer = false;   // a route between every two peers (ring, tree and parameter-server designs)
+  bool peer_ring = false;      // a route from each peer to the next only, the last to the first (ring all-reduce)
   bool functions_reach_peers = false;  // a route from every function slot to every peer (a database on a peer)
   std::vector<Machine> servers;  // parameter servers, databases: reach storage, the broker, every peer, function
                                  // slot and other server

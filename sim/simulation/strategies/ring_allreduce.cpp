@@ -29,7 +29,7 @@ class RingAllReduce : public Strategy {
   PlatformNeeds needs() const override {
     // Functions publish their gradients' keys through the broker (the paper's lambda queues).
     PlatformNeeds n = gradient_needs(s_, compute_);
-    n.peer_to_peer = true;
+    n.peer_ring = true;  // each peer sends only to the next
     return n;
   }
   void launch(Context& c) override;

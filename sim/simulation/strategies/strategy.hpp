@@ -21,7 +21,8 @@ struct ServerNeed {
 /// What a design needs of the platform besides the peers, object storage and the broker.
 struct PlatformNeeds {
   bool broker = false;  // the design runs a message broker (billed for the whole run, used or not)
-  bool peer_to_peer = false;
+  bool peer_to_peer = false;  // a route between every two peers
+  bool peer_ring = false;     // a route from each peer to the next only: peers routes, not peers²
   int function_slots = 0;  // containers alive at once, at most
   bool functions_reach_peers = false;
   std::vector<ServerNeed> servers;
