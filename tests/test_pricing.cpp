@@ -9,6 +9,15 @@ using namespace p2psim;
 namespace {
 // The test profile: the shipped performance values with round made-up prices (tests/data/test_profile.xml).
 CloudProfile shipped() { return load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml"); }
+// Two 3008 MB runs, 8 transitions, 10 GETs and 4 PUTs: the metered part of the hand-computed bills below.
+Ledger serverless_usage() {
+  Ledger l;
+  l.function_runs = {{3008, "x86", 1.71, 10.0004}, {3008, "x86", 0, 10.0}};  // 11.711 s and 10 s billed
+  l.workflow_transitions = 8;
+  l.storage_gets = 10;
+  l.storage_puts = 4;
+  return l;
+}
 }  // namespace
 
 TEST_CASE("function duration is billed in whole milliseconds, INIT included when the profile says so") {
@@ -22,11 +31,7 @@ TEST_CASE("function duration is billed in whole milliseconds, INIT included when
 
 TEST_CASE("a serverless bill computed by hand") {
   auto p = shipped();
-  Ledger l;
-  l.function_runs = {{3008, "x86", 1.71, 10.0004}, {3008, "x86", 0, 10.0}};  // 11.711 s and 10 s billed
-  l.workflow_transitions = 8;
-  l.storage_gets = 10;
-  l.storage_puts = 4;
+  Ledger l = serverless_usage();
   l.instances = {{"t2.large", 30.0}, {"t2.large", 61.2}};  // 60 s minimum; per-second rounding up
   l.broker_uptime_s = 61.2;
   const Cost c = price(l, p);
@@ -42,11 +47,7 @@ TEST_CASE("a serverless bill computed by hand") {
 
 TEST_CASE("the cost at a moment of a run: uptime so far, usage metered so far, the whole bill at the end") {
   auto p = shipped();
-  Ledger l;
-  l.function_runs = {{3008, "x86", 1.71, 10.0004}, {3008, "x86", 0, 10.0}};  // 11.711 s and 10 s billed
-  l.workflow_transitions = 8;
-  l.storage_gets = 10;
-  l.storage_puts = 4;
+  Ledger l = serverless_usage();
   l.instances = {{"t2.large", 200.0}, {"t2.large", 150.0}};
   l.broker_uptime_s = 200.0;
   const CostTimeline timeline(l, p);
