@@ -126,3 +126,45 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
   CHECK(result["puts"].get<long long>() == 8);
   CHECK(result["gets"].get<long long>() == 1);
 }
+
+TEST_CASE("tasks: reused actors start in the order and at the time new ones would, and idle ones end the run") {
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    nlohmann::json j;
+    std::vector<int> started;
+    sg::spawn("caller", platform.peers[0], [&] {
+      for (int round = 0; round < 2; ++round) {  // the second round's tasks run on the first round's actors
+        for (int k = 0; k < 3; ++k)
+          sg::run_task("task", platform.peers[0], [&, round, k] {
+            started.push_back(10 * round + k);
+            sg::sleep_for(1.0 + k);
+            j["ended_s"][10 * round + k] = sg::now();
+          });
+        started.push_back(10 * round + 9);  // the caller goes on only after the tasks it started
+        sg::sleep_for(5.0);
+      }
+    });
+    j["end"] = static_cast<int>(engine.run(-1, [](double) {}));
+    j["started"] = started;
+    return j.dump();
+  }));
+  CHECK(result["end"].get<int>() == static_cast<int>(sg::Engine::End::Finished));
+  CHECK(result["started"].get<std::vector<int>>() == std::vector<int>{0, 1, 2, 9, 10, 11, 12, 19});
+  for (int k = 0; k < 3; ++k) {
+    CHECK(result["ended_s"][k].get<double>() == doctest::Approx(1.0 + k));
+    CHECK(result["ended_s"][10 + k].get<double>() == doctest::Approx(5.0 + 1.0 + k));
+  }
+}
+
+TEST_CASE("tasks: an actor left waiting for ever is still a deadlock when idle task actors wait beside it") {
+  const auto end = run_isolated([] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    sg::Semaphore never(0);
+    sg::run_task("task", platform.peers[0], [] { sg::sleep_for(1.0); });
+    sg::spawn("stuck", platform.peers[0], [&] { never.acquire(); });
+    return std::to_string(static_cast<int>(engine.run(-1, [](double) {})));
+  });
+  CHECK(end == std::to_string(static_cast<int>(sg::Engine::End::Deadlocked)));
+}

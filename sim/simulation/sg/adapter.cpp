@@ -59,8 +59,53 @@ void Actor::kill() {
   if (actor_) actor_->kill();
 }
 
+namespace {
+// An actor that ran a task and waits for the next one; woken without a task, it ends.
+struct Worker {
+  s4u::SemaphorePtr wake = s4u::Semaphore::create(0);
+  std::function<void()> task;
+};
+std::vector<std::shared_ptr<Worker>> idle_workers;  // one engine per process, so one pool
+
+// Once every actor but `ending` ones waits for a task, none will come: the idle workers end, so the simulation
+// ends as it would without them (SimGrid would otherwise see actors waiting for ever, a deadlock).
+void end_idle_workers_if_alone(size_t ending) {
+  if (idle_workers.empty() || s4u::Engine::get_instance()->get_actor_count() > idle_workers.size() + ending) return;
+  const auto idle = std::move(idle_workers);
+  idle_workers.clear();
+  for (const auto& worker : idle) worker->wake->release();
+}
+}  // namespace
+
 Actor spawn(const std::string& name, Host* host, std::function<void()> body) {
-  return Actor(s4u::Actor::create(name, host, std::move(body)));
+  return Actor(s4u::Actor::create(name, host, [body = std::move(body)] {
+    body();
+    end_idle_workers_if_alone(1);
+  }));
+}
+
+void run_task(const std::string& name, Host* host, std::function<void()> task) {
+  if (!idle_workers.empty()) {
+    // Woken now, it runs when a new actor created now would: after the actors already due, before the caller.
+    auto worker = std::move(idle_workers.back());
+    idle_workers.pop_back();
+    worker->task = std::move(task);
+    worker->wake->release();
+    return;
+  }
+  auto worker = std::make_shared<Worker>();
+  worker->task = std::move(task);
+  s4u::Actor::create(name, host, [worker] {
+    while (worker->task) {
+      auto task = std::move(worker->task);
+      worker->task = nullptr;
+      task();
+      task = nullptr;  // what it captured (e.g. an execution's shared state) is released before it waits
+      idle_workers.push_back(worker);
+      end_idle_workers_if_alone(0);
+      worker->wake->acquire();
+    }
+  });
 }
 
 Semaphore::Semaphore(int capacity) : impl_(s4u::Semaphore::create(capacity)) {}
@@ -123,13 +168,16 @@ struct Engine::Impl {
 };
 
 Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>()) {
+  idle_workers.clear();
   keep_freed_memory_in_heap();  // actors' stacks: reused from the heap, not mapped and unmapped one by one
   xbt_log_control_set("root.thresh:critical");
   s4u::Engine::set_config("network/model:" + network_model);
   // Actors' stacks (SimGrid's default is 8 MiB each, reserved up front): ours are shallow, and thousands of
   // peers with their function tasks ran out of address space ("Failed to allocate stack") at 3,750 peers.
   s4u::Engine::set_config("contexts/stack-size:256");
-  s4u::Engine::on_deadlock_cb([this] { impl_->deadlock = true; });
+  // Idle task workers left beside a killed actor are no deadlock (end_idle_workers_if_alone could not run).
+  s4u::Engine::on_deadlock_cb(
+      [this] { impl_->deadlock = impl_->engine.get_actor_count() > idle_workers.size(); });
 }
 
 Engine::~Engine() = default;
@@ -137,11 +185,15 @@ Engine::~Engine() = default;
 Engine::End Engine::run(double horizon_s, const std::function<void(double now_s)>& on_advance) {
   s4u::Engine::on_time_advance_cb([on_advance](double) { on_advance(s4u::Engine::get_clock()); });
   impl_->engine.run_until(horizon_s);
+  const size_t left = impl_->engine.get_actor_count();
+  const bool only_idle_workers_left = left == idle_workers.size();
+  idle_workers.clear();
   if (impl_->deadlock) return End::Deadlocked;
-  if (impl_->engine.get_actor_count() == 0) return End::Finished;
-  s4u::Actor::kill_all();
-  impl_->engine.run();
-  return End::PastHorizon;
+  if (left > 0) {
+    s4u::Actor::kill_all();
+    impl_->engine.run();
+  }
+  return only_idle_workers_left ? End::Finished : End::PastHorizon;
 }
 
 }  // namespace p2psim::sg
