@@ -168,3 +168,38 @@ TEST_CASE("tasks: an actor left waiting for ever is still a deadlock when idle t
   });
   CHECK(end == std::to_string(static_cast<int>(sg::Engine::End::Deadlocked)));
 }
+
+TEST_CASE("storage slices: peers that alone can fill the storage link share it in slices of 32, each its share") {
+  // 40 peers with 100 MB/s NICs and connections, a 2 GB/s storage link: they could draw 4 GB/s, so they are cut
+  // into slices of 32 and 8 peers, with 2 GB/s x 32/40 = 1.6 GB/s and x 8/40 = 0.4 GB/s of the link.
+  REQUIRE(sg::kPeersPerStorageSlice == 32);
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine("CM02");
+    auto spec = small_platform();
+    spec.servers.clear();
+    spec.function_slots = 0;
+    spec.storage_aggregate_bps = 2e9;
+    spec.storage_per_connection_bps = 1e8;
+    spec.peers.clear();
+    for (int i = 0; i < 40; ++i) spec.peers.push_back({"peer-" + std::to_string(i), 1.0, 1e8});
+    const auto platform = sg::build_platform(spec);
+    nlohmann::json j;
+    sg::spawn("client", platform.storage, [&] {
+      std::vector<sg::Transfer> all, second_slice;
+      for (int i = 0; i < 40; ++i) all.push_back({platform.storage, platform.peers[i], 1e8});
+      for (int i = 32; i < 40; ++i) second_slice.push_back({platform.storage, platform.peers[i], 1e8});
+      sg::transfer_all(all);
+      j["all_s"] = sg::now();
+      const double start = sg::now();
+      sg::transfer_all(second_slice);
+      j["second_slice_alone_s"] = sg::now() - start;
+    });
+    engine.run();
+    return j.dump();
+  }));
+  // All 40 at once: 50 MB/s each, as one shared 2 GB/s link would give them.
+  CHECK(result["all_s"].get<double>() == doctest::Approx(1e8 / (2e9 / 40)).epsilon(1e-9));
+  // The 8 of the second slice alone: 0.4 GB/s / 8 = 50 MB/s each, where one shared link would let them run at
+  // their connections' 100 MB/s: a slice does not take up what the other leaves idle (the stated approximation).
+  CHECK(result["second_slice_alone_s"].get<double>() == doctest::Approx(1e8 / (0.4e9 / 8)).epsilon(1e-9));
+}

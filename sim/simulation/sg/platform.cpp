@@ -84,12 +84,16 @@ Platform build_platform(const PlatformSpec& p) {
   // The storage service's aggregate bandwidth, in each direction. One link that every transfer to storage
   // crosses couples all of them in SimGrid's max-min solver, whose work per event then grows with every flow in
   // flight (128 peers x 10 serverless VGG-11 iterations: 11.3 s with the shared link, 2.0 s without). So the
-  // link is left out of the routes that cannot need it:
+  // peers' transfers share it in small groups at most (docs/architecture.md, "Scale"):
   // - when peers, functions and servers together cannot fill it (each is capped by its own NIC or connection),
   //   it never binds: nobody's route crosses it, and every allocation is the same;
   // - else, when the peers' largest share is under half of it, that share is reserved for them and only the
   //   functions and servers share the rest: the same allocations while they cannot fill the rest, otherwise up
-  //   to the peers' share less for them while peers are idle (docs/architecture.md).
+  //   to the peers' share less for them while peers are idle;
+  // - else the peers alone can fill it: they are cut into slices of kPeersPerStorageSlice, each with its share
+  //   of the link in proportion to its peers' largest share, and functions and servers share the whole link.
+  //   A slice's peers share its capacity as they would the link's; they do not take up what another slice
+  //   leaves idle, and functions transferring beside the peers are not slowed by them.
   double peers_bps = 0, rest_bps = p.function_slots * p.function_nic_bps;
   for (const auto& m : p.peers) peers_bps += std::min(m.nic_bps, p.storage_per_connection_bps);
   for (const auto& m : p.servers) rest_bps += m.nic_bps;
@@ -97,6 +101,15 @@ Platform build_platform(const PlatformSpec& p) {
   const bool reserve_for_peers = never_binds || peers_bps < p.storage_aggregate_bps / 2;
   auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0),
                       half_latency_s);
+  std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
+  if (!reserve_for_peers)
+    for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
+      double slice_bps = 0;
+      for (size_t i = first; i < std::min(p.peers.size(), first + kPeersPerStorageSlice); ++i)
+        slice_bps += std::min(p.peers[i].nic_bps, p.storage_per_connection_bps);
+      slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()),
+                           p.storage_aggregate_bps * slice_bps / peers_bps, half_latency_s));
+    }
   // A function slot's or server's route to storage: its NIC, then the shared link, or a link of its own that
   // carries the storage end's half of the latency and never binds (the NIC is slower).
   auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, const std::string& name) {
@@ -116,7 +129,7 @@ Platform build_platform(const PlatformSpec& p) {
       routes.connect(peer, h.storage, {{link, End::A}, {conn, End::Middle}});
     } else {
       conn->seal();
-      routes.connect(peer, h.storage, {{link, End::A}, {conn, End::Middle}, {s3_link, End::B}});
+      routes.connect(peer, h.storage, {{link, End::A}, {conn, End::Middle}, {slices[h.peers.size() / kPeersPerStorageSlice], End::B}});
     }
     routes.connect(peer, h.broker, {{link, End::A}, {broker_link, End::B}});
     if (p.peer_to_peer)

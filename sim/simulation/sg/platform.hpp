@@ -8,6 +8,12 @@
 
 namespace p2psim::sg {
 
+/// When the peers alone can fill the storage service's aggregate link, they share it in slices of this many
+/// peers, each with its share of the link, rather than all of them together: SimGrid's solver then re-solves
+/// up to 32 peers' transfers per event, not every peer's. A choice of accuracy against speed, measured against
+/// one shared link (docs/architecture.md, "Scale"; bench/README.md).
+constexpr size_t kPeersPerStorageSlice = 32;
+
 struct PlatformSpec {
   double one_way_latency_s = 0;
   double storage_aggregate_bps = 0, storage_per_connection_bps = 0;
