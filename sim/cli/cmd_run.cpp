@@ -46,6 +46,8 @@ int print_memory_check(const Scenario& s) {
 
 }  // namespace
 
+bool run_last_system_in_process = false;
+
 int cmd_run(int argc, char** argv) {
   po::options_description desc("Options");
   desc.add_options()("help,h", "show this help")("experiment", po::value<std::string>()->required(),
@@ -83,7 +85,10 @@ int cmd_run(int argc, char** argv) {
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
     limits::check_fits_in_memory(scenario);
     for (const auto& system : experiment.systems) {
-      result.systems.push_back(summarise(scenario, system, simulate_isolated(scenario, system)));
+      const bool last = &system == &experiment.systems.back();
+      result.systems.push_back(summarise(scenario, system, last && run_last_system_in_process
+                                                               ? simulate(scenario, system)
+                                                               : simulate_isolated(scenario, system)));
     }
     if (experiment.accuracy.enabled) {
       // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.

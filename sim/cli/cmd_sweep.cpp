@@ -156,6 +156,7 @@ pid_t spawn_run(const fs::path& dir, const SweepScenario& s) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  run_last_system_in_process = true;  // this copy ends after the run
   const int rc = run_reporting_errors("run", cmd_run, static_cast<int>(args.size()), argv.data());
   std::cout.flush();
   std::fflush(nullptr);

@@ -5,6 +5,10 @@ namespace p2psim::cli {
 
 int cmd_fit(int argc, char** argv);
 int cmd_run(int argc, char** argv);
+/// Set in a sweep's worker, a forked process that ends after its one `run`: that run simulates its last system in
+/// the process itself instead of in a forked copy of it (SimGrid allows one engine per process, and no other
+/// follows). A crash of that system then ends the worker, which the sweep records as the scenario's failure.
+extern bool run_last_system_in_process;
 int cmd_sweep(int argc, char** argv);
 int cmd_merge(int argc, char** argv);
 int cmd_report(int argc, char** argv);

@@ -79,6 +79,8 @@ struct RunOutput {
   std::vector<double> credits_exhausted_at_s;  // per peer: when its burstable CPU credits ran out; -1: never
 };
 
+/// The output as JSON values, for a simulation's process to send to its parent (as CBOR): the trace, the
+/// deliveries and the staleness are binary values holding their records' bytes, which only this build reads back.
 nlohmann::json to_json(const RunOutput& r);
 RunOutput run_output_from_json(const nlohmann::json& j);
 

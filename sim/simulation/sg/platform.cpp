@@ -90,10 +90,12 @@ Platform build_platform(const PlatformSpec& p) {
   // - else, when the peers' largest share is under half of it, that share is reserved for them and only the
   //   functions and servers share the rest: the same allocations while they cannot fill the rest, otherwise up
   //   to the peers' share less for them while peers are idle;
-  // - else the peers alone can fill it: they are cut into slices of kPeersPerStorageSlice, each with its share
-  //   of the link in proportion to its peers' largest share, and functions and servers share the whole link.
-  //   A slice's peers share its capacity as they would the link's; they do not take up what another slice
-  //   leaves idle, and functions transferring beside the peers are not slowed by them.
+  // - else peers and functions or servers each may draw most of it: the peers' routes leave it out, and
+  //   functions and servers share the whole link. Functions transferring beside the peers are not slowed by
+  //   them, nor they by the functions;
+  // - and when the peers alone can fill it, they are cut into slices of kPeersPerStorageSlice, each with its
+  //   share of the link in proportion to its peers' largest share: a slice's peers share its capacity as they
+  //   would the link's; they do not take up what another slice leaves idle.
   double peers_bps = 0, rest_bps = p.function_slots * p.function_nic_bps;
   for (const auto& m : p.peers) peers_bps += std::min(m.nic_bps, p.storage_per_connection_bps);
   for (const auto& m : p.servers) rest_bps += m.nic_bps;
@@ -102,7 +104,7 @@ Platform build_platform(const PlatformSpec& p) {
   auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0),
                       half_latency_s);
   std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
-  if (!reserve_for_peers)
+  if (!reserve_for_peers && peers_bps > p.storage_aggregate_bps)
     for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
       double slice_bps = 0;
       for (size_t i = first; i < std::min(p.peers.size(), first + kPeersPerStorageSlice); ++i)
@@ -124,7 +126,7 @@ Platform build_platform(const PlatformSpec& p) {
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
     // A peer fetches one object at a time (the paper's loop), so one link caps its storage connection.
     auto* conn = zone->create_link(m.name + "_s3_connection", p.storage_per_connection_bps);
-    if (reserve_for_peers) {
+    if (slices.empty()) {
       conn->set_latency(half_latency_s)->seal();  // the storage end's half of the latency
       routes.connect(peer, h.storage, {{link, End::A}, {conn, End::Middle}});
     } else {
