@@ -9,17 +9,26 @@
 
 namespace p2psim::limits {
 
-double estimated_records(const Scenario& s) {
-  const double peers = s.experiment.peers, iterations = s.experiment.workload.iterations;
+// Systems run one at a time: the largest one counts.
+double estimated_trace_records(const Scenario& s) {
+  // Per peer and iteration: its own phases (about 8) and each function's (about 5).
   const double invocations = static_cast<double>(s.invocations.size());
-  // Per peer and iteration: its own phases (about 8) and each function's (about 5); the all-to-all also
-  // records one delivery from every other peer. Systems run one at a time: the largest one counts.
-  bool all_to_all = false;
-  for (const auto& system : s.experiment.systems) all_to_all = all_to_all || system.strategy == "p2p_all_to_all";
-  return peers * iterations * (8 + 5 * invocations + (all_to_all ? peers : 0));
+  return static_cast<double>(s.experiment.peers) * s.experiment.workload.iterations * (8 + 5 * invocations);
 }
 
-double estimated_peak_bytes(const Scenario& s) { return kBaseBytes + estimated_records(s) * kBytesPerRecord; }
+double estimated_deliveries(const Scenario& s) {
+  // The all-to-all records one delivery from every peer to every other, every iteration.
+  for (const auto& system : s.experiment.systems)
+    if (system.strategy == "p2p_all_to_all") {
+      const double peers = s.experiment.peers;
+      return peers * peers * s.experiment.workload.iterations;
+    }
+  return 0;
+}
+
+double estimated_peak_bytes(const Scenario& s) {
+  return kBaseBytes + estimated_trace_records(s) * kBytesPerTraceRecord + estimated_deliveries(s) * kBytesPerDelivery;
+}
 
 double available_memory_bytes() {
   std::ifstream in("/proc/meminfo");
@@ -39,10 +48,10 @@ void check_fits_in_memory(const Scenario& s) {
   throw s.experiment.error(
       "workload", "iterations",
       fmt::format("{} peers x {} iterations would need about {:.1f} GB ({:.3g} trace records at about {:.0f} B "
-                  "each), more than 80 % of the {:.1f} GB this machine has available: fewer peers or iterations, "
-                  "or a larger machine (docs/limits.md)",
-                  s.experiment.peers, s.experiment.workload.iterations, need / 1e9, estimated_records(s),
-                  kBytesPerRecord, have / 1e9));
+                  "each, {:.3g} gradient deliveries at about {:.0f} B), more than 80 % of the {:.1f} GB this machine "
+                  "has available: fewer peers or iterations, or a larger machine (docs/limits.md)",
+                  s.experiment.peers, s.experiment.workload.iterations, need / 1e9, estimated_trace_records(s),
+                  kBytesPerTraceRecord, estimated_deliveries(s), kBytesPerDelivery, have / 1e9));
 }
 
 }  // namespace p2psim::limits

@@ -46,22 +46,26 @@ TEST_CASE("limits: a run that would not fit in this machine's memory is refused 
   const auto small = fixture::scenario(fixture::write_experiment(dir, R"(
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="10"/>
   <peers count="4" instance_type="t2.large"/>)"));
-  // 4 peers x 10 iterations x (8 own phases + 5 x 1 function's + 4 deliveries).
-  CHECK(limits::estimated_records(small) == doctest::Approx(4 * 10 * (8 + 5 + 4)));
+  // 4 peers x 10 iterations x (8 own phases + 5 x 1 function's), and 4 x 4 deliveries per iteration.
+  CHECK(limits::estimated_trace_records(small) == doctest::Approx(4 * 10 * (8 + 5)));
+  CHECK(limits::estimated_deliveries(small) == doctest::Approx(4 * 4 * 10));
+  CHECK(limits::estimated_peak_bytes(small) ==
+        doctest::Approx(limits::kBaseBytes + 4 * 10 * 13 * limits::kBytesPerTraceRecord + 160 * limits::kBytesPerDelivery));
   CHECK_NOTHROW(limits::check_fits_in_memory(small));
   // A design that records no deliveries: no term in the peers (a 512-peer sharded run was refused at first).
   const auto ring = fixture::scenario(fixture::write_experiment(dir, R"(
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="10"/>
   <peers count="4" instance_type="t2.large"/>
   <systems><system name="ring" strategy="ring_allreduce"/></systems>)"));
-  CHECK(limits::estimated_records(ring) == doctest::Approx(4 * 10 * (8 + 5)));
+  CHECK(limits::estimated_trace_records(ring) == doctest::Approx(4 * 10 * (8 + 5)));
+  CHECK(limits::estimated_deliveries(ring) == 0);
 
   const auto path = fixture::write_experiment(dir, R"(
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1000000"/>
   <peers count="60" instance_type="t2.large"/>)");
   const auto huge = fixture::scenario(path);
   REQUIRE(limits::available_memory_bytes() > 0);
-  CHECK(limits::estimated_peak_bytes(huge) > 1e12);  // 60 x 1e6 x (8 + 5 + 60) records of 600 B  // no machine has that
+  CHECK(limits::estimated_peak_bytes(huge) > 5e11);  // 60 x 1e6 x 13 records and 3,600 deliveries per iteration: 0.7 TB
   try {
     limits::check_fits_in_memory(huge);
     FAIL("accepted");
