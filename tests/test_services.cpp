@@ -203,3 +203,18 @@ TEST_CASE("storage slices: peers that alone can fill the storage link share it i
   // their connections' 100 MB/s: a slice does not take up what the other leaves idle (the stated approximation).
   CHECK(result["second_slice_alone_s"].get<double>() == doctest::Approx(1e8 / (0.4e9 / 8)).epsilon(1e-9));
 }
+
+TEST_CASE("tasks: a run whose last actor is killed, with idle task actors left, has finished") {
+  const auto end = run_isolated([] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    sg::Actor last;
+    last = sg::spawn("killed", platform.peers[0], [&] {
+      sg::run_task("task", platform.peers[0], [] { sg::sleep_for(1.0); });
+      sg::sleep_for(2.0);
+      last.kill();  // it stops here, without the end an actor's body reaches
+    });
+    return std::to_string(static_cast<int>(engine.run(-1, [](double) {})));
+  });
+  CHECK(end == std::to_string(static_cast<int>(sg::Engine::End::Finished)));
+}

@@ -165,6 +165,7 @@ struct Engine::Impl {
   char* argv[2] = {name, nullptr};
   s4u::Engine engine{&argc, argv};
   bool deadlock = false;
+  bool only_idle_workers_left = false;  // SimGrid saw a deadlock, but of idle task workers only
 };
 
 Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>()) {
@@ -175,9 +176,11 @@ Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>(
   // Actors' stacks (SimGrid's default is 8 MiB each, reserved up front): ours are shallow, and thousands of
   // peers with their function tasks ran out of address space ("Failed to allocate stack") at 3,750 peers.
   s4u::Engine::set_config("contexts/stack-size:256");
-  // Idle task workers left beside a killed actor are no deadlock (end_idle_workers_if_alone could not run).
-  s4u::Engine::on_deadlock_cb(
-      [this] { impl_->deadlock = impl_->engine.get_actor_count() > idle_workers.size(); });
+  // Idle task workers left after a killed actor are no deadlock (end_idle_workers_if_alone could not run).
+  s4u::Engine::on_deadlock_cb([this] {
+    impl_->only_idle_workers_left = impl_->engine.get_actor_count() <= idle_workers.size();
+    impl_->deadlock = !impl_->only_idle_workers_left;
+  });
 }
 
 Engine::~Engine() = default;
@@ -186,14 +189,14 @@ Engine::End Engine::run(double horizon_s, const std::function<void(double now_s)
   s4u::Engine::on_time_advance_cb([on_advance](double) { on_advance(s4u::Engine::get_clock()); });
   impl_->engine.run_until(horizon_s);
   const size_t left = impl_->engine.get_actor_count();
-  const bool only_idle_workers_left = left == idle_workers.size();
+  const bool finished = left == idle_workers.size() || impl_->only_idle_workers_left;
   idle_workers.clear();
   if (impl_->deadlock) return End::Deadlocked;
   if (left > 0) {
     s4u::Actor::kill_all();
     impl_->engine.run();
   }
-  return only_idle_workers_left ? End::Finished : End::PastHorizon;
+  return finished ? End::Finished : End::PastHorizon;
 }
 
 }  // namespace p2psim::sg
