@@ -21,7 +21,7 @@ void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, 
 void transfer_sequence(Host* from, Host* to, double bytes_each, int count) {
   if (count > 1) {
     const double start = now();
-    s4u::Comm::sendto(from, to, 0);
+    transfer(from, to, 0);
     sleep_for((count - 2) * (now() - start));
   }
   if (count > 0) transfer(from, to, count * bytes_each);
@@ -169,7 +169,6 @@ struct Engine::Impl {
 };
 
 Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>()) {
-  idle_workers.clear();
   keep_freed_memory_in_heap();  // actors' stacks: reused from the heap, not mapped and unmapped one by one
   xbt_log_control_set("root.thresh:critical");
   s4u::Engine::set_config("network/model:" + network_model);

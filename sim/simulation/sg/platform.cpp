@@ -104,7 +104,7 @@ Platform build_platform(const PlatformSpec& p) {
   auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0),
                       half_latency_s);
   std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
-  if (!reserve_for_peers && peers_bps > p.storage_aggregate_bps)
+  if (peers_bps > p.storage_aggregate_bps)
     for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
       double slice_bps = 0;
       for (size_t i = first; i < std::min(p.peers.size(), first + kPeersPerStorageSlice); ++i)
