@@ -23,6 +23,7 @@ struct Extrapolation {
 class ComputeModel {
  public:
   /// Loads calibration CSVs (the format `p2psim calibrate` writes). Throws InputError naming file, line, field.
+  /// A process fits the same unchanged files once (same paths, sizes and modification times).
   static ComputeModel load(const std::vector<std::string>& csv_paths);
 
   /// Extrapolation in batch size is allowed down to half the smallest and up to twice the largest
@@ -86,6 +87,7 @@ class ComputeModel {
   const std::map<std::pair<std::string, std::string>, Curve>& memory_fits() const { return memory_; }
 
  private:
+  static ComputeModel fit(const std::vector<std::string>& csv_paths);  // load, without the process's memo
   const StepFit& step_fit(const std::string& model, const std::string& input_shape) const;
   std::map<std::pair<std::string, std::string>, StepFit> steps_;  // (model, input shape) -> fit
   std::map<std::string, Curve> tensor_ops_;                        // kernel -> fit in elements (or n*elements)

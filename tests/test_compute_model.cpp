@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "codec.hpp"
 #include "compute_model.hpp"
@@ -102,6 +103,30 @@ TEST_CASE("variability draws come from the measured spread and repeat with the s
     CHECK(d >= 0.9 - 1e-12);
     CHECK(d <= 1.3 + 1e-12);
   }
+}
+
+TEST_CASE("a process fits a calibration file once, and again once the file changes") {
+  TempDir dir;
+  const std::string csv = hand_made_csv(dir);
+  const auto fitted = ComputeModel::load({csv});
+  CHECK(fitted.step_fits().count({"net", "3x8x8"}) == 1);
+  // The same bytes renamed "neu": as long as the file's size and modification time are the old ones, the load
+  // is the first fit (the file is not read again); a newer modification time reads it again.
+  const auto modified = std::filesystem::last_write_time(csv);
+  std::string text;
+  {
+    std::ifstream in(csv);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (size_t at = text.find("train_step,net,"); at != std::string::npos; at = text.find("train_step,net,", at))
+    text.replace(at + 13, 1, "u");
+  std::ofstream(csv) << text;
+  std::filesystem::last_write_time(csv, modified);
+  CHECK(ComputeModel::load({csv}).step_fits().count({"net", "3x8x8"}) == 1);
+  std::filesystem::last_write_time(csv, modified + std::chrono::seconds(1));
+  const auto refitted = ComputeModel::load({csv});
+  CHECK(refitted.step_fits().count({"net", "3x8x8"}) == 0);
+  CHECK(refitted.step_fits().count({"neu", "3x8x8"}) == 1);
 }
 
 TEST_CASE("malformed calibration files name the file, line and field") {

@@ -257,6 +257,7 @@ int cmd_sweep(int argc, char** argv) {
     if (fs::is_directory(dir / "runs" / s.id)) ++skipped;
     else todo.push_back(std::move(s));
   }
+  prepare_simulations();  // SimGrid started once here, not in each scenario's process
   g_stop_signal = 0;
   struct sigaction sa{};
   sa.sa_handler = on_stop_signal;

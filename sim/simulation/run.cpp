@@ -49,7 +49,10 @@ void check_systems(const Scenario& s) {
   }
 }
 
+void prepare_simulations() { sg::start_simgrid(); }
+
 RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system) {
+  prepare_simulations();  // once here, not in every child
   // CBOR rather than JSON text through the pipe: doubles travel as their 8 bytes, neither printed nor parsed (a
   // 16-peer paper-grid scenario's trace and ledger are a tenth of its CPU as text).
   const std::string reply = run_isolated([&] {

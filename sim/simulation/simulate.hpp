@@ -13,6 +13,10 @@ void check_systems(const Scenario& scenario);
 /// process (run_isolated() in isolate.hpp does that for you).
 RunOutput simulate(const Scenario& scenario, const SystemSpec& system);
 
+/// Starts SimGrid in this process, to be inherited by the processes it forks to simulate (simulate_isolated(),
+/// a sweep's runs): they skip SimGrid's start-up. Optional; simulate() starts SimGrid when nobody did.
+void prepare_simulations();
+
 /// simulate() in a forked child (isolate.hpp), so that it can be called once per system from one process.
 RunOutput simulate_isolated(const Scenario& scenario, const SystemSpec& system);
 

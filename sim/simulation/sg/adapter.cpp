@@ -7,6 +7,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <csignal>
 #include <stdexcept>
 
 namespace p2psim::sg {
@@ -159,22 +160,50 @@ Channel::Pending Channel::send_async(double bytes) {
 }
 void Channel::receive() { mailbox_->get<int>(); }
 
+namespace {
+// The process's SimGrid engine, set up as every simulation wants it: made by the first start_simgrid() or
+// Engine, never destroyed before exit.
+s4u::Engine& process_engine() {
+  static s4u::Engine& engine = []() -> s4u::Engine& {
+    static int argc = 1;
+    static char name[] = "p2psim";
+    static char* argv[] = {name, nullptr};
+    static s4u::Engine made(&argc, argv);
+    xbt_log_control_set("root.thresh:critical");
+    // Actors' stacks (SimGrid's default is 8 MiB each, reserved up front): ours are shallow, and thousands of
+    // peers with their function tasks ran out of address space ("Failed to allocate stack") at 3,750 peers.
+    s4u::Engine::set_config("contexts/stack-size:256");
+    return made;
+  }();
+  return engine;
+}
+}  // namespace
+
+void start_simgrid() {
+  // SimGrid installs its own Ctrl-C handler (print the actors, exit 1); a process that only forks the
+  // simulations keeps the one it had.
+  struct sigaction caller{};
+  ::sigaction(SIGINT, nullptr, &caller);
+  process_engine();
+  ::sigaction(SIGINT, &caller, nullptr);
+}
+
+namespace {
+bool engine_used = false;  // SimGrid 3.32 cannot run a second simulation in one process
+}
+
 struct Engine::Impl {
-  int argc = 1;
-  char name[7] = "p2psim";
-  char* argv[2] = {name, nullptr};
-  s4u::Engine engine{&argc, argv};
+  s4u::Engine& engine = process_engine();
   bool deadlock = false;
   bool only_idle_workers_left = false;  // SimGrid saw a deadlock, but of idle task workers only
 };
 
-Engine::Engine(const std::string& network_model) : impl_(std::make_unique<Impl>()) {
+Engine::Engine(const std::string& network_model) {
+  if (engine_used) throw std::logic_error("a second simulation in one process: run each in its own (isolate.hpp)");
+  engine_used = true;
+  impl_ = std::make_unique<Impl>();
   keep_freed_memory_in_heap();  // actors' stacks: reused from the heap, not mapped and unmapped one by one
-  xbt_log_control_set("root.thresh:critical");
   s4u::Engine::set_config("network/model:" + network_model);
-  // Actors' stacks (SimGrid's default is 8 MiB each, reserved up front): ours are shallow, and thousands of
-  // peers with their function tasks ran out of address space ("Failed to allocate stack") at 3,750 peers.
-  s4u::Engine::set_config("contexts/stack-size:256");
   // Idle task workers left after a killed actor are no deadlock (end_idle_workers_if_alone could not run).
   s4u::Engine::on_deadlock_cb([this] {
     impl_->only_idle_workers_left = impl_->engine.get_actor_count() <= idle_workers.size();

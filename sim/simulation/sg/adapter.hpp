@@ -144,7 +144,12 @@ class Channel {
   simgrid::s4u::Mailbox* mailbox_;
 };
 
-/// One simulation: SimGrid allows a single engine per process (see isolate.hpp).
+/// Starts SimGrid in this process, unless it already runs. A simulation in a process forked after this call
+/// skips SimGrid's own start-up (its configuration, logging and context set-up: a tenth of a small scenario's
+/// CPU), as does each copy a sweep forks. Nothing is simulated here: each process still runs one simulation.
+void start_simgrid();
+
+/// One simulation: SimGrid allows a single engine per process, run once (see isolate.hpp).
 class Engine {
  public:
   explicit Engine(const std::string& network_model);
