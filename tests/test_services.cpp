@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <csignal>
+#include <stdexcept>
+
 #include "cloud_profile.hpp"
 #include "isolate.hpp"
 #include "simulation/services/function_service.hpp"
@@ -217,4 +220,38 @@ TEST_CASE("tasks: a run whose last actor is killed, with idle task actors left, 
     return std::to_string(static_cast<int>(engine.run(-1, [](double) {})));
   });
   CHECK(end == std::to_string(static_cast<int>(sg::Engine::End::Finished)));
+}
+
+TEST_CASE("SimGrid started by a parent: its forked simulation runs as usual; a second simulation in one process is refused") {
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    nlohmann::json j;
+    std::signal(SIGINT, SIG_DFL);
+    sg::start_simgrid();
+    j["sigint_kept"] = std::signal(SIGINT, SIG_DFL) == SIG_DFL;  // SimGrid's own Ctrl-C handler is not left behind
+    // A child of this process: 10 MB from the peer to storage through its 100 MB/s NIC (CM02, no latency): 0.1 s.
+    j["transfer_end_s"] = std::stod(run_isolated([] {
+      sg::Engine engine("CM02");
+      const auto platform = sg::build_platform(small_platform());
+      double end_s = -1;
+      sg::spawn("sender", platform.peers[0], [&] {
+        sg::transfer(platform.peers[0], platform.storage, 1e7);
+        end_s = sg::now();
+      });
+      engine.run();
+      return std::to_string(end_s);
+    }));
+    {
+      sg::Engine first("CM02");
+    }
+    try {
+      sg::Engine second("CM02");
+      j["second"] = "accepted";
+    } catch (const std::logic_error& e) {
+      j["second"] = e.what();
+    }
+    return j.dump();
+  }));
+  CHECK(result["sigint_kept"].get<bool>());
+  CHECK(result["transfer_end_s"].get<double>() == doctest::Approx(0.1));
+  CHECK(result["second"].get<std::string>().find("second simulation in one process") != std::string::npos);
 }
