@@ -255,3 +255,20 @@ TEST_CASE("SimGrid started by a parent: its forked simulation runs as usual; a s
   CHECK(result["transfer_end_s"].get<double>() == doctest::Approx(0.1));
   CHECK(result["second"].get<std::string>().find("second simulation in one process") != std::string::npos);
 }
+
+TEST_CASE("platform: a host's transfer to itself crosses SimGrid's loopback (10 GB/s, no latency), not its NIC") {
+  // 1 GB from the peer to itself: 0.1 s on the loopback; its 100 MB/s NIC would take 10 s, and a pair left
+  // without a route would be an instant, free flow.
+  const auto end_s = std::stod(run_isolated([] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    double end = -1;
+    sg::spawn("self", platform.peers[0], [&] {
+      sg::transfer(platform.peers[0], platform.peers[0], 1e9);
+      end = sg::now();
+    });
+    engine.run();
+    return std::to_string(end);
+  }));
+  CHECK(end_s == doctest::Approx(0.1));
+}

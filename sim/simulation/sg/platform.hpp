@@ -41,8 +41,8 @@ struct Platform {
   Host* broker = nullptr;
 };
 
-/// Builds one full zone: per-machine NICs (split duplex), per-peer storage connection caps, the storage
-/// service's aggregate link and the broker's NIC. Call once, after the Engine exists.
+/// Builds one zone, routed by a map of its routes: per-machine NICs (split duplex), per-peer storage connection
+/// caps, the storage service's aggregate link and the broker's NIC. Call once, after the Engine exists.
 Platform build_platform(const PlatformSpec& spec);
 
 }  // namespace p2psim::sg
