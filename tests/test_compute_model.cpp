@@ -2,15 +2,16 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "codec.hpp"
 #include "compute_model.hpp"
 #include "csv_reader.hpp"
 #include "input_error.hpp"
+#include "read_text.hpp"
 #include "temp_dir.hpp"
 
 using namespace p2psim;
@@ -113,11 +114,7 @@ TEST_CASE("a process fits a calibration file once, and again once the file chang
   // The same bytes renamed "neu": as long as the file's size and modification time are the old ones, the load
   // is the first fit (the file is not read again); a newer modification time reads it again.
   const auto modified = std::filesystem::last_write_time(csv);
-  std::string text;
-  {
-    std::ifstream in(csv);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string text = read_text(csv);
   for (size_t at = text.find("train_step,net,"); at != std::string::npos; at = text.find("train_step,net,", at))
     text.replace(at + 13, 1, "u");
   std::ofstream(csv) << text;

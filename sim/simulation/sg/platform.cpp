@@ -38,31 +38,15 @@ enum class End { A, Middle, B };
 // links, an entry per route. Our routes are sparse (a function slot reaches storage, not every host), and a
 // full zone's table is hosts² (7.4 MB allocated and zeroed for the ~960 hosts of the paper grid's largest
 // scenarios: a fifth of a sweep's page faults). Same links, same order, same latency sums: identical results.
-class Routes {
- public:
-  void connect(Host* a, Host* b, std::vector<std::pair<s4u::Link*, End>> path) {
-    pending_.push_back({a, b, std::move(path)});
-  }
-  void add_to(s4u::NetZone* zone) const {
-    for (const auto& [a, b, path] : pending_) {
-      std::vector<s4u::LinkInRoute> there, back;
-      for (const auto& [link, end] : path)
-        there.emplace_back(link, end == End::A ? Dir::UP : end == End::B ? Dir::DOWN : Dir::NONE);
-      for (auto it = path.rbegin(); it != path.rend(); ++it)
-        back.emplace_back(it->first, it->second == End::B ? Dir::UP : it->second == End::A ? Dir::DOWN : Dir::NONE);
-      zone->add_bypass_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, there);
-      zone->add_bypass_route(b->get_netpoint(), a->get_netpoint(), nullptr, nullptr, back);
-    }
-  }
-
- private:
-  struct Route {
-    Host* a;
-    Host* b;
-    std::vector<std::pair<s4u::Link*, End>> path;
-  };
-  std::vector<Route> pending_;
-};
+void connect(s4u::NetZone* zone, Host* a, Host* b, const std::vector<std::pair<s4u::Link*, End>>& path) {
+  std::vector<s4u::LinkInRoute> there, back;
+  for (const auto& [link, end] : path)
+    there.emplace_back(link, end == End::A ? Dir::UP : end == End::B ? Dir::DOWN : Dir::NONE);
+  for (auto it = path.rbegin(); it != path.rend(); ++it)
+    back.emplace_back(it->first, it->second == End::B ? Dir::UP : it->second == End::A ? Dir::DOWN : Dir::NONE);
+  zone->add_bypass_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, there);
+  zone->add_bypass_route(b->get_netpoint(), a->get_netpoint(), nullptr, nullptr, back);
+}
 
 // One core: a training step's time already accounts for its threads, so two steps on one host share it.
 // A throttled speed is the host's second power state (sg::set_throttled switches to it).
@@ -77,8 +61,7 @@ Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor, dou
 Platform build_platform(const PlatformSpec& p) {
   // Each route crosses two NICs: each carries half of the one-way latency.
   const double half_latency_s = p.one_way_latency_s / 2;
-  auto* zone = s4u::create_empty_zone("cloud");  // routed by bypass routes only (Routes)
-  Routes routes;
+  auto* zone = s4u::create_empty_zone("cloud");  // routed by bypass routes only (connect)
   Platform h;
   h.storage = host(zone, "s3", 1);
   h.broker = host(zone, "broker", 1);
@@ -116,9 +99,9 @@ Platform build_platform(const PlatformSpec& p) {
   // A function slot's or server's route to storage: its NIC, then the shared link, or a link of its own that
   // carries the storage end's half of the latency and never binds (the NIC is slower).
   auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, const std::string& name) {
-    if (!never_binds) return routes.connect(from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
+    if (!never_binds) return connect(zone, from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
     auto* path = zone->create_link(name + "_s3_path", p.storage_aggregate_bps)->set_latency(half_latency_s)->seal();
-    routes.connect(from, h.storage, {{from_nic, End::A}, {path, End::Middle}});
+    connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::Middle}});
   };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
   std::vector<s4u::SplitDuplexLink*> peer_nics;
@@ -129,21 +112,21 @@ Platform build_platform(const PlatformSpec& p) {
     auto* conn = zone->create_link(m.name + "_s3_connection", p.storage_per_connection_bps);
     if (slices.empty()) {
       conn->set_latency(half_latency_s)->seal();  // the storage end's half of the latency
-      routes.connect(peer, h.storage, {{link, End::A}, {conn, End::Middle}});
+      connect(zone, peer, h.storage, {{link, End::A}, {conn, End::Middle}});
     } else {
       conn->seal();
-      routes.connect(peer, h.storage, {{link, End::A}, {conn, End::Middle}, {slices[h.peers.size() / kPeersPerStorageSlice], End::B}});
+      connect(zone, peer, h.storage, {{link, End::A}, {conn, End::Middle}, {slices[h.peers.size() / kPeersPerStorageSlice], End::B}});
     }
-    routes.connect(peer, h.broker, {{link, End::A}, {broker_link, End::B}});
+    connect(zone, peer, h.broker, {{link, End::A}, {broker_link, End::B}});
     if (p.peer_to_peer)
-      for (size_t j = 0; j < h.peers.size(); ++j) routes.connect(h.peers[j], peer, {{peer_nics[j], End::A}, {link, End::B}});
+      for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], peer, {{peer_nics[j], End::A}, {link, End::B}});
     else if (p.peer_ring && !h.peers.empty())
-      routes.connect(h.peers.back(), peer, {{peer_nics.back(), End::A}, {link, End::B}});
+      connect(zone, h.peers.back(), peer, {{peer_nics.back(), End::A}, {link, End::B}});
     h.peers.push_back(peer);
     peer_nics.push_back(link);
   }
   if (p.peer_ring && h.peers.size() > 2)  // close the ring (two peers are already connected both ways)
-    routes.connect(h.peers.back(), h.peers.front(), {{peer_nics.back(), End::A}, {peer_nics.front(), End::B}});
+    connect(zone, h.peers.back(), h.peers.front(), {{peer_nics.back(), End::A}, {peer_nics.front(), End::B}});
   std::vector<s4u::SplitDuplexLink*> function_nics;
   for (int k = 0; k < p.function_slots; ++k) {
     const std::string name = "function-" + std::to_string(k);
@@ -151,7 +134,7 @@ Platform build_platform(const PlatformSpec& p) {
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
     to_storage(slot, link, name);
     if (p.functions_reach_peers)
-      for (size_t j = 0; j < h.peers.size(); ++j) routes.connect(slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
+      for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);
     function_nics.push_back(link);
   }
@@ -160,15 +143,14 @@ Platform build_platform(const PlatformSpec& p) {
     auto* server = host(zone, m.name, m.speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
     to_storage(server, link, m.name);
-    routes.connect(server, h.broker, {{link, End::A}, {broker_link, End::B}});
-    for (size_t j = 0; j < h.servers.size(); ++j) routes.connect(h.servers[j], server, {{server_nics[j], End::A}, {link, End::B}});
-    for (size_t j = 0; j < h.peers.size(); ++j) routes.connect(h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});
+    connect(zone, server, h.broker, {{link, End::A}, {broker_link, End::B}});
+    for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, {{server_nics[j], End::A}, {link, End::B}});
+    for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});
     for (size_t k = 0; k < h.function_slots.size(); ++k)
-      routes.connect(h.function_slots[k], server, {{function_nics[k], End::A}, {link, End::B}});
+      connect(zone, h.function_slots[k], server, {{function_nics[k], End::A}, {link, End::B}});
     h.servers.push_back(server);
     server_nics.push_back(link);
   }
-  routes.add_to(zone);
   // A host's transfers to itself cross the network model's loopback link, as a full zone's do. (A pair with no
   // route is SimGrid's fatal error in an empty zone; a full zone gave it an empty route: a free, instant flow.)
   auto* loopback = s4u::Link::by_name("__loopback__");
