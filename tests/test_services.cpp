@@ -105,7 +105,8 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
     p2psim::ObjectStorage params;
     params.first_byte_latency_s = 0.2;
     Ledger ledger;
-    simulation::ObjectStorage storage(params, platform.storage, ledger);
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, platform.storage, unwatched, ledger);
     nlohmann::json j;
     sg::spawn("client", platform.peers[0], [&] {
       for (int k = 0; k < 4; ++k) storage.put(platform.peers[0], 1e7);
@@ -205,6 +206,122 @@ TEST_CASE("storage slices: peers that alone can fill the storage link share it i
   // The 8 of the second slice alone: 0.4 GB/s / 8 = 50 MB/s each, where one shared link would let them run at
   // their connections' 100 MB/s: a slice does not take up what the other leaves idle (the stated approximation).
   CHECK(result["second_slice_alone_s"].get<double>() == doctest::Approx(1e8 / (0.4e9 / 8)).epsilon(1e-9));
+}
+
+namespace {
+// One peer (100 MB/s) and four function slots (100 MB/s each) beside a storage link of `aggregate_bps` (350
+// MB/s unless said), of which the peer's 100 MB/s is reserved (under half of it): the slots share the rest.
+// The first `downloads` slots each GET 10 MB and the next `uploads` each PUT 10 MB, all at once; returns when
+// each ended, or -1.
+nlohmann::json concurrent_transfers(sg::StorageSharing sharing, int downloads, int uploads = 0,
+                                    double aggregate_bps = 3.5e8) {
+  return nlohmann::json::parse(run_isolated([=] {
+    sg::Engine engine("CM02");
+    auto spec = small_platform();
+    spec.servers.clear();
+    spec.function_slots = 4;
+    spec.storage_aggregate_bps = aggregate_bps;
+    spec.storage_sharing = sharing;
+    auto platform = sg::build_platform(spec);
+    p2psim::ObjectStorage params;  // no first-byte latency
+    Ledger ledger;
+    simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
+    nlohmann::json j;
+    j["watching"] = platform.storage_watch.watching();
+    j["ends_s"] = std::vector<double>(downloads + uploads, -1.0);
+    for (int k = 0; k < downloads + uploads; ++k)
+      sg::spawn("fn", platform.function_slots[k], [&, k] {
+        if (k < downloads)
+          storage.get(platform.function_slots[k], 1e7);
+        else
+          storage.put(platform.function_slots[k], 1e7);
+        j["ends_s"][k] = sg::now();
+      });
+    j["end"] = static_cast<int>(engine.run(-1, [](double) {}));
+    j["exceeded"] = platform.storage_watch.exceeded();
+    return j.dump();
+  }));
+}
+}  // namespace
+
+TEST_CASE("optimistic storage sharing: exact while the functions cannot fill the storage link, abandoned once they could") {
+  REQUIRE(sg::storage_link_may_bind([] {
+    auto spec = small_platform();
+    spec.servers.clear();
+    spec.function_slots = 4;
+    spec.storage_aggregate_bps = 3.5e8;
+    return spec;
+  }()));
+  const int finished = static_cast<int>(sg::Engine::End::Finished);
+  // Two at once: 200 of the 250 MB/s, so each runs at its NIC's 100 MB/s: 0.1 s, with or without the link.
+  for (auto sharing : {sg::StorageSharing::Exact, sg::StorageSharing::Optimistic}) {
+    const auto two = concurrent_transfers(sharing, 2);
+    CHECK(two["watching"] == (sharing == sg::StorageSharing::Optimistic));
+    CHECK(two["end"] == finished);
+    CHECK_FALSE(two["exceeded"].get<bool>());
+    for (double end_s : two["ends_s"]) CHECK(end_s == doctest::Approx(1e7 / 1e8).epsilon(1e-9));
+  }
+  // Three at once: the link binds, 250 / 3 MB/s each (0.12 s). Exact sees it; the optimistic run stops at the
+  // third transfer's start, before anything ends, and says so.
+  const auto exact = concurrent_transfers(sg::StorageSharing::Exact, 3);
+  CHECK(exact["end"] == finished);
+  for (double end_s : exact["ends_s"]) CHECK(end_s == doctest::Approx(1e7 / (2.5e8 / 3)).epsilon(1e-9));
+  const auto optimistic = concurrent_transfers(sg::StorageSharing::Optimistic, 3);
+  CHECK(optimistic["end"] == static_cast<int>(sg::Engine::End::Abandoned));
+  CHECK(optimistic["exceeded"].get<bool>());
+  for (double end_s : optimistic["ends_s"]) CHECK(end_s == -1.0);
+  // Two GETs and two PUTs at once (on four slots), with 205 MB/s left to the slots: 200 MB/s each way, plus 5 %
+  // of the other way's 200 (SimGrid's cross-traffic, the ACKs): 210 MB/s, so the link binds. Exact sees it:
+  // 2.1 x the rate = 205 MB/s each way; the optimistic run, counting the ACKs, stops.
+  const auto exact_both = concurrent_transfers(sg::StorageSharing::Exact, 2, 2, 3.05e8);
+  for (double end_s : exact_both["ends_s"]) CHECK(end_s == doctest::Approx(1e7 / (2.05e8 / 2.1)).epsilon(1e-9));
+  const auto optimistic_both = concurrent_transfers(sg::StorageSharing::Optimistic, 2, 2, 3.05e8);
+  CHECK(optimistic_both["end"] == static_cast<int>(sg::Engine::End::Abandoned));
+  // With 215 MB/s left, 210 fits: the same times, exact and optimistic.
+  const auto exact_fit = concurrent_transfers(sg::StorageSharing::Exact, 2, 2, 3.15e8);
+  const auto optimistic_fit = concurrent_transfers(sg::StorageSharing::Optimistic, 2, 2, 3.15e8);
+  CHECK(optimistic_fit["end"] == finished);
+  for (int k = 0; k < 4; ++k) {
+    CHECK(exact_fit["ends_s"][k].get<double>() == doctest::Approx(1e7 / 1e8).epsilon(1e-9));
+    CHECK(optimistic_fit["ends_s"][k].get<double>() == exact_fit["ends_s"][k].get<double>());
+  }
+}
+
+TEST_CASE("optimistic storage sharing: a user's private path is split duplex, as the link is") {
+  // A 100 MB/s server uploading and downloading 10 MB at once, beside a 250 MB/s link of which the peer's
+  // 100 MB/s is reserved. Each direction of its NIC carries one transfer and 5 % of the other's (SimGrid's
+  // cross-traffic, the ACKs): 100 / 1.05 MB/s each, 0.105 s; each direction of the 150 MB/s left of the link
+  // carries as much, and does not bind. (A path shared by both directions would carry 2.1 x the rate: 150 / 2.1
+  // MB/s each, 0.14 s.) Two 100 MB/s function slots make the link one that may bind: the optimistic platform
+  // watches it.
+  for (auto sharing : {sg::StorageSharing::Exact, sg::StorageSharing::Optimistic}) {
+    const auto j = nlohmann::json::parse(run_isolated([sharing] {
+      sg::Engine engine("CM02");
+      auto spec = small_platform();
+      spec.servers = {{"db", 1.0, 1e8}};
+      spec.storage_aggregate_bps = 2.5e8;
+      spec.storage_sharing = sharing;
+      auto platform = sg::build_platform(spec);
+      p2psim::ObjectStorage params;
+      Ledger ledger;
+      simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
+      nlohmann::json out;
+      out["watching"] = platform.storage_watch.watching();
+      sg::spawn("up", platform.servers[0], [&] {
+        storage.put(platform.servers[0], 1e7);
+        out["up_s"] = sg::now();
+      });
+      sg::spawn("down", platform.servers[0], [&] {
+        storage.get(platform.servers[0], 1e7);
+        out["down_s"] = sg::now();
+      });
+      engine.run();
+      return out.dump();
+    }));
+    CHECK(j["watching"] == (sharing == sg::StorageSharing::Optimistic));
+    CHECK(j["up_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
+    CHECK(j["down_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
+  }
 }
 
 TEST_CASE("tasks: a run whose last actor is killed, with idle task actors left, has finished") {

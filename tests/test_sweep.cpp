@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "input_error.hpp"
+#include "read_text.hpp"
 #include "run_cli.hpp"
 #include "sweep.hpp"
 #include "temp_dir.hpp"
@@ -126,6 +127,40 @@ TEST_CASE("sweep: runs every scenario, merges the rows, and a rerun skips what i
   auto bad = run_cli("run " + path);
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("this experiment declares a sweep") != std::string::npos);
+}
+
+TEST_CASE("sweep: a system whose optimistic storage sharing comes back void in the worker is run again, exactly") {
+  // 16 functions (55 MB/s each) uploading their gradients at once can fill the 400 MB/s storage link that the
+  // peers' routes leave to them (tests/test_simulation.cpp says why): the worker's in-process simulation comes
+  // back void, and the worker runs itself again with --exact-storage-sharing. Its files must be those of an
+  // exact run, byte for byte; a plain `run` (which simulates it again in a child) must give them too.
+  TempDir dir;
+  const std::string path = dir.path("void.xml");
+  std::ofstream(path) << R"(<experiment name="v" seed="3">
+  <profile file=")" P2PSIM_SOURCE_DIR R"(/tests/data/test_profile.xml">
+    <override select="object_storage/@aggregate_bandwidth_bps" value="400000000"/>
+  </profile>
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="4" iterations="2"
+            compute_variability="none"/>
+  <peers count="4" instance_type="t2.large"/>
+  <sweep><axis select="functions/@memory_mb" values="1024 2048"/></sweep>
+</experiment>
+)";
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("sweep: 2 done, 0 failed") != std::string::npos);
+  for (const auto& id : finished_ids(dir.path("out"))) {
+    const std::string scenario = dir.path("out/scenarios/" + id + ".xml");
+    REQUIRE(run_cli("run " + scenario + " -q --exact-storage-sharing --out " + dir.path("exact-" + id)).exit_code == 0);
+    REQUIRE(run_cli("run " + scenario + " -q --out " + dir.path("run-" + id)).exit_code == 0);
+    for (const std::string file : {"result.csv", "trace.csv"}) {
+      const std::string exact = read_text(dir.path("exact-" + id + "/" + file));
+      CHECK(exact.size() > 100);
+      CHECK(read_text(dir.path("out/runs/" + id + "/" + file)) == exact);
+      CHECK(read_text(dir.path("run-" + id + "/" + file)) == exact);
+    }
+  }
 }
 
 TEST_CASE("sweep: paths relative to the experiment still resolve from the scenario files") {

@@ -2,9 +2,15 @@
 #include <fmt/core.h>
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
+#include <vector>
 
 #include "../experiment.hpp"
 #include "../input_error.hpp"
@@ -44,6 +50,18 @@ int print_memory_check(const Scenario& s) {
   return kExitOk;
 }
 
+// Runs this command again, as a fresh process, with --exact-storage-sharing: a system simulated optimistically in
+// this process came back void (sg::StorageLinkWatch), and SimGrid runs one simulation per process.
+[[noreturn]] void run_again_with_exact_storage_sharing(int argc, char** argv) {
+  std::vector<char*> args{const_cast<char*>("p2psim")};
+  args.insert(args.end(), argv, argv + argc);  // argv[0] is the command's name, "run"
+  args.push_back(const_cast<char*>("--exact-storage-sharing"));
+  args.push_back(nullptr);
+  std::fflush(nullptr);
+  ::execv("/proc/self/exe", args.data());
+  throw std::runtime_error(std::string("cannot run p2psim again: ") + std::strerror(errno));
+}
+
 }  // namespace
 
 bool run_last_system_in_process = false;
@@ -54,7 +72,10 @@ int cmd_run(int argc, char** argv) {
                                                   "experiment file (XML)")(
       "out,o", po::value<std::string>(), "write result.json, result.csv and trace.csv into this directory")(
       "quiet,q", "do not print the table")(
-      "check", "only check that functions and peers can hold a training step, and exit");
+      "check", "only check that functions and peers can hold a training step, and exit")(
+      "exact-storage-sharing",
+      "route functions' and servers' storage transfers through the storage's shared link even while they cannot "
+      "fill it (the same results, slower: docs/architecture.md, \"Scale\")");
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;
@@ -69,6 +90,7 @@ int cmd_run(int argc, char** argv) {
     const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
     const Scenario scenario = resolve_scenario(experiment);
     if (vm.count("check")) return print_memory_check(scenario);
+    const auto sharing = vm.count("exact-storage-sharing") ? sg::StorageSharing::Exact : sg::StorageSharing::Optimistic;
     Result result;
     result.scenario = &scenario;
     // Keyed by path relative to the experiment, so results do not depend on where the tree is checked out.
@@ -86,9 +108,11 @@ int cmd_run(int argc, char** argv) {
     limits::check_fits_in_memory(scenario);
     for (const auto& system : experiment.systems) {
       const bool last = &system == &experiment.systems.back();
-      result.systems.push_back(summarise(scenario, system, last && run_last_system_in_process
-                                                               ? simulate(scenario, system)
-                                                               : simulate_isolated(scenario, system)));
+      RunOutput out = last && run_last_system_in_process ? simulate(scenario, system, sharing)
+                                                         : simulate_isolated(scenario, system, sharing);
+      // Simulated in this process, whose SimGrid has run: only a fresh process can simulate it again.
+      if (out.void_storage_link_bound) run_again_with_exact_storage_sharing(argc, argv);
+      result.systems.push_back(summarise(scenario, system, std::move(out)));
     }
     if (experiment.accuracy.enabled) {
       // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.

@@ -7,7 +7,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       system(sys),
       hosts(platform),
       rng(scenario.experiment.seed),
-      storage(scenario.profile.storage, platform.storage, out.ledger),
+      storage(scenario.profile.storage, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
       functions(scenario.profile.functions, platform.function_slots, out.ledger, rng),
       workflow(scenario.profile.workflow, out.ledger),

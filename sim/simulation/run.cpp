@@ -51,23 +51,9 @@ void check_systems(const Scenario& s) {
 
 void prepare_simulations() { sg::start_simgrid(); }
 
-RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system) {
-  prepare_simulations();  // once here, not in every child
-  // CBOR rather than JSON text through the pipe: doubles travel as their 8 bytes, neither printed nor parsed (a
-  // 16-peer paper-grid scenario's trace and ledger are a tenth of its CPU as text).
-  const std::string reply = run_isolated([&] {
-    const auto bytes = nlohmann::json::to_cbor(to_json(simulate(s, system)));
-    return std::string(bytes.begin(), bytes.end());
-  });
-  return run_output_from_json(nlohmann::json::from_cbor(reply));
-}
+namespace {
 
-RunOutput simulate(const Scenario& s, const SystemSpec& system) {
-  using namespace simulation;
-  sg::Engine engine(s.profile.network_model);  // first: what uses SimGrid is destroyed before it
-  auto strategy = make_strategy(system, s);
-  const PlatformNeeds needs = strategy->needs();
-
+sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeeds& needs) {
   sg::PlatformSpec spec;
   const auto& p = s.profile;
   spec.one_way_latency_s = p.one_way_latency_s;
@@ -94,11 +80,45 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system) {
   spec.function_slots = needs.function_slots;
   spec.function_speed_factor = s.function_speed_factor;
   spec.function_nic_bps = p.functions.storage_bandwidth_bps;
+  return spec;
+}
+
+}  // namespace
+
+RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
+  prepare_simulations();  // once here, not in every child
+  // CBOR rather than JSON text through the pipe: doubles travel as their 8 bytes, neither printed nor parsed (a
+  // 16-peer paper-grid scenario's trace and ledger are a tenth of its CPU as text).
+  auto in_child = [&](sg::StorageSharing sharing) {
+    const std::string reply = run_isolated([&] {
+      const auto bytes = nlohmann::json::to_cbor(to_json(simulate(s, system, sharing)));
+      return std::string(bytes.begin(), bytes.end());
+    });
+    return run_output_from_json(nlohmann::json::from_cbor(reply));
+  };
+  RunOutput out = in_child(storage_sharing);
+  if (out.void_storage_link_bound) out = in_child(sg::StorageSharing::Exact);
+  return out;
+}
+
+RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
+  using namespace simulation;
+  sg::Engine engine(s.profile.network_model);  // first: what uses SimGrid is destroyed before it
+  auto strategy = make_strategy(system, s);
+  const PlatformNeeds needs = strategy->needs();
+  sg::PlatformSpec spec = platform_spec(s, needs);
+  spec.storage_sharing = storage_sharing;
 
   Context c(s, system, sg::build_platform(spec));
   c.out.transport = strategy->transport();
   strategy->launch(c);
   const auto end = engine.run(limits::kMaxSimulatedSeconds, progress_reporter(system, c));
+  if (end == sg::Engine::End::Abandoned) {
+    if (!c.hosts.storage_watch.exceeded()) throw std::logic_error("a simulation was abandoned for no known reason");
+    RunOutput void_output;
+    void_output.void_storage_link_bound = true;
+    return void_output;
+  }
   const bool deadlocked = end == sg::Engine::End::Deadlocked;
   const double stop_s = sg::now();
   if (end == sg::Engine::End::PastHorizon && c.out.failure.empty())

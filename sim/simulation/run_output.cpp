@@ -91,6 +91,7 @@ nlohmann::json to_json(const RunOutput& r) {
   j["credits_exhausted_at_s"] = r.credits_exhausted_at_s;
   j["staleness"] = bytes_of(r.staleness);
   j["failure_detection_wait_s"] = r.failure_detection_wait_s;
+  j["void_storage_link_bound"] = r.void_storage_link_bound;
   return j;
 }
 
@@ -122,6 +123,7 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   r.credits_exhausted_at_s = j.at("credits_exhausted_at_s").get<std::vector<double>>();
   r.staleness = records_of<int>(j.at("staleness"));
   r.failure_detection_wait_s = j.at("failure_detection_wait_s");
+  r.void_storage_link_bound = j.at("void_storage_link_bound");
   return r;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 #include "../scenario.hpp"
 #include "run_output.hpp"
+#include "sg/platform.hpp"
 
 namespace p2psim {
 
@@ -10,14 +11,19 @@ namespace p2psim {
 void check_systems(const Scenario& scenario);
 
 /// Runs the simulation of `system` in this process. SimGrid allows one engine per process: call it once per
-/// process (run_isolated() in isolate.hpp does that for you).
-RunOutput simulate(const Scenario& scenario, const SystemSpec& system);
+/// process (run_isolated() in isolate.hpp does that for you). Optimistic storage sharing gives functions and
+/// servers private paths to storage where they could fill its shared link; the output is then either exact or
+/// void (RunOutput::void_storage_link_bound), to be simulated again, Exact, in another process.
+RunOutput simulate(const Scenario& scenario, const SystemSpec& system, sg::StorageSharing storage_sharing);
+
 
 /// Starts SimGrid in this process, to be inherited by the processes it forks to simulate (simulate_isolated(),
 /// a sweep's runs): they skip SimGrid's start-up. Optional; simulate() starts SimGrid when nobody did.
 void prepare_simulations();
 
 /// simulate() in a forked child (isolate.hpp), so that it can be called once per system from one process.
-RunOutput simulate_isolated(const Scenario& scenario, const SystemSpec& system);
+/// Optimistic, it simulates again in a second child, exactly, when the first came back void: never void.
+RunOutput simulate_isolated(const Scenario& scenario, const SystemSpec& system,
+                            sg::StorageSharing storage_sharing = sg::StorageSharing::Optimistic);
 
 }  // namespace p2psim

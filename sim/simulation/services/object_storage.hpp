@@ -4,13 +4,15 @@
 #include "../../cloud_profile.hpp"
 #include "../../ledger.hpp"
 #include "../sg/adapter.hpp"
+#include "../sg/storage_link_watch.hpp"
 
 namespace p2psim::simulation {
 
 class ObjectStorage {
  public:
-  ObjectStorage(const p2psim::ObjectStorage& params, sg::Host* host, Ledger& ledger)
-      : params_(params), host_(host), ledger_(ledger) {}
+  /// Every transfer is shown to `watch` (an optimistic platform's check of the storage link).
+  ObjectStorage(const p2psim::ObjectStorage& params, sg::Host* host, sg::StorageLinkWatch& watch, Ledger& ledger)
+      : params_(params), host_(host), watch_(watch), ledger_(ledger) {}
   void get(sg::Host* to, double bytes);
   void put(sg::Host* from, double bytes);
   /// `count` objects of `bytes_each`, one request after another (a client's loop), as one flow after all the
@@ -22,6 +24,7 @@ class ObjectStorage {
  private:
   const p2psim::ObjectStorage& params_;
   sg::Host* host_;
+  sg::StorageLinkWatch& watch_;
   Ledger& ledger_;
 };
 

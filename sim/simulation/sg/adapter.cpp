@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace p2psim::sg {
@@ -50,6 +51,17 @@ void compute(Host* host, double reference_seconds) {
 void set_throttled(Host* host, bool throttled) {
   const unsigned long pstate = throttled ? 1 : 0;  // get_pstate() is unsigned
   if (host->get_pstate() != pstate) host->set_pstate(pstate);
+}
+
+namespace {
+bool abandoned = false;  // abandon_simulation() was called
+}
+
+void abandon_simulation() {
+  abandoned = true;
+  s4u::Actor::kill_all();  // all but this one
+  s4u::this_actor::exit();
+  std::abort();  // not reached: exit() unwinds this actor's stack
 }
 
 Actor::Actor(s4u::ActorPtr actor) : actor_(std::move(actor)) {}
@@ -219,6 +231,7 @@ Engine::End Engine::run(double horizon_s, const std::function<void(double now_s)
   const size_t left = impl_->engine.get_actor_count();
   const bool finished = left == idle_workers.size() || impl_->only_idle_workers_left;
   idle_workers.clear();
+  if (abandoned) return End::Abandoned;
   if (impl_->deadlock) return End::Deadlocked;
   if (left > 0) {
     s4u::Actor::kill_all();

@@ -54,6 +54,10 @@ class Actor {
   simgrid::s4u::ActorPtr actor_;
 };
 
+/// Ends the simulation from inside an actor: every actor is killed, this one last (its stack unwinds from here),
+/// and Engine::run() returns End::Abandoned. For a run whose result is already known to be void.
+[[noreturn]] void abandon_simulation();
+
 /// Switches a host between its full speed and its throttled speed (a burstable instance out of credits).
 void set_throttled(Host* host, bool throttled);
 
@@ -154,9 +158,10 @@ class Engine {
  public:
   explicit Engine(const std::string& network_model);
   ~Engine();
-  enum class End { Finished, Deadlocked, PastHorizon };
-  /// Runs every actor to the end (Finished), until actors are left blocked for ever (Deadlocked), or until the
-  /// clock reaches `horizon_s` (< 0: no horizon) (PastHorizon: what still runs is killed). `on_advance` sees the clock move.
+  enum class End { Finished, Deadlocked, PastHorizon, Abandoned };
+  /// Runs every actor to the end (Finished), until actors are left blocked for ever (Deadlocked), until the
+  /// clock reaches `horizon_s` (< 0: no horizon) (PastHorizon: what still runs is killed), or until an actor
+  /// abandons the simulation (Abandoned). `on_advance` sees the clock move.
   End run(double horizon_s, const std::function<void(double now_s)>& on_advance);
   /// Runs every actor to the end; false when some were left blocked for ever.
   bool run() { return run(-1, [](double) {}) != End::Deadlocked; }

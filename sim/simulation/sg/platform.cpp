@@ -56,7 +56,20 @@ Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor, dou
   return zone->create_host(name, speeds)->seal();
 }
 
+// What the peers can draw from storage at most: each its NIC or its connection, the slower.
+double peers_storage_bps(const PlatformSpec& p) {
+  double bps = 0;
+  for (const auto& m : p.peers) bps += std::min(m.nic_bps, p.storage_per_connection_bps);
+  return bps;
+}
+
 }  // namespace
+
+bool storage_link_may_bind(const PlatformSpec& p) {
+  double rest_bps = p.function_slots * p.function_nic_bps;
+  for (const auto& m : p.servers) rest_bps += m.nic_bps;
+  return peers_storage_bps(p) + rest_bps > p.storage_aggregate_bps;
+}
 
 Platform build_platform(const PlatformSpec& p) {
   // Each route crosses two NICs: each carries half of the one-way latency.
@@ -80,13 +93,14 @@ Platform build_platform(const PlatformSpec& p) {
   // - and when the peers alone can fill it, they are cut into slices of kPeersPerStorageSlice, each with its
   //   share of the link in proportion to its peers' largest share: a slice's peers share its capacity as they
   //   would the link's; they do not take up what another slice leaves idle.
-  double peers_bps = 0, rest_bps = p.function_slots * p.function_nic_bps;
-  for (const auto& m : p.peers) peers_bps += std::min(m.nic_bps, p.storage_per_connection_bps);
-  for (const auto& m : p.servers) rest_bps += m.nic_bps;
-  const bool never_binds = peers_bps + rest_bps <= p.storage_aggregate_bps;
+  // Functions and servers that share the link cross it only in an exact platform. In an optimistic one each has
+  // a private path of the link's bandwidth and latency instead, and the storage watch voids the run if those in
+  // flight could ever have filled the link (storage_link_watch.hpp).
+  const double peers_bps = peers_storage_bps(p);
+  const bool never_binds = !storage_link_may_bind(p);
   const bool reserve_for_peers = never_binds || peers_bps < p.storage_aggregate_bps / 2;
-  auto* s3_link = nic(zone, "s3_aggregate", p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0),
-                      half_latency_s);
+  const double s3_bps = p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0);
+  auto* s3_link = nic(zone, "s3_aggregate", s3_bps, half_latency_s);
   std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
   if (peers_bps > p.storage_aggregate_bps)
     for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
@@ -96,10 +110,17 @@ Platform build_platform(const PlatformSpec& p) {
       slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()),
                            p.storage_aggregate_bps * slice_bps / peers_bps, half_latency_s));
     }
-  // A function slot's or server's route to storage: its NIC, then the shared link, or a link of its own that
-  // carries the storage end's half of the latency and never binds (the NIC is slower).
-  auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, const std::string& name) {
-    if (!never_binds) return connect(zone, from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
+  // A function slot's or server's route to storage: its NIC, then the shared link; or, watched, a copy of the
+  // link of its own (same bandwidth, latency and split duplex: the route's bandwidths set a flow's bound and
+  // its sharing penalty); or, when the link never binds, a link of its own that carries the storage end's half
+  // of the latency and never binds either (the NIC is slower).
+  const bool watch = !never_binds && p.storage_sharing == StorageSharing::Optimistic;
+  auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, double nic_bps, const std::string& name) {
+    if (!never_binds && !watch) return connect(zone, from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
+    if (watch) {
+      connect(zone, from, h.storage, {{from_nic, End::A}, {nic(zone, name + "_s3_path", s3_bps, half_latency_s), End::B}});
+      return h.storage_watch.watch(from, nic_bps, s3_bps);
+    }
     auto* path = zone->create_link(name + "_s3_path", p.storage_aggregate_bps)->set_latency(half_latency_s)->seal();
     connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::Middle}});
   };
@@ -132,7 +153,7 @@ Platform build_platform(const PlatformSpec& p) {
     const std::string name = "function-" + std::to_string(k);
     auto* slot = host(zone, name, p.function_speed_factor);
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
-    to_storage(slot, link, name);
+    to_storage(slot, link, p.function_nic_bps, name);
     if (p.functions_reach_peers)
       for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);
@@ -142,7 +163,7 @@ Platform build_platform(const PlatformSpec& p) {
   for (const auto& m : p.servers) {
     auto* server = host(zone, m.name, m.speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
-    to_storage(server, link, m.name);
+    to_storage(server, link, m.nic_bps, m.name);
     connect(zone, server, h.broker, {{link, End::A}, {broker_link, End::B}});
     for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, {{server_nics[j], End::A}, {link, End::B}});
     for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});

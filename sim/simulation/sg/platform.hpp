@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "adapter.hpp"
+#include "storage_link_watch.hpp"
 
 namespace p2psim::sg {
 
@@ -13,6 +14,12 @@ namespace p2psim::sg {
 /// up to 32 peers' transfers per event, not every peer's. A choice of accuracy against speed, measured against
 /// one shared link (docs/architecture.md, "Scale"; bench/README.md).
 constexpr size_t kPeersPerStorageSlice = 32;
+
+/// How function slots and servers reach storage when together they could fill its shared link.
+enum class StorageSharing {
+  Exact,       // through the shared link, which couples all their transfers in SimGrid's solver
+  Optimistic,  // through private paths, watched: exact while the link cannot bind, void once it could
+};
 
 struct PlatformSpec {
   double one_way_latency_s = 0;
@@ -33,12 +40,18 @@ struct PlatformSpec {
                                  // slot and other server
   int function_slots = 0;        // network slots of function containers: reach storage and the servers
   double function_speed_factor = 1, function_nic_bps = 0;
+  StorageSharing storage_sharing = StorageSharing::Exact;
 };
+
+/// Whether the function slots and servers, with the peers, could fill the storage service's link: only then
+/// is the link in anybody's route, and only then does StorageSharing matter.
+bool storage_link_may_bind(const PlatformSpec& spec);
 
 struct Platform {
   std::vector<Host*> peers, servers, function_slots;
   Host* storage = nullptr;
   Host* broker = nullptr;
+  StorageLinkWatch storage_watch;  // watching, only in an optimistic platform whose storage link may bind
 };
 
 /// Builds one zone, routed by a map of its routes: per-machine NICs (split duplex), per-peer storage connection

@@ -1,0 +1,85 @@
+// The storage service's shared link, when its users were given private paths instead (an optimistic run,
+// platform.cpp): no SimGrid here, only the check that makes the optimism exact or void.
+#pragma once
+#include <unordered_map>
+
+#include "adapter.hpp"
+
+namespace p2psim::sg {
+
+/// A user of the link (a function slot, a server) draws at most its NIC from it in the direction it transfers,
+/// whatever else it does, and at most 5 % of that in the other: SimGrid's cross-traffic, the ACKs of a TCP flow
+/// (`network/crosstraffic`, on by default: https://simgrid.org/doc/latest/Configuring_SimGrid.html). While
+/// those bounds of the users with a transfer in flight sum to no more than the link, in each direction, the
+/// link cannot bind: max-min sharing then gives every transfer what it would get with no such link, so private
+/// copies of the link (the same bandwidth, latency, split duplex: the same bounds and sharing penalties)
+/// allocate exactly as the shared link would. Once the sum exceeds the link, the run's result is void: it is
+/// simulated again, exactly.
+class StorageLinkWatch {
+ public:
+  /// `user`'s transfers to and from storage would cross a link of `link_bps` (each direction).
+  void watch(const Host* user, double nic_bps, double link_bps) {
+    users_[user].nic_bps = nic_bps;
+    link_bps_ = link_bps;
+  }
+  bool watching() const { return !users_.empty(); }
+  /// True once the users in flight could have exceeded the link: the run no longer tells the exact result.
+  bool exceeded() const { return exceeded_; }
+
+  /// A transfer between `host` and storage, counted while this lives (also when its actor is killed).
+  class InFlight {
+   public:
+    InFlight(StorageLinkWatch* watch, const Host* host, bool upload);
+    ~InFlight();
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+
+   private:
+    StorageLinkWatch* watch_;  // null when the host is not watched
+    const Host* host_;
+    bool upload_;
+  };
+  /// Counts a transfer of `host` to (upload) or from storage until the result is destroyed; on exceeding the
+  /// link, ends the simulation (sg::abandon_simulation): what follows would be simulated for nothing.
+  [[nodiscard]] InFlight start(const Host* host, bool upload) { return InFlight(this, host, upload); }
+
+ private:
+  struct User {
+    double nic_bps = 0;
+    int in_flight[2] = {0, 0};  // downloads, uploads
+  };
+  static constexpr double kCrossTrafficShare = 0.05;  // SimGrid's, in src/surf/network_cm02.cpp
+
+  std::unordered_map<const Host*, User> users_;
+  double link_bps_ = 0;
+  double nics_bps_[2] = {0, 0};  // the NICs of the users with a transfer in flight, per direction
+  bool exceeded_ = false;
+
+  bool could_bind() const {
+    for (int d = 0; d < 2; ++d)
+      if (nics_bps_[d] + kCrossTrafficShare * nics_bps_[1 - d] > link_bps_) return true;
+    return false;
+  }
+};
+
+inline StorageLinkWatch::InFlight::InFlight(StorageLinkWatch* watch, const Host* host, bool upload)
+    : watch_(nullptr), host_(host), upload_(upload) {
+  const auto user = watch->users_.find(host);
+  if (user == watch->users_.end()) return;
+  watch_ = watch;
+  // A user's several transfers in one direction share its NIC: it counts once.
+  if (user->second.in_flight[upload]++ > 0) return;
+  watch->nics_bps_[upload] += user->second.nic_bps;
+  if (!watch->exceeded_ && watch->could_bind()) {
+    watch->exceeded_ = true;
+    abandon_simulation();
+  }
+}
+
+inline StorageLinkWatch::InFlight::~InFlight() {
+  if (!watch_) return;
+  auto& user = watch_->users_.at(host_);
+  if (--user.in_flight[upload_] == 0) watch_->nics_bps_[upload_] -= user.nic_bps;
+}
+
+}  // namespace p2psim::sg
