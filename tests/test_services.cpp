@@ -287,7 +287,7 @@ TEST_CASE("optimistic storage sharing: exact while the functions cannot fill the
   }
 }
 
-TEST_CASE("optimistic storage sharing: a user's private path is split duplex, as the link is") {
+TEST_CASE("storage: a user's private path is split duplex, as the shared link is") {
   // A 100 MB/s server uploading and downloading 10 MB at once, beside a 250 MB/s link of which the peer's
   // 100 MB/s is reserved. Each direction of its NIC carries one transfer and 5 % of the other's (SimGrid's
   // cross-traffic, the ACKs): 100 / 1.05 MB/s each, 0.105 s; each direction of the 150 MB/s left of the link
@@ -322,6 +322,35 @@ TEST_CASE("optimistic storage sharing: a user's private path is split duplex, as
     CHECK(j["up_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
     CHECK(j["down_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
   }
+  // The same with a 10 MB/s peer, no function slots and a 150 MB/s aggregate: 110 MB/s in all can never fill it,
+  // so the server has a path of its own of all 150 MB/s, each direction carrying 1.05 x the rate as its NIC does
+  // (shared by both directions, it would carry 2.1 x: 150 / 2.1 MB/s each, 0.14 s).
+  auto spec = small_platform();
+  spec.peers = {{"peer-0", 1.0, 1e7}};
+  spec.servers = {{"db", 1.0, 1e8}};
+  spec.function_slots = 0;
+  spec.storage_aggregate_bps = 1.5e8;
+  REQUIRE_FALSE(sg::storage_link_may_bind(spec));
+  const auto j = nlohmann::json::parse(run_isolated([spec] {
+    sg::Engine engine("CM02");
+    auto platform = sg::build_platform(spec);
+    p2psim::ObjectStorage params;
+    Ledger ledger;
+    simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
+    nlohmann::json out;
+    sg::spawn("up", platform.servers[0], [&] {
+      storage.put(platform.servers[0], 1e7);
+      out["up_s"] = sg::now();
+    });
+    sg::spawn("down", platform.servers[0], [&] {
+      storage.get(platform.servers[0], 1e7);
+      out["down_s"] = sg::now();
+    });
+    engine.run();
+    return out.dump();
+  }));
+  CHECK(j["up_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
+  CHECK(j["down_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
 }
 
 TEST_CASE("tasks: a run whose last actor is killed, with idle task actors left, has finished") {

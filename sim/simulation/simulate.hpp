@@ -16,7 +16,6 @@ void check_systems(const Scenario& scenario);
 /// void (RunOutput::void_storage_link_bound), to be simulated again, Exact, in another process.
 RunOutput simulate(const Scenario& scenario, const SystemSpec& system, sg::StorageSharing storage_sharing);
 
-
 /// Starts SimGrid in this process, to be inherited by the processes it forks to simulate (simulate_isolated(),
 /// a sweep's runs): they skip SimGrid's start-up. Optional; simulate() starts SimGrid when nobody did.
 void prepare_simulations();

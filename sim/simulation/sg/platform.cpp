@@ -110,19 +110,16 @@ Platform build_platform(const PlatformSpec& p) {
       slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()),
                            p.storage_aggregate_bps * slice_bps / peers_bps, half_latency_s));
     }
-  // A function slot's or server's route to storage: its NIC, then the shared link; or, watched, a copy of the
-  // link of its own (same bandwidth, latency and split duplex: the route's bandwidths set a flow's bound and
-  // its sharing penalty); or, when the link never binds, a link of its own that carries the storage end's half
-  // of the latency and never binds either (the NIC is slower).
+  // A function slot's or server's route to storage: its NIC, then the shared link, or a path of its own, split
+  // duplex as the link is, that carries the storage end's half of the latency: watched, a copy of the link (its
+  // bandwidth too: the route's bandwidths set a flow's bound and its sharing penalty); when the link never
+  // binds, one of the whole aggregate, which never binds either.
   const bool watch = !never_binds && p.storage_sharing == StorageSharing::Optimistic;
   auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, double nic_bps, const std::string& name) {
     if (!never_binds && !watch) return connect(zone, from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
-    if (watch) {
-      connect(zone, from, h.storage, {{from_nic, End::A}, {nic(zone, name + "_s3_path", s3_bps, half_latency_s), End::B}});
-      return h.storage_watch.watch(from, nic_bps, s3_bps);
-    }
-    auto* path = zone->create_link(name + "_s3_path", p.storage_aggregate_bps)->set_latency(half_latency_s)->seal();
-    connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::Middle}});
+    auto* path = nic(zone, name + "_s3_path", watch ? s3_bps : p.storage_aggregate_bps, half_latency_s);
+    connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::B}});
+    if (watch) h.storage_watch.watch(from, nic_bps, s3_bps);
   };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
   std::vector<s4u::SplitDuplexLink*> peer_nics;
