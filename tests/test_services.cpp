@@ -315,10 +315,11 @@ TEST_CASE("storage: a user's private path is split duplex, as the shared link is
         storage.get(platform.servers[0], 1e7);
         out["down_s"] = sg::now();
       });
-      engine.run();
+      out["finished"] = engine.run();
       return out.dump();
     }));
     CHECK(j["watching"] == (sharing == sg::StorageSharing::Optimistic));
+    CHECK(j["finished"].get<bool>());
     CHECK(j["up_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
     CHECK(j["down_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
   }
@@ -346,9 +347,10 @@ TEST_CASE("storage: a user's private path is split duplex, as the shared link is
       storage.get(platform.servers[0], 1e7);
       out["down_s"] = sg::now();
     });
-    engine.run();
+    out["finished"] = engine.run();
     return out.dump();
   }));
+  CHECK(j["finished"].get<bool>());
   CHECK(j["up_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
   CHECK(j["down_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
 }

@@ -640,6 +640,8 @@ TEST_CASE("network: optimistic storage sharing gives the exact results, or comes
         R"(<override select="object_storage/@aggregate_bandwidth_bps" value=")" + aggregate_bps + R"("/>)"));
   };
   const auto fits = scenario_with(1), fills = scenario_with(4);
+  REQUIRE(sg::storage_link_may_bind(platform_spec(fits, fixture::system(fits, "serverless"))));
+  REQUIRE(sg::storage_link_may_bind(platform_spec(fills, fixture::system(fills, "serverless"))));
   const auto exact_fits = simulate_in_child(fits, "serverless", sg::StorageSharing::Exact);
   const auto optimistic_fits = simulate_in_child(fits, "serverless", sg::StorageSharing::Optimistic);
   CHECK_FALSE(optimistic_fits.void_storage_link_bound);

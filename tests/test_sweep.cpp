@@ -15,8 +15,10 @@
 #include <thread>
 
 #include "input_error.hpp"
+#include "isolate.hpp"
 #include "read_text.hpp"
 #include "run_cli.hpp"
+#include "sim_fixture.hpp"
 #include "sweep.hpp"
 #include "temp_dir.hpp"
 
@@ -152,6 +154,12 @@ TEST_CASE("sweep: a system whose optimistic storage sharing comes back void in t
   CHECK(r.output.find("sweep: 2 done, 0 failed") != std::string::npos);
   for (const auto& id : finished_ids(dir.path("out"))) {
     const std::string scenario = dir.path("out/scenarios/" + id + ".xml");
+    // The premise: simulated optimistically in one process, this scenario's system comes back void.
+    const auto s = fixture::scenario(scenario);
+    REQUIRE(nlohmann::json::parse(run_isolated([&] {
+              return nlohmann::json(simulate(s, s.experiment.systems.back(), sg::StorageSharing::Optimistic)
+                                        .void_storage_link_bound).dump();
+            })).get<bool>());
     REQUIRE(run_cli("run " + scenario + " -q --exact-storage-sharing --out " + dir.path("exact-" + id)).exit_code == 0);
     REQUIRE(run_cli("run " + scenario + " -q --out " + dir.path("run-" + id)).exit_code == 0);
     for (const std::string file : {"result.csv", "trace.csv"}) {

@@ -85,6 +85,10 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
 
 }  // namespace
 
+sg::PlatformSpec platform_spec(const Scenario& s, const SystemSpec& system) {
+  return platform_spec(s, simulation::make_strategy(system, s)->needs());
+}
+
 RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
   prepare_simulations();  // once here, not in every child
   // CBOR rather than JSON text through the pipe: doubles travel as their 8 bytes, neither printed nor parsed (a

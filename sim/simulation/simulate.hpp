@@ -16,6 +16,9 @@ void check_systems(const Scenario& scenario);
 /// void (RunOutput::void_storage_link_bound), to be simulated again, Exact, in another process.
 RunOutput simulate(const Scenario& scenario, const SystemSpec& system, sg::StorageSharing storage_sharing);
 
+/// The platform `system` of `scenario` runs on, as plain values (what sg::build_platform builds).
+sg::PlatformSpec platform_spec(const Scenario& scenario, const SystemSpec& system);
+
 /// Starts SimGrid in this process, to be inherited by the processes it forks to simulate (simulate_isolated(),
 /// a sweep's runs): they skip SimGrid's start-up. Optional; simulate() starts SimGrid when nobody did.
 void prepare_simulations();

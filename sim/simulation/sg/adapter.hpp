@@ -163,8 +163,8 @@ class Engine {
   /// clock reaches `horizon_s` (< 0: no horizon) (PastHorizon: what still runs is killed), or until an actor
   /// abandons the simulation (Abandoned). `on_advance` sees the clock move.
   End run(double horizon_s, const std::function<void(double now_s)>& on_advance);
-  /// Runs every actor to the end; false when some were left blocked for ever.
-  bool run() { return run(-1, [](double) {}) != End::Deadlocked; }
+  /// Runs every actor to the end; false when some were left blocked for ever or the run was abandoned.
+  bool run() { return run(-1, [](double) {}) == End::Finished; }
 
  private:
   struct Impl;

@@ -68,7 +68,8 @@ double peers_storage_bps(const PlatformSpec& p) {
 bool storage_link_may_bind(const PlatformSpec& p) {
   double rest_bps = p.function_slots * p.function_nic_bps;
   for (const auto& m : p.servers) rest_bps += m.nic_bps;
-  return peers_storage_bps(p) + rest_bps > p.storage_aggregate_bps;
+  // Each way, everyone's transfers that way and the cross-traffic of everyone's the other way.
+  return (1 + kCrossTrafficShare) * (peers_storage_bps(p) + rest_bps) > p.storage_aggregate_bps;
 }
 
 Platform build_platform(const PlatformSpec& p) {
@@ -82,8 +83,9 @@ Platform build_platform(const PlatformSpec& p) {
   // crosses couples all of them in SimGrid's max-min solver, whose work per event then grows with every flow in
   // flight (128 peers x 10 serverless VGG-11 iterations: 11.3 s with the shared link, 2.0 s without). So the
   // peers' transfers share it in small groups at most (docs/architecture.md, "Scale"):
-  // - when peers, functions and servers together cannot fill it (each is capped by its own NIC or connection),
-  //   it never binds: nobody's route crosses it, and every allocation is the same;
+  // - when peers, functions and servers together cannot fill it (each is capped by its own NIC or connection,
+  //   plus its cross-traffic the other way), it never binds: nobody's route crosses it, and every allocation
+  //   is the same;
   // - else, when the peers' largest share is under half of it, that share is reserved for them and only the
   //   functions and servers share the rest: the same allocations while they cannot fill the rest, otherwise up
   //   to the peers' share less for them while peers are idle;

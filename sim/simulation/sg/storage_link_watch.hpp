@@ -1,15 +1,21 @@
 // The storage service's shared link, when its users were given private paths instead (an optimistic run,
 // platform.cpp): no SimGrid here, only the check that makes the optimism exact or void.
 #pragma once
+#include <cmath>
+#include <cstdint>
 #include <unordered_map>
 
 #include "adapter.hpp"
 
 namespace p2psim::sg {
 
+/// What a TCP flow also takes on its route's reverse direction, as a share of its rate: SimGrid's cross-traffic
+/// (the ACKs; `network/crosstraffic`, on by default), whose weight 0.05 is in SimGrid's src/surf/network_cm02.cpp.
+constexpr double kCrossTrafficShare = 0.05;
+
 /// A user of the link (a function slot, a server) draws at most its NIC from it in the direction it transfers,
-/// whatever else it does, and at most 5 % of that in the other: SimGrid's cross-traffic, the ACKs of a TCP flow
-/// (`network/crosstraffic`, on by default: https://simgrid.org/doc/latest/Configuring_SimGrid.html). While
+/// whatever else it does, and at most kCrossTrafficShare of that in the other
+/// (https://simgrid.org/doc/latest/Configuring_SimGrid.html, network/crosstraffic). While
 /// those bounds of the users with a transfer in flight sum to no more than the link, in each direction, the
 /// link cannot bind: max-min sharing then gives every transfer what it would get with no such link, so private
 /// copies of the link (the same bandwidth, latency, split duplex: the same bounds and sharing penalties)
@@ -19,7 +25,7 @@ class StorageLinkWatch {
  public:
   /// `user`'s transfers to and from storage would cross a link of `link_bps` (each direction).
   void watch(const Host* user, double nic_bps, double link_bps) {
-    users_[user].nic_bps = nic_bps;
+    users_[user].nic_bps = static_cast<std::int64_t>(std::ceil(nic_bps));  // whole bit/s: exact sums, no drift
     link_bps_ = link_bps;
   }
   bool watching() const { return !users_.empty(); }
@@ -45,19 +51,19 @@ class StorageLinkWatch {
 
  private:
   struct User {
-    double nic_bps = 0;
+    std::int64_t nic_bps = 0;
     int in_flight[2] = {0, 0};  // downloads, uploads
   };
-  static constexpr double kCrossTrafficShare = 0.05;  // SimGrid's, in src/surf/network_cm02.cpp
 
   std::unordered_map<const Host*, User> users_;
   double link_bps_ = 0;
-  double nics_bps_[2] = {0, 0};  // the NICs of the users with a transfer in flight, per direction
+  std::int64_t nics_bps_[2] = {0, 0};  // the NICs of the users with a transfer in flight, per direction
   bool exceeded_ = false;
 
   bool could_bind() const {
     for (int d = 0; d < 2; ++d)
-      if (nics_bps_[d] + kCrossTrafficShare * nics_bps_[1 - d] > link_bps_) return true;
+      if (static_cast<double>(nics_bps_[d]) + kCrossTrafficShare * static_cast<double>(nics_bps_[1 - d]) > link_bps_)
+        return true;
     return false;
   }
 };
