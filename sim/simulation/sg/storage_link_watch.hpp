@@ -25,7 +25,7 @@ class StorageLinkWatch {
  public:
   /// `user`'s transfers to and from storage would cross a link of `link_bps` (each direction).
   void watch(const Host* user, double nic_bps, double link_bps) {
-    users_[user].nic_bps = static_cast<std::int64_t>(std::ceil(nic_bps));  // whole bit/s: exact sums, no drift
+    users_[user].nic_bps = static_cast<std::int64_t>(std::ceil(nic_bps));  // whole bytes/s: exact sums, no drift
     link_bps_ = link_bps;
   }
   bool watching() const { return !users_.empty(); }
