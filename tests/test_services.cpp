@@ -209,38 +209,54 @@ TEST_CASE("storage slices: peers that alone can fill the storage link share it i
 }
 
 namespace {
-// One peer (100 MB/s) and four function slots (100 MB/s each) beside a storage link of `aggregate_bps` (350
-// MB/s unless said), of which the peer's 100 MB/s is reserved (under half of it): the slots share the rest.
-// The first `downloads` slots each GET 10 MB and the next `uploads` each PUT 10 MB, all at once; returns when
-// each ended, or -1.
-nlohmann::json concurrent_transfers(sg::StorageSharing sharing, int downloads, int uploads = 0,
-                                    double aggregate_bps = 3.5e8) {
+// A transfer to or from storage by a function slot or a server of the platform, 10 MB.
+struct StorageTransfer {
+  bool server;  // else a function slot
+  int index;
+  bool upload;
+};
+
+// All `transfers` at once on the platform of `spec`: whether its storage link is watched, when each ended (-1:
+// never), how the run ended and whether the watch saw the link exceeded.
+nlohmann::json storage_transfers_at_once(const sg::PlatformSpec& spec, const std::vector<StorageTransfer>& transfers) {
   return nlohmann::json::parse(run_isolated([=] {
     sg::Engine engine("CM02");
-    auto spec = small_platform();
-    spec.servers.clear();
-    spec.function_slots = 4;
-    spec.storage_aggregate_bps = aggregate_bps;
-    spec.storage_sharing = sharing;
     auto platform = sg::build_platform(spec);
     p2psim::ObjectStorage params;  // no first-byte latency
     Ledger ledger;
     simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
     nlohmann::json j;
     j["watching"] = platform.storage_watch.watching();
-    j["ends_s"] = std::vector<double>(downloads + uploads, -1.0);
-    for (int k = 0; k < downloads + uploads; ++k)
-      sg::spawn("fn", platform.function_slots[k], [&, k] {
-        if (k < downloads)
-          storage.get(platform.function_slots[k], 1e7);
+    j["ends_s"] = std::vector<double>(transfers.size(), -1.0);
+    for (size_t k = 0; k < transfers.size(); ++k) {
+      sg::Host* host = transfers[k].server ? platform.servers[transfers[k].index] : platform.function_slots[transfers[k].index];
+      sg::spawn("client", host, [&, k, host] {
+        if (transfers[k].upload)
+          storage.put(host, 1e7);
         else
-          storage.put(platform.function_slots[k], 1e7);
+          storage.get(host, 1e7);
         j["ends_s"][k] = sg::now();
       });
+    }
     j["end"] = static_cast<int>(engine.run(-1, [](double) {}));
     j["exceeded"] = platform.storage_watch.exceeded();
     return j.dump();
   }));
+}
+
+// One peer (100 MB/s) and four function slots (100 MB/s each) beside a storage link of `aggregate_bps` (350
+// MB/s unless said), of which the peer's 100 MB/s is reserved (under half of it): the slots share the rest.
+// The first `downloads` slots each GET 10 MB and the next `uploads` each PUT 10 MB, all at once.
+nlohmann::json concurrent_transfers(sg::StorageSharing sharing, int downloads, int uploads = 0,
+                                    double aggregate_bps = 3.5e8) {
+  auto spec = small_platform();
+  spec.servers.clear();
+  spec.function_slots = 4;
+  spec.storage_aggregate_bps = aggregate_bps;
+  spec.storage_sharing = sharing;
+  std::vector<StorageTransfer> transfers;
+  for (int k = 0; k < downloads + uploads; ++k) transfers.push_back({false, k, k >= downloads});
+  return storage_transfers_at_once(spec, transfers);
 }
 }  // namespace
 
@@ -294,65 +310,30 @@ TEST_CASE("storage: a user's private path is split duplex, as the shared link is
   // carries as much, and does not bind. (A path shared by both directions would carry 2.1 x the rate: 150 / 2.1
   // MB/s each, 0.14 s.) Two 100 MB/s function slots make the link one that may bind: the optimistic platform
   // watches it.
+  const double each_way_s = 1e7 / (1e8 / 1.05);
+  const std::vector<StorageTransfer> up_and_down{{true, 0, true}, {true, 0, false}};
+  auto may_bind = small_platform();
+  may_bind.servers = {{"db", 1.0, 1e8}};
+  may_bind.storage_aggregate_bps = 2.5e8;
   for (auto sharing : {sg::StorageSharing::Exact, sg::StorageSharing::Optimistic}) {
-    const auto j = nlohmann::json::parse(run_isolated([sharing] {
-      sg::Engine engine("CM02");
-      auto spec = small_platform();
-      spec.servers = {{"db", 1.0, 1e8}};
-      spec.storage_aggregate_bps = 2.5e8;
-      spec.storage_sharing = sharing;
-      auto platform = sg::build_platform(spec);
-      p2psim::ObjectStorage params;
-      Ledger ledger;
-      simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
-      nlohmann::json out;
-      out["watching"] = platform.storage_watch.watching();
-      sg::spawn("up", platform.servers[0], [&] {
-        storage.put(platform.servers[0], 1e7);
-        out["up_s"] = sg::now();
-      });
-      sg::spawn("down", platform.servers[0], [&] {
-        storage.get(platform.servers[0], 1e7);
-        out["down_s"] = sg::now();
-      });
-      out["finished"] = engine.run();
-      return out.dump();
-    }));
+    may_bind.storage_sharing = sharing;
+    const auto j = storage_transfers_at_once(may_bind, up_and_down);
     CHECK(j["watching"] == (sharing == sg::StorageSharing::Optimistic));
-    CHECK(j["finished"].get<bool>());
-    CHECK(j["up_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
-    CHECK(j["down_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
+    CHECK(j["end"] == static_cast<int>(sg::Engine::End::Finished));
+    for (double end_s : j["ends_s"]) CHECK(end_s == doctest::Approx(each_way_s).epsilon(1e-9));
   }
   // The same with a 10 MB/s peer, no function slots and a 150 MB/s aggregate: 110 MB/s in all can never fill it,
   // so the server has a path of its own of all 150 MB/s, each direction carrying 1.05 x the rate as its NIC does
   // (shared by both directions, it would carry 2.1 x: 150 / 2.1 MB/s each, 0.14 s).
-  auto spec = small_platform();
-  spec.peers = {{"peer-0", 1.0, 1e7}};
-  spec.servers = {{"db", 1.0, 1e8}};
-  spec.function_slots = 0;
-  spec.storage_aggregate_bps = 1.5e8;
-  REQUIRE_FALSE(sg::storage_link_may_bind(spec));
-  const auto j = nlohmann::json::parse(run_isolated([spec] {
-    sg::Engine engine("CM02");
-    auto platform = sg::build_platform(spec);
-    p2psim::ObjectStorage params;
-    Ledger ledger;
-    simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
-    nlohmann::json out;
-    sg::spawn("up", platform.servers[0], [&] {
-      storage.put(platform.servers[0], 1e7);
-      out["up_s"] = sg::now();
-    });
-    sg::spawn("down", platform.servers[0], [&] {
-      storage.get(platform.servers[0], 1e7);
-      out["down_s"] = sg::now();
-    });
-    out["finished"] = engine.run();
-    return out.dump();
-  }));
-  CHECK(j["finished"].get<bool>());
-  CHECK(j["up_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
-  CHECK(j["down_s"].get<double>() == doctest::Approx(1e7 / (1e8 / 1.05)).epsilon(1e-9));
+  auto never_binds = small_platform();
+  never_binds.peers = {{"peer-0", 1.0, 1e7}};
+  never_binds.servers = {{"db", 1.0, 1e8}};
+  never_binds.function_slots = 0;
+  never_binds.storage_aggregate_bps = 1.5e8;
+  REQUIRE_FALSE(sg::storage_link_may_bind(never_binds));
+  const auto j = storage_transfers_at_once(never_binds, up_and_down);
+  CHECK(j["end"] == static_cast<int>(sg::Engine::End::Finished));
+  for (double end_s : j["ends_s"]) CHECK(end_s == doctest::Approx(each_way_s).epsilon(1e-9));
 }
 
 TEST_CASE("tasks: a run whose last actor is killed, with idle task actors left, has finished") {
