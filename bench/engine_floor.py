@@ -12,7 +12,7 @@ Usage: bench/engine_floor.py [--binary build/engine_floor] [--clients 64,256,102
 """
 import argparse
 import os
-import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,6 +47,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind; slow)")
     args = parser.parse_args()
+    if not os.path.exists(args.binary):
+        sys.exit(f"{args.binary} not found: build it first (cmake --build build --target engine_floor)")
+    if args.instructions and not shutil.which("valgrind"):
+        sys.exit("--instructions needs valgrind (Debian package valgrind)")
     print(f"{'clients':>8} | {'sendto us/transfer':>18} | {'courier us/transfer':>19} | {'courier/sendto':>14} | "
           f"{'growth sendto':>13} | {'growth courier':>14}" + (" | instructions/transfer sendto, courier"
                                                                  if args.instructions else ""))
