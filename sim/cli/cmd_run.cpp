@@ -9,13 +9,17 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "../experiment.hpp"
 #include "../input_error.hpp"
 #include "../limits.hpp"
+#include "../read_text.hpp"
 #include "../results.hpp"
+#include "../run_memo.hpp"
 #include "../simulation/simulate.hpp"
 #include "args.hpp"
 #include "commands.hpp"
@@ -65,6 +69,7 @@ int print_memory_check(const Scenario& s) {
 }  // namespace
 
 bool run_last_system_in_process = false;
+std::string run_memo_dir;
 
 int cmd_run(int argc, char** argv) {
   po::options_description desc("Options");
@@ -98,20 +103,38 @@ int cmd_run(int argc, char** argv) {
     const auto base = std::filesystem::absolute(path).parent_path();
     auto record = [&](const std::string& f) {
       const auto file = std::filesystem::absolute(f).lexically_normal();
-      result.input_hashes[file.lexically_relative(base).string()] = file_hash(f);
+      const std::string name = file.lexically_relative(base).string();
+      result.input_hashes[name] = file_hash(f);
+      return name;
     };
-    record(path);
+    const std::string experiment_name = record(path);
     record(experiment.profile_path);
     for (const auto& f : experiment.calibration_paths) record(f);
     record(experiment.models_path);
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
     limits::check_fits_in_memory(scenario);
+    // In a sweep's worker, a system that runs no function is simulated once per sweep (run_memo.hpp): the files
+    // it reads are those of the provenance, less the experiment file (its text is in the key), plus the defaults.
+    std::optional<RunMemo> memo;
+    std::map<std::string, std::string> memo_files = result.input_hashes;
+    if (!run_memo_dir.empty()) {
+      memo.emplace(run_memo_dir);
+      memo_files.erase(experiment_name);
+      memo_files["<defaults>"] = file_hash(default_experiment_defaults_path());
+    }
     for (const auto& system : experiment.systems) {
       const bool last = &system == &experiment.systems.back();
-      RunOutput out = last && run_last_system_in_process ? simulate(scenario, system, sharing)
-                                                         : simulate_isolated(scenario, system, sharing);
+      const bool runs_functions = platform_spec(scenario, system).function_slots > 0;
+      const std::string key = memo && !runs_functions
+                                  ? RunMemo::key(read_text(path), memo_files, system, sharing == sg::StorageSharing::Exact)
+                                  : "";
+      std::optional<RunOutput> reused = key.empty() ? std::nullopt : memo->find(key);
+      RunOutput out = reused                                  ? std::move(*reused)
+                      : last && run_last_system_in_process ? simulate(scenario, system, sharing)
+                                                           : simulate_isolated(scenario, system, sharing);
       // Simulated in this process, whose SimGrid has run: only a fresh process can simulate it again.
       if (out.void_storage_link_bound) run_again_with_exact_storage_sharing(argc, argv);
+      if (!key.empty() && !reused) memo->store(key, out);
       result.systems.push_back(summarise(scenario, system, std::move(out)));
     }
     if (experiment.accuracy.enabled) {

@@ -26,6 +26,7 @@
 #include "../simulation/simulate.hpp"
 #include "../parse_number.hpp"
 #include "../read_text.hpp"
+#include "../run_memo.hpp"
 #include "../sweep.hpp"
 #include "args.hpp"
 #include "commands.hpp"
@@ -137,7 +138,7 @@ void check_axis_values(const std::string& experiment_path, const fs::path& dir,
 // Runs `p2psim run` on one scenario into DIR/runs/.<id>.partial, stderr to DIR/runs/.<id>.stderr, in a forked
 // copy of this process: a crash or a timeout kills only the copy, and the copy starts without loading and
 // linking the binary's libraries again (SimGrid brings ns-3's): 56 ms of a small scenario's 100 ms.
-pid_t spawn_run(const fs::path& dir, const SweepScenario& s) {
+pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo) {
   const fs::path xml = dir / "scenarios" / (s.id + ".xml");
   if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
   const fs::path partial = dir / "runs" / ("." + s.id + ".partial");
@@ -157,6 +158,7 @@ pid_t spawn_run(const fs::path& dir, const SweepScenario& s) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   run_last_system_in_process = true;  // this copy ends after the run
+  if (memo) run_memo_dir = (dir / "memo").string();
   const int rc = run_reporting_errors("run", cmd_run, static_cast<int>(args.size()), argv.data());
   std::cout.flush();
   std::fflush(nullptr);
@@ -186,6 +188,19 @@ bool finish(const fs::path& dir, const Running& r, int status) {
   return ok;
 }
 
+// Scenarios whose texts differ only in <functions> share the simulation of systems that run none (run_memo.hpp):
+// one of each group runs before the others, so that with several jobs the others find it done instead of
+// simulating it beside it. Only the order changes; results are sorted by scenario id.
+std::deque<SweepScenario> first_of_each_memo_group_first(std::deque<SweepScenario> todo) {
+  std::map<std::string, int> seen;
+  std::vector<std::pair<int, size_t>> order;  // (rank in its group, position)
+  for (size_t i = 0; i < todo.size(); ++i) order.emplace_back(seen[text_without_functions(todo[i].experiment_xml)]++, i);
+  std::stable_sort(order.begin(), order.end());
+  std::deque<SweepScenario> sorted;
+  for (const auto& [rank, i] : order) sorted.push_back(std::move(todo[i]));
+  return sorted;
+}
+
 std::pair<int, int> parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   if (slash == std::string::npos) throw UsageError("--shard: expected i/n, got '" + text + "'");
@@ -204,7 +219,9 @@ int cmd_sweep(int argc, char** argv) {
       "jobs,j", po::value<std::string>()->default_value(std::to_string(std::thread::hardware_concurrency())),
       "scenarios run at once")("timeout", po::value<std::string>()->default_value("0"),
                                "seconds before a scenario is killed and recorded as failed (0: none)")(
-      "shard", po::value<std::string>(), "run only share i of n (0-based), e.g. 0/4")("list", "list the scenarios and exit");
+      "shard", po::value<std::string>(), "run only share i of n (0-based), e.g. 0/4")(
+      "no-memo", "simulate every system of every scenario, also those that run no function and differ only in "
+                 "<functions> (by default simulated once per sweep: docs/architecture.md, \"Scale\")")("list", "list the scenarios and exit");
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;
@@ -257,6 +274,10 @@ int cmd_sweep(int argc, char** argv) {
     if (fs::is_directory(dir / "runs" / s.id)) ++skipped;
     else todo.push_back(std::move(s));
   }
+  // The memo lives as long as this sweep: outputs of another binary or other input files are never read.
+  const bool memo = !vm.count("no-memo");
+  fs::remove_all(dir / "memo");
+  if (memo) todo = first_of_each_memo_group_first(std::move(todo));
   prepare_simulations();  // SimGrid started once here, not in each scenario's process
   g_stop_signal = 0;
   struct sigaction sa{};
@@ -269,7 +290,7 @@ int cmd_sweep(int argc, char** argv) {
   int done = 0, failed = 0;
   while ((!todo.empty() || !running.empty()) && !g_stop_signal) {
     while (!todo.empty() && static_cast<int>(running.size()) < jobs) {
-      pid_t pid = spawn_run(dir, todo.front());
+      pid_t pid = spawn_run(dir, todo.front(), memo);
       running[pid] = {std::move(todo.front()), Clock::now()};
       todo.pop_front();
     }
@@ -301,12 +322,15 @@ int cmd_sweep(int argc, char** argv) {
       fs::remove_all(dir / "runs" / ("." + r.scenario.id + ".partial"));
       fs::remove(dir / "runs" / ("." + r.scenario.id + ".stderr"));
     }
+    fs::remove_all(dir / "memo");
     progress.update(done, failed, true);
     std::fprintf(stderr, "interrupted: %d done, %d failed, %d skipped, %zu not run; rerun to finish\n", done, failed,
                  skipped, todo.size() + running.size());
     return 128 + g_stop_signal;
   }
   progress.update(done, failed, true);
+  const long long reused = RunMemo::reused(dir / "memo");
+  fs::remove_all(dir / "memo");
   int rows = 0;
   try {
     rows = merge_results({dir}, dir);
@@ -315,6 +339,9 @@ int cmd_sweep(int argc, char** argv) {
   }
   std::fprintf(stderr, "sweep: %d done, %d failed, %d skipped; %d rows in %s\n", done, failed, skipped, rows,
                (dir / "results.csv").c_str());
+  if (reused > 0)
+    std::fprintf(stderr, "sweep: %lld simulations of systems that run no function were reused from scenarios that "
+                         "differ only in <functions> (--no-memo: simulate every one)\n", reused);
   return failed == 0 && fs::is_empty(dir / "failed") ? kExitOk : kExitInternal;
 }
 

@@ -1,0 +1,77 @@
+#include "run_memo.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <iterator>
+#include <pugixml.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace p2psim {
+
+std::string text_without_functions(const std::string& experiment_xml) {
+  pugi::xml_document doc;
+  if (!doc.load_string(experiment_xml.c_str())) throw std::runtime_error("a sweep's scenario is not valid XML");
+  auto root = doc.document_element();
+  while (auto functions = root.child("functions")) root.remove_child(functions);
+  std::ostringstream out;
+  doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
+  return out.str();
+}
+
+RunMemo::RunMemo(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }
+
+std::string RunMemo::key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
+                         const SystemSpec& system, bool exact_storage_sharing) {
+  std::string text = text_without_functions(experiment_xml);
+  for (const auto& [file, hash] : file_hashes) text += "\nfile " + file + " " + hash;
+  text += "\nsystem " + system.name + " " + system.strategy;
+  for (const auto& [name, value] : system.params) text += " " + name + "=" + value;
+  text += exact_storage_sharing ? "\nexact" : "\noptimistic";
+  return fmt::format("{:016x}", XXH64(text.data(), text.size(), 0));
+}
+
+std::optional<RunOutput> RunMemo::find(const std::string& key) const {
+  std::ifstream in(dir_ / (key + ".cbor"), std::ios::binary);
+  if (!in) return std::nullopt;
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  RunOutput out = run_output_from_json(nlohmann::json::from_cbor(bytes));
+  // One byte per output read back: O_APPEND writes of one byte from several processes never overwrite each other.
+  const int fd = ::open((dir_ / "reused").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    [[maybe_unused]] const auto written = ::write(fd, "+", 1);
+    ::close(fd);
+  }
+  return out;
+}
+
+void RunMemo::store(const std::string& key, const RunOutput& out) const {
+  const auto bytes = nlohmann::json::to_cbor(to_json(out));
+  // A name of this process's own beside the file: another run may be storing the same key at the same time.
+  const fs::path path = dir_ / (key + ".cbor"), tmp = dir_ / fmt::format("{}.{}.partial", key, ::getpid());
+  {
+    std::ofstream file(tmp, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!file.flush()) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      return;  // a memo that cannot be written only costs the next scenario a simulation
+    }
+  }
+  fs::rename(tmp, path);
+}
+
+long long RunMemo::reused(const fs::path& dir) {
+  std::error_code error;
+  const auto size = fs::file_size(dir / "reused", error);
+  return error ? 0 : static_cast<long long>(size);
+}
+
+}  // namespace p2psim

@@ -1,0 +1,41 @@
+// A sweep's memo of simulated systems. Scenarios of one sweep that differ only in what a system cannot use give
+// that system the same simulation; it runs once and the other scenarios read its output. What a system cannot
+// use, by construction: a system on a platform without function slots runs no function, so nothing of the
+// experiment's <functions> reaches it (the paper grid's five function memory sizes share one instance-based
+// simulation). Everything else of the scenario, and every input file's hash, is part of the key.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "experiment.hpp"
+#include "simulation/run_output.hpp"
+
+namespace p2psim {
+
+/// The experiment file's text without its <functions> element: equal for scenarios that differ only there.
+std::string text_without_functions(const std::string& experiment_xml);
+
+class RunMemo {
+ public:
+  /// Outputs live in `dir` (created), one file per key, for as long as the sweep that owns it runs.
+  explicit RunMemo(std::filesystem::path dir);
+
+  /// The key of a system that runs no function: the scenario's text without <functions>, the hashes of the
+  /// files it reads (not the experiment file's own: its <functions> differ), the system and the storage sharing.
+  static std::string key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
+                         const SystemSpec& system, bool exact_storage_sharing);
+
+  /// The output stored under `key` by another scenario's run, if any (counted as reused).
+  std::optional<RunOutput> find(const std::string& key) const;
+  /// Stores `out` under `key`, atomically: a reader sees all of it or nothing (two runs may store one key at once).
+  void store(const std::string& key, const RunOutput& out) const;
+  /// How many outputs were read back from this memo's folder so far, by every process.
+  static long long reused(const std::filesystem::path& dir);
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace p2psim
