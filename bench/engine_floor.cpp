@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   const int clients = std::atoi(argv[1]);
   const int transfers = std::atoi(argv[2]);
   const bool courier = std::string(argv[3]) == "courier";
-  s4u::Engine::set_config("contexts/stack-size:256");  // as p2psim's adapter: thousands of actors
+  s4u::Engine::set_config("contexts/stack-size:64");  // as p2psim's adapter: thousands of actors
   // Routes as p2psim's platform makes them: an empty zone with one bypass route per pair (no hosts² table).
   // Speeds, bandwidths and the latency are synthetic, not a cloud's: only how the cost grows with N matters.
   auto* zone = s4u::create_empty_zone("bench");

@@ -97,7 +97,7 @@ Actor spawn(const std::string& name, Host* host, std::function<void()> body) {
   }));
 }
 
-void run_task(const std::string& name, Host* host, std::function<void()> task) {
+void run_task(const char* kind, Host* host, std::function<void()> task) {
   if (!idle_workers.empty()) {
     // Woken now, it runs when a new actor created now would: after the actors already due, before the caller.
     auto worker = std::move(idle_workers.back());
@@ -108,7 +108,7 @@ void run_task(const std::string& name, Host* host, std::function<void()> task) {
   }
   auto worker = std::make_shared<Worker>();
   worker->task = std::move(task);
-  s4u::Actor::create(name, host, [worker] {
+  s4u::Actor::create(kind, host, [worker] {
     while (worker->task) {
       auto task = std::move(worker->task);
       worker->task = nullptr;
@@ -184,7 +184,9 @@ s4u::Engine& process_engine() {
     xbt_log_control_set("root.thresh:critical");
     // Actors' stacks (SimGrid's default is 8 MiB each, reserved up front): ours are shallow, and thousands of
     // peers with their function tasks ran out of address space ("Failed to allocate stack") at 3,750 peers.
-    s4u::Engine::set_config("contexts/stack-size:256");
+    // Every test passes with 16 KiB; 64 KiB leaves four times that, and took 5 % less CPU than 256 KiB over 60
+    // of the paper grid's heaviest scenarios (bench/README.md, "A sixth pass"). An overflow hits the guard page.
+    s4u::Engine::set_config("contexts/stack-size:64");
     return made;
   }();
   return engine;

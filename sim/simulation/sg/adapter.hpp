@@ -64,11 +64,12 @@ void set_throttled(Host* host, bool throttled);
 /// Starts an actor running `body` on `host`.
 Actor spawn(const std::string& name, Host* host, std::function<void()> body);
 /// Runs `task` as an actor of its own, as spawn does, but on an actor whose earlier task ended, when one is
-/// idle (it then keeps its first host and name; what a task computes or sends names its hosts anyway). For the
+/// idle (it then keeps its first host and name; what a task computes or sends names its hosts anyway). `kind`
+/// names a new actor ("fn", "reducer"): a reused actor would not show a name formatted for each task. For the
 /// many short tasks of a run, e.g. one per function invocation: creating an actor costs a stack, a guard page and
 /// two mprotect calls (with memalign and makecontext, about a fifth of the paper grid's samples in a profile, when
 /// every invocation had an actor of its own). A task cannot be killed: it has no handle.
-void run_task(const std::string& name, Host* host, std::function<void()> task);
+void run_task(const char* kind, Host* host, std::function<void()> task);
 
 class Semaphore {
  public:

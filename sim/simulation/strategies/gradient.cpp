@@ -120,7 +120,7 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
   c.trace(peer, iteration, Phase::Orchestration, start);
   for (int k = 0; k < invocations; ++k)
-    sg::run_task(fmt::format("fn-{}-{}-{}", peer, iteration, k), c.hosts.peers[peer],
+    sg::run_task("fn", c.hosts.peers[peer],
               [&c, peer, iteration, k, exec, database] {
                 function_invocation(c, peer, iteration, k, c.workflow.branch_start_delay_s(k), exec, database);
               });

@@ -78,7 +78,7 @@ void ServerlessSharded::peer(Context& c, int peer) {
     c.trace(peer, it, Phase::Send, send_start);
     if (++uploaded_[it] == c.peers())  // the last uploader invokes the reducers
       for (int j = 0; j < shards_; ++j)
-        sg::run_task(fmt::format("reducer-{}-{}", it, j), c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
+        sg::run_task("reducer", c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
     const double receive_start = sg::now();
     reduced_[it].wait_for(shards_);
     c.storage.get_sequence(c.hosts.peers[peer], shard_bytes, shards_);

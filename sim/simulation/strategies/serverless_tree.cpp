@@ -87,7 +87,7 @@ void ServerlessTree::launch(Context& c) {
 void ServerlessTree::input_ready(Context& c, int level, int group, int iteration) {
   auto& arrived = arrived_[iteration][level][group];
   if (++arrived < levels_[level][group]) return;
-  sg::run_task(fmt::format("aggregator-{}-{}-{}", iteration, level, group), c.hosts.storage,
+  sg::run_task("aggregator", c.hosts.storage,
             [this, &c, level, group, iteration] { aggregator(c, level, group, iteration); });
 }
 
