@@ -5,7 +5,10 @@
   architectures), scenarios per second;
 - per-scenario overhead: the wall time of `p2psim run` on one such scenario (median of --repeats): process
   start, parsing, calibration loading, the fork per architecture and the simulation itself.
-Usage: bench/sweep_throughput.py [--p2psim build/p2psim] [--scenarios 40] [--repeats 5]
+The sweep's scenarios differ only in function memory, so by default the instance-based system is simulated once
+and reused by the others (docs/architecture.md, "Scale"); --no-memo times simulating both systems of every one,
+as this benchmark did before the memo.
+Usage: bench/sweep_throughput.py [--p2psim build/p2psim] [--scenarios 40] [--repeats 5] [--no-memo]
 """
 import argparse
 import os
@@ -35,6 +38,7 @@ def main():
     parser.add_argument("--p2psim", default=os.path.join(ROOT, "build", "p2psim"))
     parser.add_argument("--scenarios", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-memo", action="store_true", help="pass --no-memo to the sweep")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,8 +58,8 @@ def main():
             with open(sweep, "w") as f:
                 f.write(SWEEP.format(values=" ".join(str(1024 + i) for i in range(args.scenarios))))
             start = time.perf_counter()
-            subprocess.run([args.p2psim, "sweep", sweep, "--out", os.path.join(tmp, f"out{r}"), "-j", "2"],
-                           check=True, stderr=subprocess.DEVNULL)
+            subprocess.run([args.p2psim, "sweep", sweep, "--out", os.path.join(tmp, f"out{r}"), "-j", "2"] +
+                           (["--no-memo"] if args.no_memo else []), check=True, stderr=subprocess.DEVNULL)
             rates.append(args.scenarios / (time.perf_counter() - start))
         print(f"sweep of {args.scenarios} such scenarios, -j 2: {statistics.median(rates):.1f} scenarios/s "
               f"(median of {args.repeats}); {1000 / statistics.median(rates):.1f} ms per scenario")
