@@ -369,7 +369,9 @@ void write_results(const Result& r, const std::string& dir) {
                        cmp ? fmt::format("{:.9g}", cmp->cost_ratio) : "");
     csv += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", c.compute_usd(), c.orchestration_usd(),
                        c.counted_usd(e.cost_includes_broker), e.cost_includes_broker,
-                       s.peer_extrapolation.any() || s.function_extrapolation.any());
+                       // A system that ran no function used no function's step: the instance-based one is not
+                       // extrapolated because the functions beside it would be (result.json notes the scenario's).
+                       s.peer_extrapolation.any() || (!a->run.ledger.function_runs.empty() && s.function_extrapolation.any()));
     csv += accuracy_columns(a->accuracy, e.accuracy);
     std::string reason;  // quoted as RFC 4180 says: it is free text (commas, quotes from a user's model name)
     for (char ch : a->run.failure) reason += ch == '"' ? std::string("\"\"") : std::string(1, ch);

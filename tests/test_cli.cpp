@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -397,6 +398,44 @@ TEST_CASE("run: the bill is split by role, and <cost include_broker> chooses wha
         doctest::Approx((cost(all, "serverless", "total") - cost(all, "serverless", "broker")) /
                         (cost(all, "instance", "total") - cost(all, "instance", "broker"))));
   CHECK(cost(all, "instance", "broker") > 0);
+}
+
+TEST_CASE("run: compute_extrapolated marks a system whose own steps are extrapolated, not one beside it") {
+  // The hand-made calibration measured 1 and 2 threads. A t2.medium peer has 2 vCPUs (measured); a 10,240 MB
+  // function about 5.8 (extrapolated); a 1,024 MB one less than 1 (measured).
+  TempDir dir;
+  auto extrapolated = [&](const std::string& memory_mb) {
+    const std::string name = "m" + memory_mb;
+    std::ofstream(dir.path(name + ".xml")) << R"(<experiment name="x" seed="1">
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="1"/>
+  <peers count="2" instance_type="t2.medium"/>
+  <functions memory_mb=")" << memory_mb << R"("/>
+</experiment>
+)";
+    REQUIRE(run_cli("run " + dir.path(name + ".xml") + " -q --out " + dir.path(name)).exit_code == 0);
+    std::istringstream csv(read_file(dir.path(name + "/result.csv")));
+    std::string header, row;
+    std::getline(csv, header);
+    std::vector<std::string> names;
+    std::stringstream h(header);
+    for (std::string f; std::getline(h, f, ',');) names.push_back(f);
+    const auto column = std::find(names.begin(), names.end(), "compute_extrapolated") - names.begin();
+    std::map<std::string, std::string> by_system;
+    while (std::getline(csv, row)) {
+      std::vector<std::string> fields;
+      std::stringstream r(row);
+      for (std::string f; std::getline(r, f, ',');) fields.push_back(f);
+      REQUIRE(fields.size() > static_cast<size_t>(column));
+      by_system[fields[1]] = fields[column];
+    }
+    return by_system;
+  };
+  const auto big = extrapolated("10240"), small = extrapolated("1024");
+  CHECK(big.at("serverless") == "true");
+  CHECK(big.at("instance") == "false");
+  CHECK(small.at("serverless") == "false");
+  CHECK(small.at("instance") == "false");
 }
 
 TEST_CASE("run: a remainder minibatch of a few samples runs (VGG-11, 12 peers, batch 64: a 6-sample last batch)") {
