@@ -4,8 +4,12 @@
 // 0.6 (1 + 1e-4 b) s; averaging n gradients of e floats takes 0.0024 n e / (2 * 1,199,882) s.
 #include <doctest/doctest.h>
 
+#include <optional>
+
+#include "input_error.hpp"
 #include "pricing.hpp"
 #include "sim_fixture.hpp"
+#include "simulation/strategies/strategy.hpp"
 
 using namespace p2psim;
 using fixture::write_experiment;
@@ -491,4 +495,38 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("field 'systems/@baseline': no system is named 'nope'") != std::string::npos);
   }
+}
+
+TEST_CASE("every design that asks for no function slot gives the same output whatever <functions> says") {
+  // A sweep simulates such a system once for scenarios that differ only in <functions> (sim/run_memo.hpp). Every
+  // registered design, with its default parameters and, where it has the choice, with its gradients on the peers.
+  int checked = 0;
+  for (const auto& strategy : simulation::strategy_names())
+    for (const std::string compute : {"", " compute=\"peer\""}) {
+      CAPTURE(strategy);
+      CAPTURE(compute);
+      auto scenario_with = [&](const TempDir& dir, const std::string& functions) {
+        return fixture::scenario(write_experiment(
+            dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="3" iterations="2"/>
+    <peers count="3" instance_type="t2.medium"/>
+    <systems><system name="x" strategy=")" + strategy + "\"" + compute + "/></systems>\n    " + functions));
+      };
+      TempDir dir_a, dir_b;
+      std::optional<Scenario> a;
+      try {
+        a = scenario_with(dir_a, R"(<functions memory_mb="1024" minibatches_per_invocation="1"/>)");
+        if (simulation::make_strategy(a->experiment.systems[0], *a)->needs().function_slots > 0) continue;
+      } catch (const InputError&) {  // a design without the choice refuses `compute`
+        continue;
+      }
+      const auto b = scenario_with(dir_b, R"(<functions memory_mb="10240" minibatches_per_invocation="3"
+                                                          keep_alive_s="1" concurrency_limit="2"/>)");
+      const auto bytes = [](const RunOutput& out) { return nlohmann::json::to_cbor(to_json(out)); };
+      const auto out_a = simulate_isolated(*a, a->experiment.systems[0]);
+      CHECK(out_a.failure.empty());
+      CHECK(bytes(out_a) == bytes(simulate_isolated(b, b.experiment.systems[0])));
+      ++checked;
+    }
+  CHECK(checked >= 3);  // the all-to-all, the ring and the parameter server with gradients on the peers
 }
