@@ -16,11 +16,12 @@ namespace fs = std::filesystem;
 
 namespace p2psim {
 
-std::string text_without_functions(const std::string& experiment_xml) {
+std::string text_without_functions_and_systems(const std::string& experiment_xml) {
   pugi::xml_document doc;
   if (!doc.load_string(experiment_xml.c_str())) throw std::runtime_error("a sweep's scenario is not valid XML");
   auto root = doc.document_element();
-  while (auto functions = root.child("functions")) root.remove_child(functions);
+  for (const char* element : {"functions", "systems", "architectures"})
+    while (auto node = root.child(element)) root.remove_child(node);
   std::ostringstream out;
   doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
   return out.str();
@@ -30,7 +31,7 @@ RunMemo::RunMemo(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(d
 
 std::string RunMemo::key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
                          const SystemSpec& system, bool exact_storage_sharing) {
-  std::string text = text_without_functions(experiment_xml);
+  std::string text = text_without_functions_and_systems(experiment_xml);
   for (const auto& [file, hash] : file_hashes) text += "\nfile " + file + " " + hash;
   text += "\nsystem " + system.name + " " + system.strategy;
   for (const auto& [name, value] : system.params) text += " " + name + "=" + value;
@@ -42,7 +43,12 @@ std::optional<RunOutput> RunMemo::find(const std::string& key) const {
   std::ifstream in(dir_ / (key + ".cbor"), std::ios::binary);
   if (!in) return std::nullopt;
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  RunOutput out = run_output_from_json(nlohmann::json::from_cbor(bytes));
+  std::optional<RunOutput> out;
+  try {
+    out = run_output_from_json(nlohmann::json::from_cbor(bytes));
+  } catch (const std::exception&) {  // unreadable (a disk error): simulated again, never a wrong or failed row
+    return std::nullopt;
+  }
   // One byte per output read back: O_APPEND writes of one byte from several processes never overwrite each other.
   const int fd = ::open((dir_ / "reused").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd >= 0) {

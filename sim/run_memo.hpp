@@ -2,7 +2,8 @@
 // that system the same simulation; it runs once and the other scenarios read its output. What a system cannot
 // use, by construction: a system on a platform without function slots runs no function, so nothing of the
 // experiment's <functions> reaches it (the paper grid's five function memory sizes share one instance-based
-// simulation). Everything else of the scenario, and every input file's hash, is part of the key.
+// simulation); and a system's simulation reads its own <system> only, not the others' (the random stream is
+// seeded by the experiment alone). Everything else of the scenario, and every input file's hash, is in the key.
 #pragma once
 #include <filesystem>
 #include <map>
@@ -14,16 +15,18 @@
 
 namespace p2psim {
 
-/// The experiment file's text without its <functions> element: equal for scenarios that differ only there.
-std::string text_without_functions(const std::string& experiment_xml);
+/// The experiment file's text without what a system that runs no function cannot depend on: <functions>, and the
+/// list of systems (<systems>, <architectures>; the key adds the system's own). Equal texts: one memo group.
+std::string text_without_functions_and_systems(const std::string& experiment_xml);
 
 class RunMemo {
  public:
   /// Outputs live in `dir` (created), one file per key, for as long as the sweep that owns it runs.
   explicit RunMemo(std::filesystem::path dir);
 
-  /// The key of a system that runs no function: the scenario's text without <functions>, the hashes of the
-  /// files it reads (not the experiment file's own: its <functions> differ), the system and the storage sharing.
+  /// The key of a system that runs no function: the scenario's text without <functions> and systems, the hashes
+  /// of the files it reads (not the experiment file's own: its text is in the key), the system (its name,
+  /// strategy and parameters) and the storage sharing.
   static std::string key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
                          const SystemSpec& system, bool exact_storage_sharing);
 

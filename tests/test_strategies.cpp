@@ -497,31 +497,34 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   }
 }
 
-TEST_CASE("every design that asks for no function slot gives the same output whatever <functions> says") {
-  // A sweep simulates such a system once for scenarios that differ only in <functions> (sim/run_memo.hpp). Every
-  // registered design, with its default parameters and, where it has the choice, with its gradients on the peers.
+TEST_CASE("every design that asks for no function slot gives the same output whatever <functions> and the other systems say") {
+  // A sweep simulates such a system once for scenarios that differ only in <functions> or in their other systems
+  // (sim/run_memo.hpp). Every registered design, with its default parameters and, where it has the choice, with
+  // its gradients on the peers.
   int checked = 0;
   for (const auto& strategy : simulation::strategy_names())
     for (const std::string compute : {"", " compute=\"peer\""}) {
       CAPTURE(strategy);
       CAPTURE(compute);
-      auto scenario_with = [&](const TempDir& dir, const std::string& functions) {
+      auto scenario_with = [&](const TempDir& dir, const std::string& functions, const std::string& others) {
         return fixture::scenario(write_experiment(
             dir, R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="3" iterations="2"/>
     <peers count="3" instance_type="t2.medium"/>
-    <systems><system name="x" strategy=")" + strategy + "\"" + compute + "/></systems>\n    " + functions));
+    <systems><system name="x" strategy=")" + strategy + "\"" + compute + "/>" + others + "</systems>\n    " +
+                     functions));
       };
       TempDir dir_a, dir_b;
       std::optional<Scenario> a;
       try {
-        a = scenario_with(dir_a, R"(<functions memory_mb="1024" minibatches_per_invocation="1"/>)");
+        a = scenario_with(dir_a, R"(<functions memory_mb="1024" minibatches_per_invocation="1"/>)", "");
         if (simulation::make_strategy(a->experiment.systems[0], *a)->needs().function_slots > 0) continue;
       } catch (const InputError&) {  // a design without the choice refuses `compute`
         continue;
       }
       const auto b = scenario_with(dir_b, R"(<functions memory_mb="10240" minibatches_per_invocation="3"
-                                                          keep_alive_s="1" concurrency_limit="2"/>)");
+                                                          keep_alive_s="1" concurrency_limit="2"/>)",
+                                   R"(<system name="other" strategy="serverless_sharded" shards="2"/>)");
       const auto bytes = [](const RunOutput& out) { return nlohmann::json::to_cbor(to_json(out)); };
       const auto out_a = simulate_isolated(*a, a->experiment.systems[0]);
       CHECK(out_a.failure.empty());

@@ -379,7 +379,7 @@ TEST_CASE("sweep: systems of several strategies, with an axis on one system's pa
   CHECK(fs::exists(dir.path("out/report/report.html")));
 }
 
-TEST_CASE("sweep: systems that run no function are simulated once per group of scenarios differing only in <functions>") {
+TEST_CASE("sweep: a system that runs no function is simulated once per group of scenarios differing only in <functions> or other systems") {
   TempDir dir;
   const std::string path = dir.path("memo.xml");
   std::ofstream(path) << R"(<experiment name="m" seed="5">
@@ -391,6 +391,7 @@ TEST_CASE("sweep: systems that run no function are simulated once per group of s
     <system name="ring" strategy="ring_allreduce" compute="peer"/>
     <system name="ps" strategy="parameter_server" compute="peer"/>
     <system name="serverless" strategy="p2p_all_to_all" compute="functions"/>
+    <system name="sharded" strategy="serverless_sharded" shards="1"/>
   </systems>
   <sweep>
     <axis select="peers/@count" values="2 3"/>
@@ -398,23 +399,25 @@ TEST_CASE("sweep: systems that run no function are simulated once per group of s
       <axis select="functions/@memory_mb" values="1024 2048 3008"/>
       <axis select="functions/@minibatches_per_invocation" values="1 2 3"/>
     </together>
+    <axis select="systems/system[@name='sharded']/@shards" values="1 2"/>
   </sweep>
 </experiment>
 )";
-  // One job: each group's first scenario is done before the others start. Per peer count, the two other
-  // scenarios reuse the three systems that run no function; the serverless system is simulated in all six.
+  // One job: each group's first scenario is done before the others start. Per peer count, the five other
+  // scenarios reuse the three systems that run no function; the serverless and sharded systems are simulated
+  // in all twelve.
   auto memo = run_cli("sweep " + path + " --out " + dir.path("memo") + " -j 1");
   REQUIRE(memo.exit_code == 0);
-  CHECK(memo.output.find("sweep: 12 simulations of systems that run no function were reused") != std::string::npos);
+  CHECK(memo.output.find("sweep: 30 simulations of systems that run no function were reused") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path("memo/memo")));  // it lives as long as the sweep
   auto every = run_cli("sweep " + path + " --out " + dir.path("every") + " -j 2 --no-memo");
   REQUIRE(every.exit_code == 0);
   CHECK(every.output.find("reused") == std::string::npos);
   // The same results, and the same trace and provenance of every run, as simulating every system.
-  CHECK(count_lines(dir.path("memo/results.csv")) == 1 + 6 * 4);
+  CHECK(count_lines(dir.path("memo/results.csv")) == 1 + 12 * 5);
   CHECK(read_text(dir.path("memo/results.csv")) == read_text(dir.path("every/results.csv")));
   const auto ids = finished_ids(dir.path("memo"));
-  REQUIRE(ids.size() == 6);
+  REQUIRE(ids.size() == 12);
   for (const auto& id : ids)
     for (const std::string file : {"trace.csv", "result.json", "result.csv"})
       CHECK(read_text(dir.path("memo/runs/" + id + "/" + file)) == read_text(dir.path("every/runs/" + id + "/" + file)));

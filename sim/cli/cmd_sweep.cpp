@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -188,14 +189,15 @@ bool finish(const fs::path& dir, const Running& r, int status) {
   return ok;
 }
 
-// Scenarios whose texts differ only in <functions> share the simulation of systems that run none (run_memo.hpp):
-// one of each group runs before the others, so that with several jobs the others find it done instead of
-// simulating it beside it. Only the order changes; results are sorted by scenario id.
+// Scenarios whose texts differ only in <functions> or in their systems share the simulations of systems that run
+// no function (run_memo.hpp): one of each group runs before the others, so that with several jobs the others find
+// it done instead of simulating it beside it. Only the order changes; results are sorted by scenario id.
 std::deque<SweepScenario> first_of_each_memo_group_first(std::deque<SweepScenario> todo) {
   std::map<std::string, int> seen;
   std::vector<std::pair<int, size_t>> order;  // (rank in its group, position)
-  for (size_t i = 0; i < todo.size(); ++i) order.emplace_back(seen[text_without_functions(todo[i].experiment_xml)]++, i);
-  std::stable_sort(order.begin(), order.end());
+  for (size_t i = 0; i < todo.size(); ++i)
+    order.emplace_back(seen[text_without_functions_and_systems(todo[i].experiment_xml)]++, i);
+  std::sort(order.begin(), order.end());
   std::deque<SweepScenario> sorted;
   for (const auto& [rank, i] : order) sorted.push_back(std::move(todo[i]));
   return sorted;
@@ -220,8 +222,10 @@ int cmd_sweep(int argc, char** argv) {
       "scenarios run at once")("timeout", po::value<std::string>()->default_value("0"),
                                "seconds before a scenario is killed and recorded as failed (0: none)")(
       "shard", po::value<std::string>(), "run only share i of n (0-based), e.g. 0/4")(
-      "no-memo", "simulate every system of every scenario, also those that run no function and differ only in "
-                 "<functions> (by default simulated once per sweep: docs/architecture.md, \"Scale\")")("list", "list the scenarios and exit");
+      "no-memo", "simulate every system of every scenario (by default a system that runs no function is simulated "
+                 "once per group of scenarios that differ only in <functions> or in their other systems: "
+                 "docs/architecture.md, \"Scale\")")(
+      "list", "list the scenarios and exit");
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;
@@ -341,7 +345,8 @@ int cmd_sweep(int argc, char** argv) {
                (dir / "results.csv").c_str());
   if (reused > 0)
     std::fprintf(stderr, "sweep: %lld simulations of systems that run no function were reused from scenarios that "
-                         "differ only in <functions> (--no-memo: simulate every one)\n", reused);
+                         "differ only in <functions> or in their other systems (--no-memo: simulate every one)\n",
+                 reused);
   return failed == 0 && fs::is_empty(dir / "failed") ? kExitOk : kExitInternal;
 }
 
