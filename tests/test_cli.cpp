@@ -261,6 +261,35 @@ TEST_CASE("run: provenance records every input, however the experiment's path is
   CHECK_FALSE(inputs.contains(""));
 }
 
+TEST_CASE("run: provenance records a target's own calibration, and its hash follows the file's content") {
+  TempDir dir;
+  const std::string hand = read_file(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv");
+  std::ofstream(dir.path("experiment.xml")) << R"(<experiment name="t" seed="1">
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv">
+    <target instance_type="t2.medium" files="t2.csv"/>
+  </calibration>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"/>
+  <peers count="2" instance_type="t2.medium"/>
+</experiment>
+)";
+  auto hash_of_target = [&](const std::string& csv, const std::string& out) {
+    std::ofstream(dir.path("t2.csv")) << csv;
+    REQUIRE(run_cli("run " + dir.path("experiment.xml") + " -q --out " + dir.path(out)).exit_code == 0);
+    const auto inputs = nlohmann::json::parse(read_file(dir.path(out + "/result.json")))["inputs_xxh64"];
+    REQUIRE(inputs.contains("t2.csv"));
+    return inputs["t2.csv"].get<std::string>();
+  };
+  // The same samples, the first one's seconds written with one more digit: another file, another hash.
+  const std::string first = hash_of_target(hand, "a");
+  CHECK(first.size() == 16);
+  std::string same_samples = hand;
+  const auto at = same_samples.find(",0,1.1\n");
+  REQUIRE(at != std::string::npos);
+  same_samples.replace(at, 7, ",0,1.10\n");
+  CHECK(hash_of_target(same_samples, "b") != first);
+  CHECK(hash_of_target(hand, "c") == first);
+}
+
 TEST_CASE("run: the same inputs and seed give byte-identical files") {
   TempDir dir;
   const std::string exp = P2PSIM_SOURCE_DIR "/experiments/squeezenet_mnist.xml";

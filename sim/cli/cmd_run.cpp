@@ -110,6 +110,8 @@ int cmd_run(int argc, char** argv) {
     const std::string experiment_name = record(path);
     record(experiment.profile_path);
     for (const auto& f : experiment.calibration_paths) record(f);
+    for (const auto& [target, files] : experiment.target_calibration_paths)
+      for (const auto& f : files) record(f);
     record(experiment.models_path);
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
     limits::check_fits_in_memory(scenario);
