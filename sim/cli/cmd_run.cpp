@@ -119,16 +119,18 @@ int cmd_run(int argc, char** argv) {
     // it reads are those of the provenance, less the experiment file (its text is in the key), plus the defaults.
     std::optional<RunMemo> memo;
     std::map<std::string, std::string> memo_files = result.input_hashes;
+    std::string experiment_text;
     if (!run_memo_dir.empty()) {
       memo.emplace(run_memo_dir);
       memo_files.erase(experiment_name);
       memo_files["<defaults>"] = file_hash(default_experiment_defaults_path());
+      experiment_text = read_text(path);
     }
     for (const auto& system : experiment.systems) {
       const bool last = &system == &experiment.systems.back();
       const bool runs_functions = platform_spec(scenario, system).function_slots > 0;
       const std::string key = memo && !runs_functions
-                                  ? RunMemo::key(read_text(path), memo_files, system, sharing == sg::StorageSharing::Exact)
+                                  ? RunMemo::key(experiment_text, memo_files, system, sharing == sg::StorageSharing::Exact)
                                   : "";
       std::optional<RunOutput> reused = key.empty() ? std::nullopt : memo->find(key);
       RunOutput out = reused                                  ? std::move(*reused)
