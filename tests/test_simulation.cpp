@@ -661,6 +661,30 @@ TEST_CASE("network: optimistic storage sharing gives the exact results, or comes
         1.2 * fixture::phase_total(wide, Phase::FunctionUpload));
 }
 
+TEST_CASE("network: a function slot's storage route on its NIC alone times every transfer as the shared link's route, with LV08 and latency") {
+  // As above (4 functions cannot fill 400 MB/s), but with the shipped LV08 model and a 5 ms one-way latency. The
+  // optimistic platform routes each slot to storage over its NIC alone, which carries the whole latency; the exact
+  // one over its NIC (half the latency) and the shared link (the other half).
+  TempDir dir;
+  const auto s = fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="2"
+              compute_variability="none"/>
+    <peers count="4" instance_type="t2.large"/>
+    <systems><system name="serverless" strategy="p2p_all_to_all" compute="functions"/></systems>)",
+                                                     R"(<override select="object_storage/@aggregate_bandwidth_bps" value="400000000"/>
+    <override select="simulation/@network_model" value="LV08"/>
+    <override select="network/@one_way_latency_s" value="0.005"/>)"));
+  const auto spec = platform_spec(s, fixture::system(s, "serverless"));
+  REQUIRE(sg::storage_link_may_bind(spec));
+  REQUIRE_FALSE(spec.functions_reach_peers);
+  REQUIRE(spec.servers.empty());
+  const auto exact = simulate_in_child(s, "serverless", sg::StorageSharing::Exact);
+  const auto optimistic = simulate_in_child(s, "serverless", sg::StorageSharing::Optimistic);
+  CHECK_FALSE(optimistic.void_storage_link_bound);
+  CHECK(fixture::phase_total(exact, Phase::FunctionUpload) > 0);
+  CHECK(up_to_ties(optimistic) == up_to_ties(exact));
+}
+
 TEST_CASE("network: reserving the peers' share of object storage changes no transfer while the link cannot fill") {
   // Peers ask at most 4 x 62.5 MB/s = 250 MB/s of storage and 4 functions 4 x 55 = 220 MB/s: 470 MB/s in all.
   // An aggregate of 480 MB/s (under twice the peers' share: one link shared by all) and one of 50 GB/s (the
