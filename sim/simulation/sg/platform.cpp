@@ -117,10 +117,16 @@ Platform build_platform(const PlatformSpec& p) {
   // bandwidth too: the route's bandwidths set a flow's bound and its sharing penalty); when the link never
   // binds, one of the whole aggregate, which never binds either.
   const bool watch = !never_binds && p.storage_sharing == StorageSharing::Optimistic;
-  auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, double nic_bps, const std::string& name) {
+  // `nic_only`: the NIC carries the whole latency and no path is needed (function slots, below).
+  auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, double nic_bps, const std::string& name,
+                        bool nic_only = false) {
     if (!never_binds && !watch) return connect(zone, from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
-    auto* path = nic(zone, name + "_s3_path", watch ? s3_bps : p.storage_aggregate_bps, half_latency_s);
-    connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::B}});
+    if (nic_only) {
+      connect(zone, from, h.storage, {{from_nic, End::A}});
+    } else {
+      auto* path = nic(zone, name + "_s3_path", watch ? s3_bps : p.storage_aggregate_bps, half_latency_s);
+      connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::B}});
+    }
     if (watch) h.storage_watch.watch(from, nic_bps, s3_bps);
   };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
@@ -159,12 +165,7 @@ Platform build_platform(const PlatformSpec& p) {
     const std::string name = "function-" + std::to_string(k);
     auto* slot = host(zone, name, p.function_speed_factor);
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, slot_nic_only ? 2 * half_latency_s : half_latency_s);
-    if (slot_nic_only) {
-      connect(zone, slot, h.storage, {{link, End::A}});
-      if (watch) h.storage_watch.watch(slot, p.function_nic_bps, s3_bps);
-    } else {
-      to_storage(slot, link, p.function_nic_bps, name);
-    }
+    to_storage(slot, link, p.function_nic_bps, name, slot_nic_only);
     if (p.functions_reach_peers)
       for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);
