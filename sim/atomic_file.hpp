@@ -1,5 +1,7 @@
 // Writing a file so that readers see the old content or the new one, never a part: write beside, then rename.
 #pragma once
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -8,7 +10,8 @@
 namespace p2psim {
 
 inline void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-  const std::filesystem::path tmp = path.string() + ".partial";
+  // A name of this process's own: two processes may write the same file at once (e.g. a sweep's memo).
+  const std::filesystem::path tmp = path.string() + "." + std::to_string(::getpid()) + ".partial";
   bool written = false;
   {
     std::ofstream out(tmp, std::ios::binary);

@@ -1,13 +1,14 @@
 #include "run_memo.hpp"
 
+#include "atomic_file.hpp"
+#include "read_text.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include <fmt/core.h>
 
-#include <fstream>
-#include <iterator>
 #include <pugixml.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -40,9 +41,8 @@ std::string RunMemo::key(const std::string& experiment_xml, const std::map<std::
 }
 
 std::optional<RunOutput> RunMemo::find(const std::string& key) const {
-  std::ifstream in(dir_ / (key + ".cbor"), std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const std::string bytes = read_text(dir_ / (key + ".cbor"));
+  if (bytes.empty()) return std::nullopt;  // not stored (yet)
   std::optional<RunOutput> out;
   try {
     out = run_output_from_json(nlohmann::json::from_cbor(bytes));
@@ -60,18 +60,10 @@ std::optional<RunOutput> RunMemo::find(const std::string& key) const {
 
 void RunMemo::store(const std::string& key, const RunOutput& out) const {
   const auto bytes = nlohmann::json::to_cbor(to_json(out));
-  // A name of this process's own beside the file: another run may be storing the same key at the same time.
-  const fs::path path = dir_ / (key + ".cbor"), tmp = dir_ / fmt::format("{}.{}.partial", key, ::getpid());
-  {
-    std::ofstream file(tmp, std::ios::binary);
-    file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!file.flush()) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      return;  // a memo that cannot be written only costs the next scenario a simulation
-    }
+  try {
+    write_file_atomically(dir_ / (key + ".cbor"), std::string(bytes.begin(), bytes.end()));
+  } catch (const std::runtime_error&) {  // a memo that cannot be written only costs the next scenario a simulation
   }
-  fs::rename(tmp, path);
 }
 
 long long RunMemo::reused(const fs::path& dir) {

@@ -118,10 +118,11 @@ int cmd_run(int argc, char** argv) {
     // In a sweep's worker, a system that runs no function is simulated once per sweep (run_memo.hpp): the files
     // it reads are those of the provenance, less the experiment file (its text is in the key), plus the defaults.
     std::optional<RunMemo> memo;
-    std::map<std::string, std::string> memo_files = result.input_hashes;
+    std::map<std::string, std::string> memo_files;
     std::string experiment_text;
     if (!run_memo_dir.empty()) {
       memo.emplace(run_memo_dir);
+      memo_files = result.input_hashes;
       memo_files.erase(experiment_name);
       memo_files["<defaults>"] = file_hash(default_experiment_defaults_path());
       experiment_text = read_text(path);
