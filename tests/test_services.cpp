@@ -11,6 +11,7 @@
 #include "simulation/services/function_service.hpp"
 #include "simulation/services/kv_store.hpp"
 #include "simulation/services/object_storage.hpp"
+#include "simulation/services/workflow.hpp"
 #include "simulation/sg/platform.hpp"
 
 using namespace p2psim;
@@ -158,6 +159,42 @@ TEST_CASE("tasks: reused actors start in the order and at the time new ones woul
   for (int k = 0; k < 3; ++k) {
     CHECK(result["ended_s"][k].get<double>() == doctest::Approx(1.0 + k));
     CHECK(result["ended_s"][10 + k].get<double>() == doctest::Approx(5.0 + 1.0 + k));
+  }
+}
+
+TEST_CASE("workflow: branches are handed out a burst's worth at a time, each before its start, also once the caller is gone") {
+  // Bursts of 3, then 2 branches/s after a 0.5 s transition: branches 0-2 start at 0.5 s, branch k >= 3 at
+  // 0.5 + (k - 2) / 2 s. Groups 0 and 1 are handed out at once, group 2 (6-8) when branch 3 starts (1.0 s),
+  // group 3 (9) when branch 6 starts (2.5 s).
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    p2psim::WorkflowService params;
+    params.transition_latency_s = 0.5;
+    params.parallel_burst_branches = 3;
+    params.parallel_ramp_branches_per_s = 2;
+    Ledger ledger;
+    simulation::WorkflowService workflow(params, ledger);
+    nlohmann::json j;
+    sg::Actor caller = sg::spawn("caller", platform.peers[0], [&] {
+      workflow.fan_out(10, platform.peers[0], [&](int k, double start_s) {
+        j["handed_out_s"][k] = sg::now();
+        j["start_s"][k] = start_s;
+      });
+      sg::sleep_for(100);
+    });
+    sg::spawn("killer", platform.peers[0], [&] {
+      sg::sleep_for(0.1);
+      caller.kill();
+    });
+    engine.run(-1, [](double) {});
+    return j.dump();
+  }));
+  for (int k = 0; k < 10; ++k) {
+    CAPTURE(k);
+    CHECK(result["start_s"][k].get<double>() == doctest::Approx(k < 3 ? 0.5 : 0.5 + (k - 2) / 2.0));
+    const double handed_out = k < 6 ? 0 : k < 9 ? 1.0 : 2.5;
+    CHECK(result["handed_out_s"][k].get<double>() == doctest::Approx(handed_out));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "workflow.hpp"
 
+#include <algorithm>
+
 namespace p2psim::simulation {
 
 Execution WorkflowService::start(int branches) {
@@ -8,6 +10,27 @@ Execution WorkflowService::start(int branches) {
   Execution e;
   e.remaining = branches;
   return e;
+}
+
+void WorkflowService::fan_out(int branches, sg::Host* host, std::function<void(int k, double start_s)> start) {
+  const double fan_out_s = sg::now();
+  const int group = std::max(1, params_.parallel_burst_branches);
+  // Group g is handed out when group g - 1 starts, so that each branch's task waits for its own start date as
+  // it would if all were handed out now.
+  auto hand_out = [this, branches, group, fan_out_s](int g, const std::function<void(int, double)>& start) {
+    for (int k = g * group; k < std::min(branches, (g + 1) * group); ++k)
+      start(k, fan_out_s + params_.branch_start_delay_s(k));
+  };
+  hand_out(0, start);
+  if (branches <= group) return;
+  hand_out(1, start);
+  if (branches <= 2 * group) return;
+  sg::run_task("workflow", host, [this, branches, group, fan_out_s, hand_out, start = std::move(start)] {
+    for (int g = 2; g * group < branches; ++g) {
+      sg::sleep_until(fan_out_s + params_.branch_start_delay_s((g - 1) * group));
+      hand_out(g, start);
+    }
+  });
 }
 
 void WorkflowService::branch_done(Execution& e, const std::string& failure) {

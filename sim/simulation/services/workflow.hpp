@@ -2,6 +2,7 @@
 // one parallel branch per function task (burst then ramp), ends one transition after its last branch, and is
 // seen finished only at the caller's next DescribeExecution poll. Transitions are metered.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "../../cloud_profile.hpp"
@@ -21,7 +22,12 @@ class WorkflowService {
   WorkflowService(const p2psim::WorkflowService& params, Ledger& ledger) : params_(params), ledger_(ledger) {}
   /// Starts an execution of `branches` function tasks and waits through the states before the Parallel state.
   Execution start(int branches);
-  double branch_start_delay_s(int branch) const { return params_.branch_start_delay_s(branch); }
+  /// Starts the Parallel state's `branches`: `start(k, start_s)` (which must not block) is called for each
+  /// branch k before its start date `start_s`. The first two bursts' worth of branches are handed out now, each
+  /// next group when the one before it starts, by a task of the service's own on `host` (it goes on if the
+  /// caller crashes, as the execution does): a long ramp keeps only its next branches waiting, not all of them
+  /// (the paper grid's heaviest scenarios created 948 function tasks, now 444; docs/architecture.md, "Scale").
+  void fan_out(int branches, sg::Host* host, std::function<void(int k, double start_s)> start);
   void retry_branch() { ledger_.workflow_transitions += params_.transitions_per_branch; }
   /// A branch ended (its failure, if any, fails the execution); the last one ends the execution.
   void branch_done(Execution& e, const std::string& failure);

@@ -17,11 +17,12 @@ double seconds_until_out_of_memory(const Context& c, double step_s, double need_
   return step_s * std::clamp((limit_bytes - runtime) / (need_bytes - runtime), 0.0, 1.0);
 }
 
-/// One function task of a peer's workflow execution: invocation k handles its minibatches; failed attempts
-/// (out of memory, a crash, the timeout) are billed and retried as the workflow's retry policy says.
-void function_invocation(Context& c, int peer, int iteration, int k, double start_delay_s,
+/// One function task of a peer's workflow execution, from its branch's start at `start_s`: invocation k handles
+/// its minibatches; failed attempts (out of memory, a crash, the timeout) are billed and retried as the
+/// workflow's retry policy says.
+void function_invocation(Context& c, int peer, int iteration, int k, double start_s,
                          const std::shared_ptr<Execution>& exec, KvStore* database) {
-  sg::sleep_for(start_delay_s);
+  sg::sleep_until(start_s);
   const auto& s = c.s;
   const auto& fs = s.profile.functions;
   const auto& batches = s.invocations[k];
@@ -119,11 +120,11 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   // Shared with the function tasks: they run on even if the peer crashes meanwhile.
   auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
   c.trace(peer, iteration, Phase::Orchestration, start);
-  for (int k = 0; k < invocations; ++k)
-    sg::run_task("fn", c.hosts.peers[peer],
-              [&c, peer, iteration, k, exec, database] {
-                function_invocation(c, peer, iteration, k, c.workflow.branch_start_delay_s(k), exec, database);
-              });
+  c.workflow.fan_out(invocations, c.hosts.peers[peer], [&c, peer, iteration, exec, database](int k, double start_s) {
+    sg::run_task("fn", c.hosts.peers[peer], [&c, peer, iteration, k, start_s, exec, database] {
+      function_invocation(c, peer, iteration, k, start_s, exec, database);
+    });
+  });
   c.workflow.poll_until_done(*exec, start, s.experiment.workflow_status_poll_interval_s);
   c.trace(peer, iteration, Phase::PollingWait, exec->end_s);
   if (!exec->failure.empty()) {  // the peer exits on any status other than SUCCEEDED (the paper's peer script)
