@@ -68,7 +68,7 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
     fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
     Ledger ledger;
     Random rng(1);
-    simulation::FunctionService functions(fs, platform.function_slots, ledger, rng);
+    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, rng);
     nlohmann::json j = nlohmann::json::array();
     sg::spawn("caller", platform.peers[0], [&] {
       for (const auto& [name, mb] : std::vector<std::pair<std::string, int>>{{"gradient", 1769}, {"reducer", 442},
@@ -94,6 +94,33 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
   CHECK(starts[1][1].get<double>() == doctest::Approx(0.79 + 0.92 / (442 / 1769.0)).epsilon(1e-9));
   CHECK(starts[2][0] == false);  // the gradient function again: warm
   CHECK(result["runs"] == nlohmann::json::parse(R"([[1769,"x86"],[442,"x86"],[1769,"x86"]])"));
+}
+
+TEST_CASE("function service: a container's work takes as long slept as computed on its slot, which it has to itself") {
+  const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  const auto result = nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine("CM02");
+    auto spec = small_platform();
+    spec.function_speed_factor = 2.5;
+    const auto platform = sg::build_platform(spec);
+    Ledger ledger;
+    Random rng(1);
+    simulation::FunctionService functions(profile.functions, platform.function_slots, 2.5, ledger, rng);
+    nlohmann::json j;
+    sg::spawn("caller", platform.peers[0], [&] {
+      const auto c = functions.start("gradient", 1769);
+      double start = sg::now();
+      functions.compute(c, 3.0);
+      j["slept_s"] = sg::now() - start;
+      start = sg::now();
+      sg::compute(c.host, 3.0);
+      j["computed_s"] = sg::now() - start;
+    });
+    engine.run();
+    return j.dump();
+  }));
+  CHECK(result["slept_s"].get<double>() == doctest::Approx(3.0 / 2.5).epsilon(1e-12));
+  CHECK(result["computed_s"].get<double>() == doctest::Approx(result["slept_s"].get<double>()).epsilon(1e-12));
 }
 
 TEST_CASE("object storage: a sequence of requests takes as long as the same requests one by one, and counts each") {

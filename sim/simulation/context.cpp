@@ -9,7 +9,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       rng(scenario.experiment.seed),
       storage(scenario.profile.storage, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
-      functions(scenario.profile.functions, platform.function_slots, out.ledger, rng),
+      functions(scenario.profile.functions, platform.function_slots, scenario.function_speed_factor, out.ledger, rng),
       workflow(scenario.profile.workflow, out.ledger),
       credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
       peer_started_s(scenario.experiment.peers, 0) {

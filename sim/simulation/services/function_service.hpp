@@ -16,8 +16,9 @@ namespace p2psim::simulation {
 
 class FunctionService {
  public:
-  FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots, Ledger& ledger,
-                  Random& rng);
+  /// `slots`: the containers' network slots, hosts of `speed_factor` (a container's CPU share).
+  FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots, double speed_factor,
+                  Ledger& ledger, Random& rng);
 
   struct Container {
     std::string function;
@@ -34,6 +35,11 @@ class FunctionService {
   /// The invocation ended after `run_s` of handler time: metered, and the container stays warm — or, when it
   /// died (out of memory, crash, timeout), it is gone.
   void finish(const Container& c, double run_s, const std::string& arch, bool died);
+  /// Runs `reference_s` of work on the container's CPU. A container has its slot to itself (one container per
+  /// slot), so nothing shares that CPU: the work takes reference_s / speed factor, as sg::compute on the slot
+  /// would (to the last bits of a double), slept rather than computed: one actor switch to SimGrid's kernel
+  /// and a solver variable fewer per step, for the thousands of steps a sweep's functions take.
+  void compute(const Container& c, double reference_s) const;
 
   double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
   const p2psim::FunctionService& params() const { return params_; }
@@ -48,10 +54,11 @@ class FunctionService {
   };
   const p2psim::FunctionService& params_;
   std::vector<sg::Host*> slots_;
+  double speed_factor_;
   Ledger& ledger_;
   Random& rng_;
-  sg::Semaphore running_;
-  sg::Signal slot_freed_;  // a container ended: its slot is free or idle
+  int running_ = 0;        // invocations between start() and finish(), at most the concurrency limit ...
+  sg::Signal slot_freed_;  // ... and a container ended: a running place is free, its slot free or idle
   std::map<std::string, std::deque<Idle>> idle_;  // per function, oldest first
   std::vector<int> free_slots_;
   int alive_ = 0, max_alive_ = 0;

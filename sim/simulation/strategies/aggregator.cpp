@@ -30,7 +30,7 @@ void run_aggregator(Context& c, const AggregatorJob& job) {
   const double add_s = c.s.average_seconds(job.elements, 2) / std::min(1.0, c.functions.vcpus(job.memory_mb));
   for (int i = 0; i < job.inputs; ++i) {
     c.storage.get(container.host, job.input_bytes);
-    if (i > 0) sg::compute(container.host, add_s);  // the running sum
+    if (i > 0) c.functions.compute(container, add_s);  // the running sum
   }
   c.storage.put(container.host, job.input_bytes);
   c.trace(-1, job.iteration, Phase::Reduce, run_start, job.index);

@@ -70,7 +70,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
       error = fmt::format("{}: a function invocation of peer {} ran past the {} s timeout, {} time(s)",
                           c.system.name, peer, fs.max_timeout_s, attempts);
     }
-    sg::compute(container.host, run_for * speed);
+    c.functions.compute(container, run_for * speed);
     c.trace(peer, iteration, ending, compute_start, k);
     if (ending != Phase::Compute) {  // the container is gone; the attempt is billed
       c.functions.finish(container, sg::now() - run_start, s.experiment.functions.arch, true);
@@ -78,7 +78,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
     }
 
     const double upload_start = sg::now();
-    if (s.function_encode_s > 0) sg::compute(container.host, s.function_encode_s);
+    if (s.function_encode_s > 0) c.functions.compute(container, s.function_encode_s);
     if (database) {
       database->write(container.host, s.function_gradient_bytes);  // RPUSH onto the iteration's list
     } else {

@@ -37,7 +37,7 @@ class LambdaMl : public Strategy {
 
  private:
   void worker(Context& c, int w);
-  void synchronise(Context& c, int w, int iteration, sg::Host* host, double add_share);
+  void synchronise(Context& c, int w, int iteration, const FunctionService::Container& container, double add_share);
   const Scenario& s_;
   bool scatter_ = false;
   std::vector<sg::Counter> uploaded_, merged_;  // per iteration: workers' uploads, merged results in storage
@@ -67,7 +67,8 @@ void LambdaMl::launch(Context& c) {
   for (int w = 0; w < c.peers(); ++w) sg::spawn("worker-" + std::to_string(w), c.hosts.peers[w], [this, &c, w] { worker(c, w); });
 }
 
-void LambdaMl::synchronise(Context& c, int w, int it, sg::Host* host, double add_share) {
+void LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Container& container, double add_share) {
+  sg::Host* host = container.host;
   const int n = c.peers();
   const double bytes = static_cast<double>(s_.gradient_bytes);
   const double e = static_cast<double>(s_.parameters);
@@ -80,7 +81,7 @@ void LambdaMl::synchronise(Context& c, int w, int it, sg::Host* host, double add
     if (w == 0) {  // the master merges
       uploaded_[it].wait_for(n);
       for (int j = 1; j < n; ++j) c.storage.get(host, bytes);
-      sg::compute(host, s_.average_seconds(e, n) / add_share);
+      c.functions.compute(container, s_.average_seconds(e, n) / add_share);
       c.storage.put(host, bytes);
       merged_[it].add();
     } else {
@@ -98,7 +99,7 @@ void LambdaMl::synchronise(Context& c, int w, int it, sg::Host* host, double add
   uploaded_[it].wait_for(n);
   for (int j = 0; j < n - 1; ++j) {  // the others' copies of my chunk, summed into mine as they arrive
     c.storage.get(host, chunk);
-    sg::compute(host, s_.average_seconds(e / n, 2) / add_share);
+    c.functions.compute(container, s_.average_seconds(e / n, 2) / add_share);
   }
   if (n > 1) c.storage.put(host, chunk);
   merged_[it].add();
@@ -152,11 +153,11 @@ void LambdaMl::worker(Context& c, int w) {
         reference_s += s_.reference_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function) * c.slowdown(w);
       reference_s += s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share *
                      static_cast<double>(s_.minibatches.size() - 1);
-      sg::compute(container.host, reference_s);
+      c.functions.compute(container, reference_s);
       c.trace(w, it, Phase::Compute, start);
-      synchronise(c, w, it, container.host, add_share);
+      synchronise(c, w, it, container, add_share);
       const double update_start = sg::now();
-      sg::compute(container.host, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
+      c.functions.compute(container, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
       c.trace(w, it, Phase::AggregateUpdate, update_start);
       c.complete_iteration(w, it);
       last_iteration_s = sg::now() - start;
