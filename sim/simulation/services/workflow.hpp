@@ -26,7 +26,7 @@ class WorkflowService {
   /// branch k before its start date `start_s`. The first two bursts' worth of branches are handed out now, each
   /// next group when the one before it starts, by a task of the service's own on `host` (it goes on if the
   /// caller crashes, as the execution does): a long ramp keeps only its next branches waiting, not all of them
-  /// (the paper grid's heaviest scenarios created 948 function tasks, now 444; docs/architecture.md, "Scale").
+  /// (the paper grid's heaviest scenario created 948 function task actors, now 720; docs/architecture.md, "Scale").
   void fan_out(int branches, sg::Host* host, std::function<void(int k, double start_s)> start);
   void retry_branch() { ledger_.workflow_transitions += params_.transitions_per_branch; }
   /// A branch ended (its failure, if any, fails the execution); the last one ends the execution.
