@@ -111,6 +111,13 @@ static std::string extrapolation_note(const Scenario& s) {
   return note;
 }
 
+// Whether a system's own compute steps are extrapolated beyond the calibration. A system that ran no function
+// used no function's step: the instance-based one is not extrapolated because the functions beside it would be
+// (result.json's compute_model notes the scenario's).
+static bool compute_extrapolated(const Scenario& s, const SystemResult& a) {
+  return s.peer_extrapolation.any() || (!a.run.ledger.function_runs.empty() && s.function_extrapolation.any());
+}
+
 // Time and cost to the experiment's target accuracy, from the replays (when the experiment asks for them).
 template <typename Row>
 static void print_accuracy_rows(const Result& r, Row& row, std::FILE* out) {
@@ -288,6 +295,7 @@ nlohmann::ordered_json result_json(const Result& r) {
         {"barrier_s_per_iteration", a->barrier_s},
         {"iteration_s", a->iteration_s},
         {"total_s", a->total_s},
+        {"compute_extrapolated", compute_extrapolated(s, *a)},
         {"phase_means_s", a->phase_means_s},
         {"cost_usd",
          {{"instances", c.instances_usd}, {"cpu_credit_surplus", c.cpu_credits_usd}, {"broker", c.broker_usd}, {"function_compute", c.function_compute_usd},
@@ -368,10 +376,7 @@ void write_results(const Result& r, const std::string& dir) {
     csv += fmt::format(",{},{},{}", e.baseline, cmp ? fmt::format("{:.9g}", cmp->gradient_improvement_percent) : "",
                        cmp ? fmt::format("{:.9g}", cmp->cost_ratio) : "");
     csv += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", c.compute_usd(), c.orchestration_usd(),
-                       c.counted_usd(e.cost_includes_broker), e.cost_includes_broker,
-                       // A system that ran no function used no function's step: the instance-based one is not
-                       // extrapolated because the functions beside it would be (result.json notes the scenario's).
-                       s.peer_extrapolation.any() || (!a->run.ledger.function_runs.empty() && s.function_extrapolation.any()));
+                       c.counted_usd(e.cost_includes_broker), e.cost_includes_broker, compute_extrapolated(s, *a));
     csv += accuracy_columns(a->accuracy, e.accuracy);
     std::string reason;  // quoted as RFC 4180 says: it is free text (commas, quotes from a user's model name)
     for (char ch : a->run.failure) reason += ch == '"' ? std::string("\"\"") : std::string(1, ch);

@@ -429,7 +429,7 @@ TEST_CASE("run: the bill is split by role, and <cost include_broker> chooses wha
   CHECK(cost(all, "instance", "broker") > 0);
 }
 
-TEST_CASE("run: compute_extrapolated marks a system whose own steps are extrapolated, not one beside it") {
+TEST_CASE("run: compute_extrapolated (result.csv and result.json) marks a system whose own steps are extrapolated, not one beside it") {
   // The hand-made calibration measured 1 and 2 threads. A t2.medium peer has 2 vCPUs (measured); a 10,240 MB
   // function about 5.8 (extrapolated); a 1,024 MB one less than 1 (measured).
   TempDir dir;
@@ -458,6 +458,10 @@ TEST_CASE("run: compute_extrapolated marks a system whose own steps are extrapol
       REQUIRE(fields.size() > static_cast<size_t>(column));
       by_system[fields[1]] = fields[column];
     }
+    // result.json says the same of each system.
+    const auto json = nlohmann::json::parse(read_file(dir.path(name + "/result.json")));
+    for (const auto& [system, value] : by_system)
+      CHECK(json["systems"][system]["compute_extrapolated"].get<bool>() == (value == "true"));
     return by_system;
   };
   const auto big = extrapolated("10240"), small = extrapolated("1024");
