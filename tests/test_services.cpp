@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <set>
 #include <stdexcept>
 
 #include "cloud_profile.hpp"
@@ -94,6 +95,60 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
   CHECK(starts[1][1].get<double>() == doctest::Approx(0.79 + 0.92 / (442 / 1769.0)).epsilon(1e-9));
   CHECK(starts[2][0] == false);  // the gradient function again: warm
   CHECK(result["runs"] == nlohmann::json::parse(R"([[1769,"x86"],[442,"x86"],[1769,"x86"]])"));
+}
+
+TEST_CASE("function service: beyond the concurrency limit, invocations get their places first come, first served") {
+  // A limit of 1. A runs from 0 to INIT + 3 s; B queues at 1 s, C at 2 s; D arrives at INIT + 3 s, when A
+  // finishes and, at once, starts again (a retry): both queue behind B and C instead of taking the freed place.
+  const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  const auto result = nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine("CM02");
+    const auto platform = sg::build_platform(small_platform());
+    auto fs = profile.functions;
+    fs.cold_start_image_sigma = 0;
+    fs.concurrency_limit = 1;
+    Ledger ledger;
+    Random rng(1);
+    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, rng);
+    nlohmann::json j = nlohmann::json::array();
+    auto invoke = [&](const std::string& name) {
+      const auto c = functions.start("gradient", 1769);
+      j.push_back(nlohmann::json::array({name, sg::now()}));
+      sg::sleep_for(name == "A" ? 3.0 : 1.0);
+      functions.finish(c, 1.0, "x86", false);
+    };
+    sg::spawn("A", platform.peers[0], [&] {
+      invoke("A");
+      invoke("A again");
+    });
+    sg::spawn("B", platform.peers[0], [&] {
+      sg::sleep_for(1.0);
+      invoke("B");
+    });
+    sg::spawn("C", platform.peers[0], [&] {
+      sg::sleep_for(2.0);
+      invoke("C");
+    });
+    sg::spawn("D", platform.peers[0], [&] {  // arrives at the very instant A's place frees
+      sg::sleep_for(0.79 + 0.92);
+      sg::sleep_for(3.0);
+      invoke("D");
+    });
+    engine.run();
+    return j.dump();
+  }));
+  const double init_s = 0.79 + 0.92;  // A's cold start; the others reuse its warm container
+  REQUIRE(result.size() == 5);
+  // D and A's retry arrive at one instant: either may come first, after B and C.
+  const std::vector<std::string> order{"A", "B", "C", "", ""};
+  const std::vector<double> at{init_s, init_s + 3, init_s + 4, init_s + 5, init_s + 6};
+  for (size_t k = 0; k < 5; ++k) {
+    CAPTURE(k);
+    if (!order[k].empty()) CHECK(result[k][0].get<std::string>() == order[k]);
+    CHECK(result[k][1].get<double>() == doctest::Approx(at[k]).epsilon(1e-9));
+  }
+  CHECK(std::set<std::string>{result[3][0].get<std::string>(), result[4][0].get<std::string>()} ==
+        std::set<std::string>{"A again", "D"});
 }
 
 TEST_CASE("function service: a container's work takes as long slept as computed on its slot, which it has to itself") {

@@ -15,8 +15,13 @@ FunctionService::FunctionService(const p2psim::FunctionService& params, std::vec
 FunctionService::Container FunctionService::start(const std::string& function, int memory_mb) {
   // A count rather than a SimGrid semaphore: under the limit (always, in the paper grid) nothing waits, and an
   // acquire that cannot block would still cost each invocation an actor switch to SimGrid's kernel and back.
-  slot_freed_.wait_for([this] { return running_ < params_.concurrency_limit; });
-  ++running_;
+  if (queued_.empty() && running_ < params_.concurrency_limit) {
+    ++running_;
+  } else {
+    queued_.push_back(std::make_shared<sg::Semaphore>(0));
+    const auto place = queued_.back();
+    place->acquire();  // released by the finish() that hands this invocation its place
+  }
   const double now = sg::now();
   // Containers idle past the keep-alive are gone; in each pool they are the oldest, at the front.
   for (auto& [name, pool] : idle_)
@@ -74,7 +79,12 @@ void FunctionService::finish(const Container& c, double run_s, const std::string
   } else {
     idle_[c.function].push_back({c.slot, sg::now()});
   }
-  --running_;
+  if (queued_.empty()) {
+    --running_;
+  } else {  // the place goes to the oldest queued invocation: running_ stays
+    queued_.front()->release();
+    queued_.pop_front();
+  }
   slot_freed_.notify_all();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,8 @@ class FunctionService {
   void finish(const Container& c, double run_s, const std::string& arch, bool died);
   /// Runs `reference_s` of work on the container's CPU. A container has its slot to itself (one container per
   /// slot), so nothing shares that CPU: the work takes reference_s / speed factor, as sg::compute on the slot
-  /// would (to the last bits of a double), slept rather than computed: one actor switch to SimGrid's kernel
-  /// and a solver variable fewer per step, for the thousands of steps a sweep's functions take.
+  /// would (to rounding: 1e-12 relative, tested), slept rather than computed: one actor switch to SimGrid's
+  /// kernel and a solver variable fewer per step, for the thousands of steps a sweep's functions take.
   void compute(const Container& c, double reference_s) const;
 
   double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
@@ -57,8 +58,11 @@ class FunctionService {
   double speed_factor_;
   Ledger& ledger_;
   Random& rng_;
-  int running_ = 0;        // invocations between start() and finish(), at most the concurrency limit ...
-  sg::Signal slot_freed_;  // ... and a container ended: a running place is free, its slot free or idle
+  // Invocations between start() and finish(), at most the concurrency limit; beyond it, invocations queue and a
+  // finishing one hands its place to the oldest (first come, first served, as a semaphore would).
+  int running_ = 0;
+  std::deque<std::shared_ptr<sg::Semaphore>> queued_;
+  sg::Signal slot_freed_;  // a container ended: its slot is free or idle
   std::map<std::string, std::deque<Idle>> idle_;  // per function, oldest first
   std::vector<int> free_slots_;
   int alive_ = 0, max_alive_ = 0;
