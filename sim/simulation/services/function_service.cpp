@@ -18,8 +18,8 @@ FunctionService::Container FunctionService::start(const std::string& function, i
   if (queued_.empty() && running_ < params_.concurrency_limit) {
     ++running_;
   } else {
-    queued_.push_back(std::make_shared<sg::Semaphore>(0));
-    const auto place = queued_.back();
+    const auto place = std::make_shared<sg::Semaphore>(0);  // held here: finish() drops it from the queue
+    queued_.push_back(place);
     place->acquire();  // released by the finish() that hands this invocation its place
   }
   const double now = sg::now();
