@@ -129,10 +129,10 @@ int cmd_run(int argc, char** argv) {
     }
     for (const auto& system : experiment.systems) {
       const bool last = &system == &experiment.systems.back();
-      const bool runs_functions = platform_spec(scenario, system).function_slots > 0;
-      const std::string key = memo && !runs_functions
-                                  ? RunMemo::key(experiment_text, memo_files, system, sharing == sg::StorageSharing::Exact)
-                                  : "";
+      // Only a system without function slots can be shared (run_memo.hpp); outside a sweep, nothing is asked.
+      const bool shareable = memo && platform_spec(scenario, system).function_slots == 0;
+      const std::string key =
+          shareable ? RunMemo::key(experiment_text, memo_files, system, sharing == sg::StorageSharing::Exact) : "";
       std::optional<RunOutput> reused = key.empty() ? std::nullopt : memo->find(key);
       RunOutput out = reused                                  ? std::move(*reused)
                       : last && run_last_system_in_process ? simulate(scenario, system, sharing)
