@@ -260,10 +260,10 @@ double ComputeModel::step_busy_vcpus(const std::string& model, const std::string
 }
 
 double ComputeModel::draw_step_noise(const std::string& model, const std::string& input_shape,
-                                     std::mt19937_64& rng) const {
+                                     std::uint64_t draw) const {
   const auto& noise = step_fit(model, input_shape).noise;
-  // rng() is specified bit-for-bit by the standard; std::uniform_int_distribution is not.
-  return noise[rng() % noise.size()];
+  // A plain modulo of a specified 64-bit draw: std::uniform_int_distribution is not specified bit for bit.
+  return noise[draw % noise.size()];
 }
 
 double ComputeModel::step_memory_bytes(const std::string& model, const std::string& input_shape,

@@ -3,7 +3,6 @@
 #pragma once
 #include <cstdint>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -47,7 +46,7 @@ class ComputeModel {
 
   /// A multiplicative noise factor drawn from the measured spread of this model's samples (sample / median
   /// of its configuration), so that repeated draws reproduce the calibration machine's variability.
-  double draw_step_noise(const std::string& model, const std::string& input_shape, std::mt19937_64& rng) const;
+  double draw_step_noise(const std::string& model, const std::string& input_shape, std::uint64_t draw) const;
 
   /// Bytes one training step needs above the bare runtime (model, optimiser-free gradients, inputs and
   /// activations): measured peak RSS minus the runtime's RSS, fitted in batch size like time. Throws

@@ -2,6 +2,7 @@
 // harmless -Wstringop-truncation warning silenced.
 #pragma once
 #define CSV_IO_NO_THREAD
+#include <limits>  // csv.h uses std::numeric_limits without including it
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-truncation"
 #include <libfccp/csv.h>

@@ -229,8 +229,8 @@ std::vector<std::string> rows_without_peer(const std::string& csv) {
 }
 }  // namespace
 
-TEST_CASE("run: the paper's two systems' results are pinned by golden outputs (tests/golden/README.md)") {
-  for (const char* name : {"squeezenet_mnist", "mobilenet_v3_small_mnist"}) {
+TEST_CASE("run: the paper's two systems' results, and VGG-11's, are pinned by golden outputs (tests/golden/README.md)") {
+  for (const char* name : {"squeezenet_mnist", "mobilenet_v3_small_mnist", "vgg11_cifar"}) {
     CAPTURE(name);
     TempDir dir;
     REQUIRE(run_cli(std::string("run " P2PSIM_SOURCE_DIR "/experiments/") + name + ".xml -q --out " + dir.path("out"))
@@ -288,6 +288,51 @@ TEST_CASE("run: provenance records a target's own calibration, and its hash foll
   same_samples.replace(at, 7, ",0,1.10\n");
   CHECK(hash_of_target(same_samples, "b") != first);
   CHECK(hash_of_target(hand, "c") == first);
+}
+
+TEST_CASE("run: each function invocation draws the same step noise at two memory sizes (common random numbers)") {
+  // Heavy-tailed step times, one minibatch per invocation, all minibatches the same size. At 1,024 MB the
+  // functions are slower (and start slower) than at 2,048 MB, so invocations reach their draws in another
+  // order; with a draw per invocation, every invocation's compute time still scales by one common factor.
+  TempDir dir;
+  auto run = [&](int memory_mb) {
+    const std::string name = "m" + std::to_string(memory_mb);
+    std::ofstream(dir.path(name + ".xml")) << R"(<experiment name="crn" seed="1">
+  <profile file=")" P2PSIM_SOURCE_DIR R"(/tests/data/test_profile.xml"/>
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="6" iterations="2"/>
+  <peers count="2" instance_type="t2.large"/>
+  <functions memory_mb=")" << memory_mb << R"(" minibatches_per_invocation="1"/>
+  <stragglers tail_probability="0.5" tail_shape="3"/>
+  <systems><system name="serverless" strategy="p2p_all_to_all" compute="functions"/></systems>
+</experiment>
+)";
+    REQUIRE(run_cli("run " + dir.path(name + ".xml") + " -q --out " + dir.path(name)).exit_code == 0);
+    std::map<std::string, double> compute_s;  // by peer, iteration, invocation
+    std::istringstream in(read_file(dir.path(name + "/trace.csv")));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::istringstream fields(line);
+      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+      if (f[4] == "compute" && f[3] != "-1") compute_s[f[1] + "/" + f[2] + "/" + f[3]] = std::stod(f[7]);
+    }
+    return compute_s;
+  };
+  const auto slow = run(1024), fast = run(2048);
+  REQUIRE(slow.size() == 24);  // 2 peers x 2 iterations x 6 invocations
+  REQUIRE(fast.size() == 24);
+  double lo = 1e300, hi = 0, ratio = 0;
+  for (const auto& [who, seconds] : slow) {
+    CAPTURE(who);
+    REQUIRE(fast.count(who) == 1);
+    if (ratio == 0) ratio = seconds / fast.at(who);
+    CHECK(seconds / fast.at(who) == doctest::Approx(ratio).epsilon(1e-6));  // the trace has 9 decimals
+    lo = std::min(lo, seconds), hi = std::max(hi, seconds);
+  }
+  CHECK(ratio > 1.1);    // the smaller functions are slower ...
+  CHECK(hi / lo > 1.2);  // ... and the noise is there to be drawn
 }
 
 TEST_CASE("run: the same inputs and seed give byte-identical files") {

@@ -68,13 +68,14 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
     auto fs = profile.functions;
     fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
     Ledger ledger;
-    Random rng(1);
-    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, rng);
+    Random random(1);
+    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     sg::spawn("caller", platform.peers[0], [&] {
+      std::int64_t invocation = 0;
       for (const auto& [name, mb] : std::vector<std::pair<std::string, int>>{{"gradient", 1769}, {"reducer", 442},
                                                                             {"gradient", 1769}}) {
-        const auto c = functions.start(name, mb);
+        const auto c = functions.start(name, mb, {invocation++});
         sg::sleep_for(1.0);
         functions.finish(c, 1.0, "x86", false);
         j.push_back(nlohmann::json::array({c.cold, c.init_s}));
@@ -97,6 +98,70 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
   CHECK(result["runs"] == nlohmann::json::parse(R"([[1769,"x86"],[442,"x86"],[1769,"x86"]])"));
 }
 
+TEST_CASE("random draws: a stream is named by purpose and participant, and no other stream's draws move it") {
+  const Random random(42);
+  auto fresh = random.stream(Draw::PeerStep, {1, 2});
+  auto other = random.stream(Draw::PeerStep, {2, 1});
+  for (int k = 0; k < 3; ++k) other.next();
+  auto again = random.stream(Draw::PeerStep, {1, 2});
+  std::set<std::uint64_t> firsts;
+  for (int k = 0; k < 5; ++k) CHECK(fresh.next() == again.next());
+  for (auto s : {random.stream(Draw::PeerStep, {1, 2}), random.stream(Draw::FunctionStep, {1, 2}),
+                 random.stream(Draw::PeerStep, {1, 2, 0}), random.stream(Draw::PeerStep, {1, 2}, 9),
+                 Random(43).stream(Draw::PeerStep, {1, 2})})
+    firsts.insert(s.next());
+  CHECK(firsts.size() == 5);  // purpose, ids, group and seed each make another stream
+  // Uniform in [0, 1) and standard normal, to sampling error (10,000 draws: 0.003 for the uniform's mean).
+  auto u = random.stream(Draw::FunctionFailure, {0});
+  auto z = random.stream(Draw::ColdStart, {0});
+  double sum_u = 0, sum_z = 0, sum_z2 = 0, min_u = 1, max_u = 0;
+  for (int k = 0; k < 10000; ++k) {
+    const double x = u.uniform(), y = z.standard_normal();
+    sum_u += x, min_u = std::min(min_u, x), max_u = std::max(max_u, x);
+    sum_z += y, sum_z2 += y * y;
+  }
+  CHECK(min_u >= 0);
+  CHECK(max_u < 1);
+  CHECK(sum_u / 10000 == doctest::Approx(0.5).epsilon(0.03));
+  CHECK(std::abs(sum_z / 10000) < 0.05);
+  CHECK(sum_z2 / 10000 == doctest::Approx(1.0).epsilon(0.05));
+}
+
+TEST_CASE("function service: a cold start draws from its own invocation's stream, whoever else starts before it") {
+  // Invocation X = {7, 0} of "gradient" cold-starts alone in one run, and after Y = {3, 1} in another: the
+  // same image time both times (one shared stream would hand X the second draw), and the one its stream says.
+  const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  auto fs = profile.functions;
+  fs.cold_start_image_sigma = 0.5;
+  auto run = [&](bool y_first) {
+    return nlohmann::json::parse(run_isolated([&] {
+      sg::Engine engine("CM02");
+      const auto platform = sg::build_platform(small_platform());
+      Ledger ledger;
+      Random random(1);
+      simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, random);
+      nlohmann::json j;
+      auto invoke = [&](const std::string& name, std::int64_t a, std::int64_t b) {
+        const auto c = functions.start("gradient", 1769, {a, b});
+        j[name] = c.init_s;
+        sg::sleep_for(1.0);
+        functions.finish(c, 1.0, "x86", false);
+      };
+      if (y_first) sg::spawn("Y", platform.peers[0], [&] { invoke("Y", 3, 1); });
+      sg::spawn("X", platform.peers[0], [&] { invoke("X", 7, 0); });
+      engine.run();
+      return j.dump();
+    }));
+  };
+  const auto alone = run(false), after_y = run(true);
+  CHECK(alone["X"].get<double>() == after_y["X"].get<double>());
+  CHECK(after_y["Y"].get<double>() != after_y["X"].get<double>());
+  auto draws = Random(1).stream(Draw::ColdStart, {7, 0}, Random::id_of("gradient"));
+  const double import_s = fs.runtime_import_s_at_1_vcpu / std::min(1.0, fs.vcpus(1769));
+  CHECK(alone["X"].get<double>() ==
+        doctest::Approx(fs.cold_start_image_median_s * std::exp(0.5 * draws.standard_normal()) + import_s).epsilon(1e-12));
+}
+
 TEST_CASE("function service: beyond the concurrency limit, invocations get their places first come, first served") {
   // A limit of 1. A runs from 0 to INIT + 3 s; B queues at 1 s, C at 2 s; D arrives at INIT + 3 s, when A
   // finishes and, at once, starts again (a retry): both queue behind B and C instead of taking the freed place.
@@ -108,11 +173,11 @@ TEST_CASE("function service: beyond the concurrency limit, invocations get their
     fs.cold_start_image_sigma = 0;
     fs.concurrency_limit = 1;
     Ledger ledger;
-    Random rng(1);
-    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, rng);
+    Random random(1);
+    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     auto invoke = [&](const std::string& name) {
-      const auto c = functions.start("gradient", 1769);
+      const auto c = functions.start("gradient", 1769, {Random::id_of(name)});
       j.push_back(nlohmann::json::array({name, sg::now()}));
       sg::sleep_for(name == "A" ? 3.0 : 1.0);
       functions.finish(c, 1.0, "x86", false);
@@ -159,11 +224,11 @@ TEST_CASE("function service: a container's work takes as long slept as computed 
     spec.function_speed_factor = 2.5;
     const auto platform = sg::build_platform(spec);
     Ledger ledger;
-    Random rng(1);
-    simulation::FunctionService functions(profile.functions, platform.function_slots, 2.5, ledger, rng);
+    Random random(1);
+    simulation::FunctionService functions(profile.functions, platform.function_slots, 2.5, ledger, random);
     nlohmann::json j;
     sg::spawn("caller", platform.peers[0], [&] {
-      const auto c = functions.start("gradient", 1769);
+      const auto c = functions.start("gradient", 1769, {0});
       double start = sg::now();
       functions.compute(c, 3.0);
       j["slept_s"] = sg::now() - start;

@@ -6,10 +6,10 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
     : s(scenario),
       system(sys),
       hosts(platform),
-      rng(scenario.experiment.seed),
+      random(scenario.experiment.seed),
       storage(scenario.profile.storage, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
-      functions(scenario.profile.functions, platform.function_slots, scenario.function_speed_factor, out.ledger, rng),
+      functions(scenario.profile.functions, platform.function_slots, scenario.function_speed_factor, out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
       credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
       peer_started_s(scenario.experiment.peers, 0) {
@@ -29,13 +29,13 @@ void Context::complete_iteration(int peer, int iteration, std::vector<GradientVe
   out.updates.push_back({peer, iteration, sg::now(), usage, whole, std::move(gradients)});
 }
 
-double Context::step_noise(StepTarget target) {
+double Context::step_noise(StepTarget target, Random::Stream& draws) {
   double factor = 1.0;
   if (s.experiment.workload.measured_variability)
-    factor = s.step_model(target).draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, rng.engine());
+    factor = s.step_model(target).draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, draws.next());
   const auto& st = s.experiment.stragglers;
-  if (st.tail_probability > 0 && rng.uniform() < st.tail_probability)
-    factor *= std::pow(1.0 - rng.uniform(), -1.0 / st.tail_shape);  // Pareto(shape, scale 1) by inversion
+  if (st.tail_probability > 0 && draws.uniform() < st.tail_probability)
+    factor *= std::pow(1.0 - draws.uniform(), -1.0 / st.tail_shape);  // Pareto(shape, scale 1) by inversion
   return factor;
 }
 

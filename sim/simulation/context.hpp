@@ -1,5 +1,5 @@
 // Everything one simulated system of a scenario shares between its actors: the resolved inputs, the platform,
-// the services, the records it emits and the random stream. SimGrid runs one actor at a time, so plain
+// the services, the records it emits and its random draws. SimGrid runs one actor at a time, so plain
 // members need no locking; simulated waiting goes through the adapter's Signal, Counter and Semaphore.
 #pragma once
 #include <vector>
@@ -24,7 +24,7 @@ struct Context {
   const SystemSpec& system;
   sg::Platform hosts;
   RunOutput out;
-  Random rng;
+  Random random;  // seeded by the experiment; a stream per purpose and participant (random.hpp)
   ObjectStorage storage;
   Broker broker;
   FunctionService functions;
@@ -41,8 +41,8 @@ struct Context {
   /// empty, every participant's of `iteration` (synchronous designs).
   void complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients = {});
   /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
-  /// straggler factor when the experiment declares one.
-  double step_noise(StepTarget target);
+  /// straggler factor when the experiment declares one, drawn from `draws` (the steps' participant's stream).
+  double step_noise(StepTarget target, Random::Stream& draws);
   /// How many times slower this peer's own CPU is (the experiment's straggler slowdown; 1 by default).
   double slowdown(int peer) const {
     const auto& f = s.experiment.stragglers.slowdown;

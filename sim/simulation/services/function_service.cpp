@@ -7,12 +7,13 @@
 namespace p2psim::simulation {
 
 FunctionService::FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots,
-                                 double speed_factor, Ledger& ledger, Random& rng)
-    : params_(params), slots_(std::move(slots)), speed_factor_(speed_factor), ledger_(ledger), rng_(rng) {
+                                 double speed_factor, Ledger& ledger, const Random& random)
+    : params_(params), slots_(std::move(slots)), speed_factor_(speed_factor), ledger_(ledger), random_(random) {
   for (int k = static_cast<int>(slots_.size()) - 1; k >= 0; --k) free_slots_.push_back(k);
 }
 
-FunctionService::Container FunctionService::start(const std::string& function, int memory_mb) {
+FunctionService::Container FunctionService::start(const std::string& function, int memory_mb,
+                                                  std::initializer_list<std::int64_t> invocation) {
   // A count rather than a SimGrid semaphore: under the limit (always, in the paper grid) nothing waits, and an
   // acquire that cannot block would still cost each invocation an actor switch to SimGrid's kernel and back.
   if (queued_.empty() && running_ < params_.concurrency_limit) {
@@ -60,7 +61,9 @@ FunctionService::Container FunctionService::start(const std::string& function, i
   max_alive_ = std::max(max_alive_, ++alive_);
   c.cold = true;
   c.init_started_s = now;
-  const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * rng_.standard_normal());
+  // The image's time is the invocation's own draw; the function's name keeps two pools' invocations apart.
+  auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(function));
+  const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * draws.standard_normal());
   c.init_s = image_s + params_.runtime_import_s_at_1_vcpu / std::min(1.0, vcpus(memory_mb));
   sg::sleep_for(c.init_s);
   ++cold_starts_;

@@ -19,7 +19,7 @@ class FunctionService {
  public:
   /// `slots`: the containers' network slots, hosts of `speed_factor` (a container's CPU share).
   FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots, double speed_factor,
-                  Ledger& ledger, Random& rng);
+                  Ledger& ledger, const Random& random);
 
   struct Container {
     std::string function;
@@ -31,8 +31,9 @@ class FunctionService {
     double init_started_s = 0;  // ... from then
   };
   /// Starts an invocation of `function` (one warm pool per function): blocks while the concurrency limit is
-  /// reached, then takes a warm container or cold-starts one (sleeping through its INIT).
-  Container start(const std::string& function, int memory_mb);
+  /// reached, then takes a warm container or cold-starts one (sleeping through its INIT). `invocation` names it
+  /// (e.g. {peer, iteration, branch, attempt}): a cold start's image time is drawn from its own stream.
+  Container start(const std::string& function, int memory_mb, std::initializer_list<std::int64_t> invocation);
   /// The invocation ended after `run_s` of handler time: metered, and the container stays warm — or, when it
   /// died (out of memory, crash, timeout), it is gone.
   void finish(const Container& c, double run_s, const std::string& arch, bool died);
@@ -57,7 +58,7 @@ class FunctionService {
   std::vector<sg::Host*> slots_;
   double speed_factor_;
   Ledger& ledger_;
-  Random& rng_;
+  const Random& random_;
   // Invocations between start() and finish(), at most the concurrency limit; beyond it, invocations queue and a
   // finishing one hands its place to the oldest (first come, first served, as a semaphore would).
   int running_ = 0;

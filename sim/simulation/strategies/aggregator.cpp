@@ -23,7 +23,7 @@ std::string aggregator_too_large(const Context& c, const std::string& what, int 
 }
 
 void run_aggregator(Context& c, const AggregatorJob& job) {
-  const auto container = c.functions.start(job.function, job.memory_mb);
+  const auto container = c.functions.start(job.function, job.memory_mb, {job.iteration, job.index});
   if (container.cold) c.trace(-1, job.iteration, Phase::ColdStart, container.init_started_s, job.index);
   const double run_start = sg::now();
   // A single-threaded kernel, time-sliced below one vCPU.

@@ -33,7 +33,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
   std::string error;  // the last attempt's, when none succeeded
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (attempt > 0) c.workflow.retry_branch();
-    const auto container = c.functions.start("gradient", s.experiment.functions.memory_mb);
+    const auto container = c.functions.start("gradient", s.experiment.functions.memory_mb, {peer, iteration, k, attempt});
     if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s, k);
     const double run_start = sg::now();
     long long samples = 0;
@@ -44,7 +44,8 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
 
     const double compute_start = sg::now();
     double compute_s = 0;  // wall seconds on the function's CPU share
-    for (long long b : batches) compute_s += s.wall_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function);
+    auto step_draws = c.random.stream(Draw::FunctionStep, {peer, iteration, k, attempt});
+    for (long long b : batches) compute_s += s.wall_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function, step_draws);
     // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
     double run_for = compute_s;
     Phase ending = Phase::Compute;
@@ -57,8 +58,9 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
           c.system.name, peer, gb(s.invocation_need_bytes[k]), *std::max_element(batches.begin(), batches.end()),
           s.experiment.workload.model, gb(s.function_memory_bytes), s.experiment.functions.memory_mb, attempts,
           s.smallest_function_memory_mb() > 0 ? std::to_string(s.smallest_function_memory_mb()) : "no size");
-    } else if (failure_probability > 0 && c.rng.uniform() < failure_probability) {
-      run_for = c.rng.uniform() * compute_s;
+    } else if (auto failure_draws = c.random.stream(Draw::FunctionFailure, {peer, iteration, k, attempt});
+               failure_probability > 0 && failure_draws.uniform() < failure_probability) {
+      run_for = failure_draws.uniform() * compute_s;
       ending = Phase::FunctionFailure;
       error = fmt::format("{}: a function invocation of peer {} failed {} time(s) (failure probability {})",
                           c.system.name, peer, attempts, failure_probability);
@@ -99,8 +101,9 @@ void compute_on_peer(Context& c, int peer, int iteration) {
   const double start = sg::now();
   double reference_s = 0;   // every minibatch one after another on the peer's own CPU
   double busy_vcpu_s = 0;   // reference seconds x the vCPUs they keep busy, for the credits
+  auto draws = c.random.stream(Draw::PeerStep, {peer, iteration});
   for (long long b : s.minibatches) {
-    const double step_s = s.reference_step_s(StepTarget::Peer, b) * c.step_noise(StepTarget::Peer);
+    const double step_s = s.reference_step_s(StepTarget::Peer, b) * c.step_noise(StepTarget::Peer, draws);
     reference_s += step_s;
     busy_vcpu_s += step_s * s.step_busy_vcpus(StepTarget::Peer, b);
   }

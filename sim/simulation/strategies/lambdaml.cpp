@@ -120,7 +120,7 @@ void LambdaMl::worker(Context& c, int w) {
   bool timed_out = false;
   for (int it = 0, invocation = 0; it < iterations; ++invocation) {
     const int first_of_invocation = it;
-    const auto container = c.functions.start("lambdaml-worker", memory_mb);
+    const auto container = c.functions.start("lambdaml-worker", memory_mb, {w, invocation});
     if (container.cold) c.trace(w, it, Phase::ColdStart, container.init_started_s);  // the worker's own row
     const double run_start = sg::now();
     const double load_start = sg::now();
@@ -149,8 +149,9 @@ void LambdaMl::worker(Context& c, int w) {
       }
       const double start = sg::now();
       double reference_s = 0;  // every minibatch one after another on the function's CPU share
+      auto draws = c.random.stream(Draw::FunctionStep, {w, it});
       for (long long b : s_.minibatches)
-        reference_s += s_.reference_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function) * c.slowdown(w);
+        reference_s += s_.reference_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function, draws) * c.slowdown(w);
       reference_s += s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share *
                      static_cast<double>(s_.minibatches.size() - 1);
       c.functions.compute(container, reference_s);
