@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -497,6 +498,32 @@ TEST_CASE("failures: a peer that rejoins while the others sit in a barrier does 
   CHECK(r.peer_end_s[0] < 200);  // it ends (it used to poll for ever)
   // The crashed instance is billed until the crash, the rejoined one from its return: two runs for peer 2.
   CHECK(r.ledger.instances.size() == 4);
+}
+
+TEST_CASE("failures: a rejoined peer redoing an iteration draws its steps anew, beside its first life's functions") {
+  // Peer 2 crashes at 4 s, while its two functions of iteration 0 compute (they run on), and is back at 6 s; the
+  // others still wait for its gradient of iteration 0, so it redoes it with two new invocations. Every step's
+  // time is drawn (a heavy tail on every step): named by peer and iteration alone, the new invocations would
+  // draw what the first ones drew, to the last bit.
+  TempDir dir;
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="2"
+              compute_variability="none"/>
+    <peers count="3" instance_type="t2.large"/>
+    <functions minibatches_per_invocation="1"/>
+    <stragglers tail_probability="1" tail_shape="3"/>
+    <failures crash_peer="2" crash_at_s="4" rejoin_after_s="2" peer_timeout_s="60"/>)")), "serverless");
+  CHECK(r.failure.empty());
+  std::map<int, std::vector<double>> compute_s;  // peer 2's iteration 0, by invocation
+  for (const auto& p : r.trace)
+    if (p.peer == 2 && p.iteration == 0 && p.invocation >= 0 && p.phase == Phase::Compute)
+      compute_s[p.invocation].push_back(p.end_s - p.start_s);
+  REQUIRE(compute_s.size() == 2);
+  for (const auto& [k, seconds] : compute_s) {
+    CAPTURE(k);
+    REQUIRE(seconds.size() == 2);  // the first life's invocation and the redo's
+    CHECK(seconds[0] != seconds[1]);
+  }
 }
 
 TEST_CASE("failures: when a peer's workflow fails, the others stop waiting for it, even without a timeout") {

@@ -2,6 +2,8 @@
 // the services, the records it emits and its random draws. SimGrid runs one actor at a time, so plain
 // members need no locking; simulated waiting goes through the adapter's Signal, Counter and Semaphore.
 #pragma once
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "../cpu_credits.hpp"
@@ -43,6 +45,14 @@ struct Context {
   /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
   /// straggler factor when the experiment declares one, drawn from `draws` (the steps' participant's stream).
   double step_noise(StepTarget target, Random::Stream& draws);
+  /// Names this instance of `peer` in its random streams: 0 for the first, its start date's bits once it has
+  /// rejoined, so that a rejoined peer redoing an iteration, and its new functions beside the old ones still
+  /// running, draw anew.
+  std::int64_t instance_of(int peer) const {
+    std::int64_t bits = 0;
+    std::memcpy(&bits, &peer_started_s[peer], sizeof bits);
+    return bits;
+  }
   /// How many times slower this peer's own CPU is (the experiment's straggler slowdown; 1 by default).
   double slowdown(int peer) const {
     const auto& f = s.experiment.stragglers.slowdown;

@@ -4,7 +4,8 @@
 // order, which any change to the simulator may move), nor on how many draws other participants took before it:
 // the same invocation of the same experiment draws the same numbers whatever else changes between two runs
 // (another memory size, another design beside it, another peer count): common random numbers, so the
-// difference between two configurations of a sweep is theirs, not the noise's.
+// difference between two configurations of a sweep is theirs, not the noise's. A peer that rejoins after a
+// crash is another participant (Context::instance_of).
 //
 // A stream's k-th number is XXH3-64 (libxxhash) of k, seeded by the hash of the stream's name and the
 // experiment's seed: every bit of it specified, the same on every platform (unlike std::*_distribution).

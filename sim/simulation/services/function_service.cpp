@@ -13,7 +13,8 @@ FunctionService::FunctionService(const p2psim::FunctionService& params, std::vec
 }
 
 FunctionService::Container FunctionService::start(const std::string& function, int memory_mb,
-                                                  std::initializer_list<std::int64_t> invocation) {
+                                                  std::initializer_list<std::int64_t> invocation,
+                                                  std::int64_t instance) {
   // A count rather than a SimGrid semaphore: under the limit (always, in the paper grid) nothing waits, and an
   // acquire that cannot block would still cost each invocation an actor switch to SimGrid's kernel and back.
   if (queued_.empty() && running_ < params_.concurrency_limit) {
@@ -61,8 +62,9 @@ FunctionService::Container FunctionService::start(const std::string& function, i
   max_alive_ = std::max(max_alive_, ++alive_);
   c.cold = true;
   c.init_started_s = now;
-  // The image's time is the invocation's own draw; the function's name keeps two pools' invocations apart.
-  auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(function));
+  // The image's time is the invocation's own draw; the function's name keeps two pools' invocations apart, and
+  // the caller's instance a rejoined peer's from its first life's.
+  auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(function) ^ instance);
   const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * draws.standard_normal());
   c.init_s = image_s + params_.runtime_import_s_at_1_vcpu / std::min(1.0, vcpus(memory_mb));
   sg::sleep_for(c.init_s);

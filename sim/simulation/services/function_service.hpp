@@ -32,8 +32,10 @@ class FunctionService {
   };
   /// Starts an invocation of `function` (one warm pool per function): blocks while the concurrency limit is
   /// reached, then takes a warm container or cold-starts one (sleeping through its INIT). `invocation` names it
-  /// (e.g. {peer, iteration, branch, attempt}): a cold start's image time is drawn from its own stream.
-  Container start(const std::string& function, int memory_mb, std::initializer_list<std::int64_t> invocation);
+  /// (e.g. {peer, iteration, branch, attempt}; `instance`: its caller's, Context::instance_of): a cold start's
+  /// image time is drawn from its own stream.
+  Container start(const std::string& function, int memory_mb, std::initializer_list<std::int64_t> invocation,
+                  std::int64_t instance = 0);
   /// The invocation ended after `run_s` of handler time: metered, and the container stays warm — or, when it
   /// died (out of memory, crash, timeout), it is gone.
   void finish(const Container& c, double run_s, const std::string& arch, bool died);

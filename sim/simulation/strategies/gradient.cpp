@@ -20,7 +20,7 @@ double seconds_until_out_of_memory(const Context& c, double step_s, double need_
 /// One function task of a peer's workflow execution, from its branch's start at `start_s`: invocation k handles
 /// its minibatches; failed attempts (out of memory, a crash, the timeout) are billed and retried as the
 /// workflow's retry policy says.
-void function_invocation(Context& c, int peer, int iteration, int k, double start_s,
+void function_invocation(Context& c, int peer, std::int64_t instance, int iteration, int k, double start_s,
                          const std::shared_ptr<Execution>& exec, KvStore* database) {
   sg::sleep_until(start_s);
   const auto& s = c.s;
@@ -33,7 +33,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
   std::string error;  // the last attempt's, when none succeeded
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (attempt > 0) c.workflow.retry_branch();
-    const auto container = c.functions.start("gradient", s.experiment.functions.memory_mb, {peer, iteration, k, attempt});
+    const auto container = c.functions.start("gradient", s.experiment.functions.memory_mb, {peer, iteration, k, attempt}, instance);
     if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s, k);
     const double run_start = sg::now();
     long long samples = 0;
@@ -44,7 +44,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
 
     const double compute_start = sg::now();
     double compute_s = 0;  // wall seconds on the function's CPU share
-    auto step_draws = c.random.stream(Draw::FunctionStep, {peer, iteration, k, attempt});
+    auto step_draws = c.random.stream(Draw::FunctionStep, {peer, iteration, k, attempt}, instance);
     for (long long b : batches) compute_s += s.wall_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function, step_draws);
     // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
     double run_for = compute_s;
@@ -58,7 +58,7 @@ void function_invocation(Context& c, int peer, int iteration, int k, double star
           c.system.name, peer, gb(s.invocation_need_bytes[k]), *std::max_element(batches.begin(), batches.end()),
           s.experiment.workload.model, gb(s.function_memory_bytes), s.experiment.functions.memory_mb, attempts,
           s.smallest_function_memory_mb() > 0 ? std::to_string(s.smallest_function_memory_mb()) : "no size");
-    } else if (auto failure_draws = c.random.stream(Draw::FunctionFailure, {peer, iteration, k, attempt});
+    } else if (auto failure_draws = c.random.stream(Draw::FunctionFailure, {peer, iteration, k, attempt}, instance);
                failure_probability > 0 && failure_draws.uniform() < failure_probability) {
       run_for = failure_draws.uniform() * compute_s;
       ending = Phase::FunctionFailure;
@@ -101,7 +101,7 @@ void compute_on_peer(Context& c, int peer, int iteration) {
   const double start = sg::now();
   double reference_s = 0;   // every minibatch one after another on the peer's own CPU
   double busy_vcpu_s = 0;   // reference seconds x the vCPUs they keep busy, for the credits
-  auto draws = c.random.stream(Draw::PeerStep, {peer, iteration});
+  auto draws = c.random.stream(Draw::PeerStep, {peer, iteration}, c.instance_of(peer));
   for (long long b : s.minibatches) {
     const double step_s = s.reference_step_s(StepTarget::Peer, b) * c.step_noise(StepTarget::Peer, draws);
     reference_s += step_s;
@@ -123,9 +123,10 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   // Shared with the function tasks: they run on even if the peer crashes meanwhile.
   auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
   c.trace(peer, iteration, Phase::Orchestration, start);
-  c.workflow.fan_out(invocations, c.hosts.peers[peer], [&c, peer, iteration, exec, database](int k, double start_s) {
-    sg::run_task("fn", c.hosts.peers[peer], [&c, peer, iteration, k, start_s, exec, database] {
-      function_invocation(c, peer, iteration, k, start_s, exec, database);
+  const std::int64_t instance = c.instance_of(peer);  // the functions' draws stay this instance's if it crashes
+  c.workflow.fan_out(invocations, c.hosts.peers[peer], [&c, peer, instance, iteration, exec, database](int k, double start_s) {
+    sg::run_task("fn", c.hosts.peers[peer], [&c, peer, instance, iteration, k, start_s, exec, database] {
+      function_invocation(c, peer, instance, iteration, k, start_s, exec, database);
     });
   });
   c.workflow.poll_until_done(*exec, start, s.experiment.workflow_status_poll_interval_s);
