@@ -10,6 +10,8 @@
 #include <fmt/core.h>
 
 #include <pugixml.hpp>
+#include <algorithm>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -28,11 +30,42 @@ std::string text_without_functions_and_systems(const std::string& experiment_xml
   return out.str();
 }
 
+namespace {
+// The text without the function memory size and the systems.
+std::string text_without_function_memory_and_systems(const std::string& experiment_xml) {
+  pugi::xml_document doc;
+  if (!doc.load_string(experiment_xml.c_str())) throw std::runtime_error("a sweep's scenario is not valid XML");
+  auto root = doc.document_element();
+  for (const char* element : {"systems", "architectures"})
+    while (auto node = root.child(element)) root.remove_child(node);
+  for (auto functions = root.child("functions"); functions; functions = functions.next_sibling("functions"))
+    functions.remove_attribute("memory_mb");
+  std::ostringstream out;
+  doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
+  return out.str();
+}
+}  // namespace
+
+std::string function_memory_timing(const Scenario& s, const SystemSpec& system) {
+  if (system.strategy != "p2p_all_to_all") return "";
+  std::set<long long> sizes;
+  for (size_t k = 0; k < s.invocations.size(); ++k) {
+    if (!s.invocation_fits(k)) return "";
+    sizes.insert(s.invocations[k].begin(), s.invocations[k].end());
+  }
+  std::string timing = fmt::format("speed {:a} share {:a} encode {:a} steps", s.function_speed_factor,
+                                   std::min(1.0, s.function_vcpus), s.function_encode_s);
+  for (long long b : sizes) timing += fmt::format(" {}:{:a}", b, s.reference_step_s(StepTarget::Function, b));
+  return timing;
+}
+
 RunMemo::RunMemo(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }
 
 std::string RunMemo::key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
-                         const SystemSpec& system, bool exact_storage_sharing) {
-  std::string text = text_without_functions_and_systems(experiment_xml);
+                         const SystemSpec& system, bool exact_storage_sharing, const std::string& function_timing) {
+  std::string text = function_timing.empty() ? text_without_functions_and_systems(experiment_xml)
+                                             : text_without_function_memory_and_systems(experiment_xml) +
+                                                   "\nfunction timing " + function_timing;
   for (const auto& [file, hash] : file_hashes) text += "\nfile " + file + " " + hash;
   text += "\nsystem " + system.name + " " + system.strategy;
   for (const auto& [name, value] : system.params) text += " " + name + "=" + value;

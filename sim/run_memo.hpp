@@ -2,8 +2,14 @@
 // that system the same simulation; it runs once and the other scenarios read its output. What a system cannot
 // use, by construction: a system on a platform without function slots runs no function, so nothing of the
 // experiment's <functions> reaches it (the paper grid's five function memory sizes share one instance-based
-// simulation); and a system's simulation reads its own <system> only, not the others' (the random stream is
-// seeded by the experiment alone). Everything else of the scenario, and every input file's hash, is in the key.
+// simulation); and a system's simulation reads its own <system> only, not the others' (its random streams are
+// named by the experiment's seed and its participants alone). Everything else of the scenario, and every input
+// file's hash, is in the key.
+//
+// The paper's serverless all-to-all reads the function memory size only through what function_memory_timing()
+// lists (step times, the vCPU share below one, fitting) and the size it bills: two sizes that give the same
+// list give the same simulation but for the billed size, which the reader writes back. Where a model's step is
+// no faster above one vCPU (MobileNet's in the paper grid), 1,769 to 10,240 MB share one simulation.
 #pragma once
 #include <filesystem>
 #include <map>
@@ -11,6 +17,7 @@
 #include <string>
 
 #include "experiment.hpp"
+#include "scenario.hpp"
 #include "simulation/run_output.hpp"
 
 namespace p2psim {
@@ -19,6 +26,12 @@ namespace p2psim {
 /// list of systems (<systems>, <architectures>; the key adds the system's own). Equal texts: one memo group.
 std::string text_without_functions_and_systems(const std::string& experiment_xml);
 
+/// What a p2p_all_to_all system computing on functions reads of the function memory size, exactly (hex floats):
+/// the function CPU's speed factor, its vCPU share below one (cold-start import, encoding), each minibatch size's
+/// step time. "" when it cannot share across sizes: another design (its aggregators have sizes of their own), or
+/// an invocation that does not fit (its error names the size).
+std::string function_memory_timing(const Scenario& s, const SystemSpec& system);
+
 class RunMemo {
  public:
   /// Outputs live in `dir` (created), one file per key, for as long as the sweep that owns it runs.
@@ -26,9 +39,10 @@ class RunMemo {
 
   /// The key of a system that runs no function: the scenario's text without <functions> and systems, the hashes
   /// of the files it reads (not the experiment file's own: its text is in the key), the system (its name,
-  /// strategy and parameters) and the storage sharing.
+  /// strategy and parameters) and the storage sharing. With `function_timing` (function_memory_timing), the key
+  /// of a function system: the text keeps <functions> but its memory size, which the timing stands for.
   static std::string key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
-                         const SystemSpec& system, bool exact_storage_sharing);
+                         const SystemSpec& system, bool exact_storage_sharing, const std::string& function_timing = "");
 
   /// The output stored under `key` by another scenario's run, if any (counted as reused).
   std::optional<RunOutput> find(const std::string& key) const;

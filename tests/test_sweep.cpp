@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "input_error.hpp"
@@ -404,11 +405,12 @@ TEST_CASE("sweep: a system that runs no function is simulated once per group of 
 </experiment>
 )";
   // One job: each group's first scenario is done before the others start. Per peer count, the five other
-  // scenarios reuse the three systems that run no function; the serverless and sharded systems are simulated
-  // in all twelve.
+  // scenarios reuse the three systems that run no function (30); the serverless all-to-all is reused by the
+  // scenario that differs only in the sharded system's shards (6: its memory sizes and invocations differ
+  // together); the sharded system is simulated in all twelve.
   auto memo = run_cli("sweep " + path + " --out " + dir.path("memo") + " -j 1");
   REQUIRE(memo.exit_code == 0);
-  CHECK(memo.output.find("sweep: 30 simulations of systems that run no function were reused") != std::string::npos);
+  CHECK(memo.output.find("sweep: 36 simulations were reused") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path("memo/memo")));  // it lives as long as the sweep
   auto every = run_cli("sweep " + path + " --out " + dir.path("every") + " -j 2 --no-memo");
   REQUIRE(every.exit_code == 0);
@@ -421,6 +423,79 @@ TEST_CASE("sweep: a system that runs no function is simulated once per group of 
   for (const auto& id : ids)
     for (const std::string file : {"trace.csv", "result.json", "result.csv"})
       CHECK(read_text(dir.path("memo/runs/" + id + "/" + file)) == read_text(dir.path("every/runs/" + id + "/" + file)));
+}
+
+TEST_CASE("sweep: the serverless all-to-all is simulated once for function memory sizes with the same timing") {
+  // A step that two threads do not speed up (the hand calibration with its 2-thread samples as slow as 1-thread
+  // ones): from one vCPU (1,769 MB) up, a bigger function computes no faster and starts no faster, so 1,769,
+  // 3,538 and 7,076 MB share one simulation; 1,024 MB (0.58 vCPU) is slower and has its own.
+  TempDir dir;
+  std::string calibration = read_text(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv");
+  for (const auto& [faster, same] : {std::pair<std::string, std::string>{",2,0,1199882,4799528,0,0.66", ",2,0,1199882,4799528,0,1.1"},
+                                     {",2,0,1199882,4799528,0,4.2", ",2,0,1199882,4799528,0,7"}}) {
+    const auto at = calibration.find(faster);
+    REQUIRE(at != std::string::npos);
+    calibration.replace(at, faster.size(), same);
+  }
+  std::ofstream(dir.path("one_thread.csv")) << calibration;
+  const std::string path = dir.path("memory.xml");
+  std::ofstream(path) << R"(<experiment name="mem" seed="5">
+  <calibration files=")" << dir.path("one_thread.csv") << R"("/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="3" iterations="2"/>
+  <peers count="3" instance_type="t2.medium"/>
+  <systems baseline="instance">
+    <system name="instance" strategy="p2p_all_to_all" compute="peer"/>
+    <system name="serverless" strategy="p2p_all_to_all" compute="functions"/>
+  </systems>
+  <sweep>
+    <axis select="peers/@count" values="2 3"/>
+    <axis select="functions/@memory_mb" values="1024 1769 3538 7076"/>
+  </sweep>
+</experiment>
+)";
+  // Per peer count: the instance system 3 times, the serverless one twice (3,538 and 7,076 MB).
+  auto memo = run_cli("sweep " + path + " --out " + dir.path("memo") + " -j 1");
+  REQUIRE(memo.exit_code == 0);
+  CHECK(memo.output.find("sweep: 10 simulations were reused") != std::string::npos);
+  auto every = run_cli("sweep " + path + " --out " + dir.path("every") + " -j 2 --no-memo");
+  REQUIRE(every.exit_code == 0);
+  // Byte for byte what simulating each gives: times, traces, and each size's own bill.
+  CHECK(read_text(dir.path("memo/results.csv")) == read_text(dir.path("every/results.csv")));
+  const auto ids = finished_ids(dir.path("memo"));
+  REQUIRE(ids.size() == 8);
+  for (const auto& id : ids)
+    for (const std::string file : {"trace.csv", "result.json", "result.csv"})
+      CHECK(read_text(dir.path("memo/runs/" + id + "/" + file)) == read_text(dir.path("every/runs/" + id + "/" + file)));
+  // The shared runs are billed at their own sizes: twice the memory, twice the compute charge.
+  std::map<int, double> compute_usd;  // serverless, 2 peers, by memory size
+  std::ifstream in(dir.path("memo/results.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+  const auto column = [&](const char* name) { return std::find(header.begin(), header.end(), name) - header.begin(); };
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    for (std::istringstream fields(line); std::getline(fields, line, ',');) f.push_back(line);
+    if (f[column("system")] == "serverless" && f[column("peers")] == "2")
+      compute_usd[std::stoi(f[column("function_memory_mb")])] = std::stod(f[column("function_compute_usd")]);
+  }
+  REQUIRE(compute_usd.size() == 4);
+  CHECK(compute_usd[3538] == doctest::Approx(2 * compute_usd[1769]).epsilon(0.01));
+  CHECK(compute_usd[7076] == doctest::Approx(4 * compute_usd[1769]).epsilon(0.01));
+
+  // With the hand calibration itself two threads are faster: every size computes at its own speed, nothing of
+  // the serverless system is shared (the instance system still is), and the results are again simulating each's.
+  std::string text = read_text(path);
+  text.replace(text.find(dir.path("one_thread.csv")), dir.path("one_thread.csv").size(),
+               P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv");
+  std::ofstream(path) << text;
+  auto threaded = run_cli("sweep " + path + " --out " + dir.path("threaded") + " -j 1");
+  REQUIRE(threaded.exit_code == 0);
+  CHECK(threaded.output.find("sweep: 6 simulations were reused") != std::string::npos);
+  auto threaded_every = run_cli("sweep " + path + " --out " + dir.path("threaded_every") + " -j 2 --no-memo");
+  REQUIRE(threaded_every.exit_code == 0);
+  CHECK(read_text(dir.path("threaded/results.csv")) == read_text(dir.path("threaded_every/results.csv")));
 }
 
 TEST_CASE("the shipped designs comparison sweeps every design, and report and recommend weigh them all") {

@@ -129,11 +129,18 @@ int cmd_run(int argc, char** argv) {
     }
     for (const auto& system : experiment.systems) {
       const bool last = &system == &experiment.systems.back();
-      // Only a system without function slots can be shared (run_memo.hpp); outside a sweep, nothing is asked.
-      const bool shareable = memo && platform_spec(scenario, system).function_slots == 0;
-      const std::string key =
-          shareable ? RunMemo::key(experiment_text, memo_files, system, sharing == sg::StorageSharing::Exact) : "";
+      // A system without function slots, or one whose functions' timing stands for their memory size, can be
+      // shared (run_memo.hpp); outside a sweep, nothing is asked.
+      std::string key, function_timing;
+      if (memo) {
+        const bool runs_functions = platform_spec(scenario, system).function_slots > 0;
+        if (runs_functions) function_timing = function_memory_timing(scenario, system);
+        if (!runs_functions || !function_timing.empty())
+          key = RunMemo::key(experiment_text, memo_files, system, sharing == sg::StorageSharing::Exact, function_timing);
+      }
       std::optional<RunOutput> reused = key.empty() ? std::nullopt : memo->find(key);
+      if (reused && !function_timing.empty())  // billed at the size of the scenario that stored it: this one's
+        for (auto& run : reused->ledger.function_runs) run.memory_mb = scenario.experiment.functions.memory_mb;
       RunOutput out = reused                                  ? std::move(*reused)
                       : last && run_last_system_in_process ? simulate(scenario, system, sharing)
                                                            : simulate_isolated(scenario, system, sharing);

@@ -223,8 +223,9 @@ int cmd_sweep(int argc, char** argv) {
                                "seconds before a scenario is killed and recorded as failed (0: none)")(
       "shard", po::value<std::string>(), "run only share i of n (0-based), e.g. 0/4")(
       "no-memo", "simulate every system of every scenario (by default a system that runs no function is simulated "
-                 "once per group of scenarios that differ only in <functions> or in their other systems: "
-                 "docs/architecture.md, \"Scale\")")(
+                 "once per group of scenarios that differ only in <functions> or in their other systems, and the "
+                 "serverless all-to-all once per group that differ only in function memory sizes with the same "
+                 "timing: docs/architecture.md, \"Scale\")")(
       "list", "list the scenarios and exit");
   po::positional_options_description pos;
   pos.add("experiment", 1);
@@ -344,8 +345,8 @@ int cmd_sweep(int argc, char** argv) {
   std::fprintf(stderr, "sweep: %d done, %d failed, %d skipped; %d rows in %s\n", done, failed, skipped, rows,
                (dir / "results.csv").c_str());
   if (reused > 0)
-    std::fprintf(stderr, "sweep: %lld simulations of systems that run no function were reused from scenarios that "
-                         "differ only in <functions> or in their other systems (--no-memo: simulate every one)\n",
+    std::fprintf(stderr, "sweep: %lld simulations were reused from scenarios that differ only in what those systems "
+                         "cannot use (docs/architecture.md, \"Scale\"; --no-memo: simulate every one)\n",
                  reused);
   return failed == 0 && fs::is_empty(dir / "failed") ? kExitOk : kExitInternal;
 }
