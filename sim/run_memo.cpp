@@ -19,32 +19,29 @@ namespace fs = std::filesystem;
 
 namespace p2psim {
 
-std::string text_without_functions_and_systems(const std::string& experiment_xml) {
-  pugi::xml_document doc;
-  if (!doc.load_string(experiment_xml.c_str())) throw std::runtime_error("a sweep's scenario is not valid XML");
-  auto root = doc.document_element();
-  for (const char* element : {"functions", "systems", "architectures"})
-    while (auto node = root.child(element)) root.remove_child(node);
-  std::ostringstream out;
-  doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
-  return out.str();
-}
-
 namespace {
-// The text without the function memory size and the systems.
-std::string text_without_function_memory_and_systems(const std::string& experiment_xml) {
+// The text without the systems, and without <functions> or only without its memory size.
+std::string text_without(const std::string& experiment_xml, bool functions_memory_only) {
   pugi::xml_document doc;
   if (!doc.load_string(experiment_xml.c_str())) throw std::runtime_error("a sweep's scenario is not valid XML");
   auto root = doc.document_element();
   for (const char* element : {"systems", "architectures"})
     while (auto node = root.child(element)) root.remove_child(node);
-  for (auto functions = root.child("functions"); functions; functions = functions.next_sibling("functions"))
-    functions.remove_attribute("memory_mb");
+  if (functions_memory_only) {
+    for (auto functions = root.child("functions"); functions; functions = functions.next_sibling("functions"))
+      functions.remove_attribute("memory_mb");
+  } else {
+    while (auto node = root.child("functions")) root.remove_child(node);
+  }
   std::ostringstream out;
   doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
   return out.str();
 }
 }  // namespace
+
+std::string text_without_functions_and_systems(const std::string& experiment_xml) {
+  return text_without(experiment_xml, false);
+}
 
 std::string function_memory_timing(const Scenario& s, const SystemSpec& system) {
   if (system.strategy != "p2p_all_to_all") return "";
@@ -63,9 +60,8 @@ RunMemo::RunMemo(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(d
 
 std::string RunMemo::key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
                          const SystemSpec& system, bool exact_storage_sharing, const std::string& function_timing) {
-  std::string text = function_timing.empty() ? text_without_functions_and_systems(experiment_xml)
-                                             : text_without_function_memory_and_systems(experiment_xml) +
-                                                   "\nfunction timing " + function_timing;
+  std::string text = function_timing.empty() ? text_without(experiment_xml, false)
+                                             : text_without(experiment_xml, true) + "\nfunction timing " + function_timing;
   for (const auto& [file, hash] : file_hashes) text += "\nfile " + file + " " + hash;
   text += "\nsystem " + system.name + " " + system.strategy;
   for (const auto& [name, value] : system.params) text += " " + name + "=" + value;
