@@ -58,6 +58,18 @@ std::set<std::string> finished_ids(const fs::path& dir) {
   return ids;
 }
 
+// Two sweeps' folders hold the same results, and the same trace, result and provenance of each of `runs` runs.
+void check_same_runs(const fs::path& a, const fs::path& b, size_t runs) {
+  CHECK(read_text(a / "results.csv") == read_text(b / "results.csv"));
+  const auto ids = finished_ids(a);
+  REQUIRE(ids.size() == runs);
+  for (const auto& id : ids)
+    for (const std::string file : {"trace.csv", "result.json", "result.csv"}) {
+      CAPTURE(file);
+      CHECK(read_text(a / "runs" / id / file) == read_text(b / "runs" / id / file));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("axes multiply, axes in <together> vary together, ids are stable and distinct") {
@@ -417,12 +429,7 @@ TEST_CASE("sweep: a system that runs no function is simulated once per group of 
   CHECK(every.output.find("reused") == std::string::npos);
   // The same results, and the same trace and provenance of every run, as simulating every system.
   CHECK(count_lines(dir.path("memo/results.csv")) == 1 + 12 * 5);
-  CHECK(read_text(dir.path("memo/results.csv")) == read_text(dir.path("every/results.csv")));
-  const auto ids = finished_ids(dir.path("memo"));
-  REQUIRE(ids.size() == 12);
-  for (const auto& id : ids)
-    for (const std::string file : {"trace.csv", "result.json", "result.csv"})
-      CHECK(read_text(dir.path("memo/runs/" + id + "/" + file)) == read_text(dir.path("every/runs/" + id + "/" + file)));
+  check_same_runs(dir.path("memo"), dir.path("every"), 12);
 }
 
 TEST_CASE("sweep: the serverless all-to-all is simulated once for function memory sizes with the same timing") {
@@ -460,12 +467,7 @@ TEST_CASE("sweep: the serverless all-to-all is simulated once for function memor
   auto every = run_cli("sweep " + path + " --out " + dir.path("every") + " -j 2 --no-memo");
   REQUIRE(every.exit_code == 0);
   // Byte for byte what simulating each gives: times, traces, and each size's own bill.
-  CHECK(read_text(dir.path("memo/results.csv")) == read_text(dir.path("every/results.csv")));
-  const auto ids = finished_ids(dir.path("memo"));
-  REQUIRE(ids.size() == 8);
-  for (const auto& id : ids)
-    for (const std::string file : {"trace.csv", "result.json", "result.csv"})
-      CHECK(read_text(dir.path("memo/runs/" + id + "/" + file)) == read_text(dir.path("every/runs/" + id + "/" + file)));
+  check_same_runs(dir.path("memo"), dir.path("every"), 8);
   // The shared runs are billed at their own sizes: twice the memory, twice the compute charge.
   std::map<int, double> compute_usd;  // serverless, 2 peers, by memory size
   std::ifstream in(dir.path("memo/results.csv"));
@@ -495,7 +497,7 @@ TEST_CASE("sweep: the serverless all-to-all is simulated once for function memor
   CHECK(threaded.output.find("sweep: 6 simulations were reused") != std::string::npos);
   auto threaded_every = run_cli("sweep " + path + " --out " + dir.path("threaded_every") + " -j 2 --no-memo");
   REQUIRE(threaded_every.exit_code == 0);
-  CHECK(read_text(dir.path("threaded/results.csv")) == read_text(dir.path("threaded_every/results.csv")));
+  check_same_runs(dir.path("threaded"), dir.path("threaded_every"), 8);
 }
 
 TEST_CASE("the shipped designs comparison sweeps every design, and report and recommend weigh them all") {
