@@ -115,8 +115,9 @@ int cmd_run(int argc, char** argv) {
     record(experiment.models_path);
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
     limits::check_fits_in_memory(scenario);
-    // In a sweep's worker, a system that runs no function is simulated once per sweep (run_memo.hpp): the files
-    // it reads are those of the provenance, less the experiment file (its text is in the key), plus the defaults.
+    // In a sweep's worker, a system that runs no function, or the serverless all-to-all whose functions' timing
+    // stands for their memory size, is simulated once per group of scenarios (run_memo.hpp): the files it reads
+    // are those of the provenance, less the experiment file (its text is in the key), plus the defaults.
     std::optional<RunMemo> memo;
     std::map<std::string, std::string> memo_files;
     std::string experiment_text;
