@@ -70,6 +70,21 @@ void check_same_runs(const fs::path& a, const fs::path& b, size_t runs) {
     }
 }
 
+// Sweeps `path` with its memo into DIR/<name> (one job: each group's first scenario is done before the others
+// start) and with --no-memo into DIR/<name>_every, checks that both hold the same `runs` runs byte for byte,
+// and returns the memo sweep's output (it says how many simulations were reused).
+std::string sweep_with_and_without_memo(const TempDir& dir, const std::string& path, const std::string& name,
+                                        size_t runs) {
+  auto memo = run_cli("sweep " + path + " --out " + dir.path(name) + " -j 1");
+  REQUIRE(memo.exit_code == 0);
+  CHECK_FALSE(fs::exists(dir.path(name + "/memo")));  // it lives as long as the sweep
+  auto every = run_cli("sweep " + path + " --out " + dir.path(name + "_every") + " -j 2 --no-memo");
+  REQUIRE(every.exit_code == 0);
+  CHECK(every.output.find("reused") == std::string::npos);
+  check_same_runs(dir.path(name), dir.path(name + "_every"), runs);
+  return memo.output;
+}
+
 }  // namespace
 
 TEST_CASE("axes multiply, axes in <together> vary together, ids are stable and distinct") {
@@ -416,20 +431,13 @@ TEST_CASE("sweep: a system that runs no function is simulated once per group of 
   </sweep>
 </experiment>
 )";
-  // One job: each group's first scenario is done before the others start. Per peer count, the five other
-  // scenarios reuse the three systems that run no function (30); the serverless all-to-all is reused by the
-  // scenario that differs only in the sharded system's shards (6: its memory sizes and invocations differ
-  // together); the sharded system is simulated in all twelve.
-  auto memo = run_cli("sweep " + path + " --out " + dir.path("memo") + " -j 1");
-  REQUIRE(memo.exit_code == 0);
-  CHECK(memo.output.find("sweep: 36 simulations were reused") != std::string::npos);
-  CHECK_FALSE(fs::exists(dir.path("memo/memo")));  // it lives as long as the sweep
-  auto every = run_cli("sweep " + path + " --out " + dir.path("every") + " -j 2 --no-memo");
-  REQUIRE(every.exit_code == 0);
-  CHECK(every.output.find("reused") == std::string::npos);
-  // The same results, and the same trace and provenance of every run, as simulating every system.
+  // Per peer count, the five other scenarios reuse the three systems that run no function (30); the serverless
+  // all-to-all is reused by the scenario that differs only in the sharded system's shards (6: its memory sizes
+  // and invocations differ together); the sharded system is simulated in all twelve. The same results, and the
+  // same trace and provenance of every run, as simulating every system.
+  CHECK(sweep_with_and_without_memo(dir, path, "memo", 12).find("sweep: 36 simulations were reused") !=
+        std::string::npos);
   CHECK(count_lines(dir.path("memo/results.csv")) == 1 + 12 * 5);
-  check_same_runs(dir.path("memo"), dir.path("every"), 12);
 }
 
 TEST_CASE("sweep: the serverless all-to-all is simulated once for function memory sizes with the same timing") {
@@ -460,14 +468,10 @@ TEST_CASE("sweep: the serverless all-to-all is simulated once for function memor
   </sweep>
 </experiment>
 )";
-  // Per peer count: the instance system 3 times, the serverless one twice (3,538 and 7,076 MB).
-  auto memo = run_cli("sweep " + path + " --out " + dir.path("memo") + " -j 1");
-  REQUIRE(memo.exit_code == 0);
-  CHECK(memo.output.find("sweep: 10 simulations were reused") != std::string::npos);
-  auto every = run_cli("sweep " + path + " --out " + dir.path("every") + " -j 2 --no-memo");
-  REQUIRE(every.exit_code == 0);
-  // Byte for byte what simulating each gives: times, traces, and each size's own bill.
-  check_same_runs(dir.path("memo"), dir.path("every"), 8);
+  // Per peer count: the instance system 3 times, the serverless one twice (3,538 and 7,076 MB); byte for byte
+  // what simulating each gives: times, traces, and each size's own bill.
+  CHECK(sweep_with_and_without_memo(dir, path, "memo", 8).find("sweep: 10 simulations were reused") !=
+        std::string::npos);
   // The shared runs are billed at their own sizes: twice the memory, twice the compute charge.
   std::map<int, double> compute_usd;  // serverless, 2 peers, by memory size
   std::ifstream in(dir.path("memo/results.csv"));
@@ -492,12 +496,8 @@ TEST_CASE("sweep: the serverless all-to-all is simulated once for function memor
   text.replace(text.find(dir.path("one_thread.csv")), dir.path("one_thread.csv").size(),
                P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv");
   std::ofstream(path) << text;
-  auto threaded = run_cli("sweep " + path + " --out " + dir.path("threaded") + " -j 1");
-  REQUIRE(threaded.exit_code == 0);
-  CHECK(threaded.output.find("sweep: 6 simulations were reused") != std::string::npos);
-  auto threaded_every = run_cli("sweep " + path + " --out " + dir.path("threaded_every") + " -j 2 --no-memo");
-  REQUIRE(threaded_every.exit_code == 0);
-  check_same_runs(dir.path("threaded"), dir.path("threaded_every"), 8);
+  CHECK(sweep_with_and_without_memo(dir, path, "threaded", 8).find("sweep: 6 simulations were reused") !=
+        std::string::npos);
 }
 
 TEST_CASE("the shipped designs comparison sweeps every design, and report and recommend weigh them all") {
