@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "file_stamp.hpp"
 #include "xml_reader.hpp"
 
 namespace p2psim {
@@ -54,9 +55,20 @@ double WorkflowService::branch_start_delay_s(int i) const {
 
 namespace {
 CloudProfile parse_profile(XmlFile& xml, const std::string& path);
+CloudProfile parse_profile_file(const std::string& path, const std::vector<ProfileOverride>& overrides);
 }  // namespace
 
 CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides) {
+  // Parsed once per process for each set of overrides (a sweep's scenarios inherit it: file_stamp.hpp). Where an
+  // override was written only matters to an error, which is never remembered.
+  std::vector<std::pair<std::string, std::string>> key;
+  for (const auto& o : overrides) key.emplace_back(o.select, o.value);
+  static FileMemo<decltype(key), CloudProfile> parsed;
+  return parsed.get({path}, key, [&] { return parse_profile_file(path, overrides); });
+}
+
+namespace {
+CloudProfile parse_profile_file(const std::string& path, const std::vector<ProfileOverride>& overrides) {
   XmlFile xml(path);
   apply_overrides(xml, overrides);
   try {
@@ -74,7 +86,6 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
   }
 }
 
-namespace {
 CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto root = xml.root("cloud");
   xml.check_names(root, {"name", "region", "currency", "collected"},

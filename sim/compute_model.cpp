@@ -1,6 +1,7 @@
 #include "compute_model.hpp"
 
 #include "csv_reader.hpp"
+#include "file_stamp.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,43 +78,13 @@ std::vector<std::string> csv_files_in(const std::string& dir) {
   return csvs;
 }
 
-namespace {
-
-// What a calibration file was when it was read: a file rewritten since reads again.
-struct FileStamp {
-  std::string path;
-  std::uintmax_t size_bytes = 0;
-  std::filesystem::file_time_type modified;
-  bool operator==(const FileStamp& o) const { return path == o.path && size_bytes == o.size_bytes && modified == o.modified; }
-};
-
-std::vector<FileStamp> stamps_of(const std::vector<std::string>& paths) {
-  std::vector<FileStamp> stamps;
-  std::error_code ec;  // a missing file has no stamp: fitting it reports it, naming the file
-  for (const auto& p : paths) {
-    const auto size = std::filesystem::file_size(p, ec);
-    if (ec) return {};
-    const auto modified = std::filesystem::last_write_time(p, ec);
-    if (ec) return {};
-    stamps.push_back({p, size, modified});
-  }
-  return stamps;
-}
-
-}  // namespace
 
 ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
   if (csv_paths.empty()) throw std::invalid_argument("no calibration CSV given");
   // Reading and fitting the samples is most of a small scenario's set-up, and a sweep resolves every scenario
   // twice (checked up front, then run) in processes forked from one: fitted once there, each fork inherits it.
-  static std::vector<std::pair<std::vector<FileStamp>, ComputeModel>> fitted;
-  const auto stamps = stamps_of(csv_paths);
-  if (!stamps.empty())
-    for (const auto& [key, model] : fitted)
-      if (key == stamps) return model;
-  ComputeModel cm = fit(csv_paths);
-  if (!stamps.empty()) fitted.emplace_back(stamps, cm);
-  return cm;
+  static FileMemo<int, ComputeModel> fitted;
+  return fitted.get(csv_paths, 0, [&] { return fit(csv_paths); });
 }
 
 ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
@@ -144,7 +115,7 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
         ops[s.kernel][static_cast<double>(s.elements)].push_back(s.seconds);
     }
 
-  ComputeModel cm;
+  auto fits = std::make_shared<Fits>();
   for (const auto& [key, by_threads] : steps) {
     auto one = by_threads.find(1);
     if (one == by_threads.end()) continue;  // the model needs 1-thread samples as its reference
@@ -164,11 +135,13 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
     if (auto b = busy.find(key); b != busy.end())
       for (const auto& [threads, groups] : b->second) f.busy_vcpus[threads] = make_curve(groups);
     std::sort(f.noise.begin(), f.noise.end());  // order-independent of file order, for determinism
-    cm.steps_[key] = std::move(f);
+    fits->steps[key] = std::move(f);
   }
-  for (const auto& [kernel, groups] : ops) cm.tensor_ops_[kernel] = make_curve(groups);
-  for (const auto& [key, groups] : memory_with_timing) cm.memory_[key] = make_curve(groups);
-  for (const auto& [key, groups] : memory) cm.memory_[key] = make_curve(groups);
+  for (const auto& [kernel, groups] : ops) fits->tensor_ops[kernel] = make_curve(groups);
+  for (const auto& [key, groups] : memory_with_timing) fits->memory[key] = make_curve(groups);
+  for (const auto& [key, groups] : memory) fits->memory[key] = make_curve(groups);
+  ComputeModel cm;
+  cm.fits_ = std::move(fits);
   return cm;
 }
 
@@ -209,10 +182,10 @@ double ComputeModel::Curve::held_out_error() const {
 }
 
 const ComputeModel::StepFit& ComputeModel::step_fit(const std::string& model, const std::string& input_shape) const {
-  auto it = steps_.find({model, input_shape});
-  if (it != steps_.end()) return it->second;
+  auto it = fits_->steps.find({model, input_shape});
+  if (it != fits_->steps.end()) return it->second;
   std::string known;
-  for (const auto& [key, fit] : steps_) known += (known.empty() ? "" : ", ") + key.first + "@" + key.second;
+  for (const auto& [key, fit] : fits_->steps) known += (known.empty() ? "" : ", ") + key.first + "@" + key.second;
   throw std::out_of_range("no calibration samples for model " + model + " with input " + input_shape +
                           " (calibrated: " + (known.empty() ? "none" : known) + ")");
 }
@@ -268,8 +241,8 @@ double ComputeModel::draw_step_noise(const std::string& model, const std::string
 
 double ComputeModel::step_memory_bytes(const std::string& model, const std::string& input_shape,
                                        double batch) const {
-  auto it = memory_.find({model, input_shape});
-  if (it == memory_.end())
+  auto it = fits_->memory.find({model, input_shape});
+  if (it == fits_->memory.end())
     throw std::out_of_range("no memory samples for " + model + "@" + input_shape +
                             " (calibrate it with a p2psim that records peak_rss_bytes)");
   const Curve& c = it->second;
@@ -281,18 +254,18 @@ double ComputeModel::step_memory_bytes(const std::string& model, const std::stri
 }
 
 bool ComputeModel::has_memory(const std::string& model, const std::string& input_shape) const {
-  return memory_.count({model, input_shape}) > 0;
+  return fits_->memory.count({model, input_shape}) > 0;
 }
 
 double ComputeModel::average_seconds(double elements, int n) const {
-  auto it = tensor_ops_.find("average");
-  if (it == tensor_ops_.end()) throw std::out_of_range("no 'average' samples in the calibration data");
+  auto it = fits_->tensor_ops.find("average");
+  if (it == fits_->tensor_ops.end()) throw std::out_of_range("no 'average' samples in the calibration data");
   return std::max(0.0, it->second(elements * n));
 }
 
 double ComputeModel::codec_seconds(const std::string& kernel, double elements) const {
-  auto it = tensor_ops_.find(kernel);
-  if (it == tensor_ops_.end()) throw std::out_of_range("no '" + kernel + "' samples in the calibration data");
+  auto it = fits_->tensor_ops.find(kernel);
+  if (it == fits_->tensor_ops.end()) throw std::out_of_range("no '" + kernel + "' samples in the calibration data");
   return std::max(0.0, it->second(elements));
 }
 

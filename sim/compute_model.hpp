@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,16 +82,21 @@ class ComputeModel {
     /// speed-up first capped at linear. 0 when only one thread was measured.
     double serial_fraction(double batch) const;
   };
-  const std::map<std::pair<std::string, std::string>, StepFit>& step_fits() const { return steps_; }
-  const std::map<std::string, Curve>& tensor_op_fits() const { return tensor_ops_; }
-  const std::map<std::pair<std::string, std::string>, Curve>& memory_fits() const { return memory_; }
+  const std::map<std::pair<std::string, std::string>, StepFit>& step_fits() const { return fits_->steps; }
+  const std::map<std::string, Curve>& tensor_op_fits() const { return fits_->tensor_ops; }
+  const std::map<std::pair<std::string, std::string>, Curve>& memory_fits() const { return fits_->memory; }
 
  private:
   static ComputeModel fit(const std::vector<std::string>& csv_paths);  // load, without the process's memo
   const StepFit& step_fit(const std::string& model, const std::string& input_shape) const;
-  std::map<std::pair<std::string, std::string>, StepFit> steps_;  // (model, input shape) -> fit
-  std::map<std::string, Curve> tensor_ops_;                        // kernel -> fit in elements (or n*elements)
-  std::map<std::pair<std::string, std::string>, Curve> memory_;    // (model, input shape) -> bytes vs batch
+  struct Fits {
+    std::map<std::pair<std::string, std::string>, StepFit> steps;  // (model, input shape) -> fit
+    std::map<std::string, Curve> tensor_ops;                        // kernel -> fit in elements (or n*elements)
+    std::map<std::pair<std::string, std::string>, Curve> memory;    // (model, input shape) -> bytes vs batch
+  };
+  // Shared and never changed once fitted: a scenario's copy of the process's fitted model costs a pointer, not
+  // a copy of every curve (it was 2.7 % of the paper grid's CPU: bench/README.md, "A ninth pass").
+  std::shared_ptr<const Fits> fits_ = std::make_shared<const Fits>();
 };
 
 }  // namespace p2psim

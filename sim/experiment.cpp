@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
 #include "compute_model.hpp"
 #include "limits.hpp"
 #include "data_dir.hpp"
+#include "file_stamp.hpp"
 #include "parse_number.hpp"
 #include "xml_reader.hpp"
 
@@ -104,6 +106,14 @@ InputError Experiment::error(const std::string& element, const std::string& fiel
   return InputError(path, it == lines.end() ? 0 : it->second, element + "/@" + field, what);
 }
 
+std::vector<std::string> Experiment::input_files() const {
+  std::vector<std::string> files{profile_path};
+  files.insert(files.end(), calibration_paths.begin(), calibration_paths.end());
+  for (const auto& [target, paths] : target_calibration_paths) files.insert(files.end(), paths.begin(), paths.end());
+  files.push_back(models_path);
+  return files;
+}
+
 std::string default_experiment_defaults_path() {
   return data_dir() + "/experiments/defaults.xml";
 }
@@ -121,9 +131,11 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
                     "give <systems> or <architectures>, not both (<architectures> is the paper's two systems)");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
   const bool accuracy_declared = root.child("accuracy");  // defaults.xml holds its defaults, not the switch
-  XmlFile defaults(defaults_path);
+  static FileMemo<int, std::shared_ptr<const XmlFile>> parsed_defaults;  // the same for a sweep's scenarios
+  const auto defaults =
+      parsed_defaults.get({defaults_path}, 0, [&] { return std::make_shared<const XmlFile>(defaults_path); });
   resolve_relative_paths(root, fs::path(path).parent_path().string());
-  merge_defaults(root, defaults.root("experiment"), fs::path(defaults_path).parent_path());
+  merge_defaults(root, defaults->root("experiment"), fs::path(defaults_path).parent_path());
 
   Experiment e;
   e.path = path;

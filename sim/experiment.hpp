@@ -107,6 +107,8 @@ struct Experiment {
   std::map<std::string, long> lines;
   /// An InputError about `field` of element `element` of this experiment.
   InputError error(const std::string& element, const std::string& field, const std::string& what) const;
+  /// The files a run reads besides the experiment's own (its provenance): profile, calibration, models.
+  std::vector<std::string> input_files() const;
 };
 
 /// Parses `path`, filling unset values from `defaults_path`. Throws InputError naming file, line, field.

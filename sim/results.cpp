@@ -1,6 +1,7 @@
 #include "results.hpp"
 
 #include "atomic_file.hpp"
+#include "file_stamp.hpp"
 #include "read_text.hpp"
 
 #include <fmt/core.h>
@@ -14,8 +15,11 @@ namespace fs = std::filesystem;
 namespace p2psim {
 
 std::string file_hash(const std::string& path) {
-  const std::string bytes = read_text(path);
-  return fmt::format("{:016x}", XXH64(bytes.data(), bytes.size(), 0));
+  static FileMemo<int, std::string> hashes;  // a sweep's scenarios share their calibration and profile files
+  return hashes.get({path}, 0, [&] {
+    const std::string bytes = read_text(path);
+    return fmt::format("{:016x}", XXH64(bytes.data(), bytes.size(), 0));
+  });
 }
 
 SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput run) {

@@ -1,6 +1,10 @@
 // Experiment parsing and validation: defaults, derived quantities, and bad input named by file, line, field.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
+#include "read_text.hpp"
+#include "results.hpp"
 #include "sim_fixture.hpp"
 
 using namespace p2psim;
@@ -200,4 +204,31 @@ TEST_CASE("missing files, malformed XML and overrides that select nothing") {
   std::ofstream(dir.path("nocal.xml")) << R"(<experiment name="x"><calibration files="/nonexistent.csv"/></experiment>)";
   CHECK(load_error(dir.path("nocal.xml")).find("field 'calibration/@files': no such file: /nonexistent.csv") !=
         std::string::npos);
+}
+
+TEST_CASE("inputs a process parsed or hashed are read again once the file is rewritten, overrides kept apart") {
+  // A sweep's scenarios inherit what their parent read (file_stamp.hpp); a file changed since is not stale.
+  TempDir dir;
+  const std::string profile = dir.path("profile.xml");
+  const std::string shipped = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  auto write = [](const std::string& path, const std::string& text) { std::ofstream(path) << text; };
+  write(profile, shipped);
+  CHECK(load_cloud_profile(profile).storage.aggregate_bandwidth_bps == 50e9);
+  const ProfileOverride narrower{"object_storage/@aggregate_bandwidth_bps", "7000000000", "x.xml", 3};
+  CHECK(load_cloud_profile(profile, {narrower}).storage.aggregate_bandwidth_bps == 7e9);
+  CHECK(load_cloud_profile(profile).storage.aggregate_bandwidth_bps == 50e9);  // not the override's
+  std::string rewritten = shipped;
+  rewritten.replace(rewritten.find("aggregate_bandwidth_bps=\"50000000000\""), 37,
+                    "aggregate_bandwidth_bps=\"9000000000\"");
+  write(profile, rewritten);
+  CHECK(load_cloud_profile(profile).storage.aggregate_bandwidth_bps == 9e9);
+  CHECK(load_cloud_profile(profile, {narrower}).storage.aggregate_bandwidth_bps == 7e9);
+
+  const std::string file = dir.path("input.csv"), same = dir.path("same.csv");
+  write(file, "a\n");
+  const std::string first = file_hash(file);
+  write(file, "bb\n");
+  write(same, "bb\n");
+  CHECK(file_hash(file) != first);
+  CHECK(file_hash(file) == file_hash(same));
 }

@@ -736,3 +736,42 @@ TEST_CASE("network: reserving the peers' share of object storage changes no tran
   CHECK(shared.size() > 40);
   CHECK(shared == reserved);
 }
+
+TEST_CASE("a run's output comes back from its bytes as it was: function runs, updates and their gradients") {
+  // What a child process sends its parent and what a sweep's memo stores (run_output.hpp).
+  RunOutput out;
+  out.transport = "broker";
+  out.ledger.function_runs = {{1769, "x86", 1.25, 3.5}, {3008, "arm", 0, 0.125}, {1769, "x86", 0, 2.0}};
+  out.ledger.instances = {{"t2.large", 12.5}};
+  out.ledger.storage_gets = 7;
+  out.trace = {{0, 0, 1, Phase::Compute, 0.5, 1.5}};
+  out.updates = {{0, 0, 2.5, {3, 1, 4, 1}, true, {}},
+                 {1, 0, 3.0, {5, 9, 2, 6}, false, {{1, 0}, {0, 0}, {2, 0}}},
+                 {2, 1, 4.0, {0, 0, 0, 0}, false, {{2, 1}}}};
+  out.peer_end_s = {4.0, 3.5};
+  out.iterations_done = {2, 1};
+  out.staleness = {0, 1};
+  const auto bytes = nlohmann::json::to_cbor(to_json(out));
+  const RunOutput back = run_output_from_json(nlohmann::json::from_cbor(bytes));
+  REQUIRE(back.ledger.function_runs.size() == 3);
+  CHECK(back.ledger.function_runs[1].arch == "arm");
+  CHECK(back.ledger.function_runs[1].memory_mb == 3008);
+  CHECK(back.ledger.function_runs[2].arch == "x86");
+  CHECK(back.ledger.function_runs[0].init_s == 1.25);
+  CHECK(back.ledger.function_runs[2].run_s == 2.0);
+  REQUIRE(back.updates.size() == 3);
+  CHECK(back.updates[0].whole_iteration);
+  CHECK(back.updates[0].gradients.empty());
+  CHECK(back.updates[1].usage.workflow_transitions == 9);
+  CHECK(back.updates[1].usage.storage_puts == 6);
+  REQUIRE(back.updates[1].gradients.size() == 3);
+  CHECK(back.updates[1].gradients[2].producer == 2);
+  REQUIRE(back.updates[2].gradients.size() == 1);
+  CHECK(back.updates[2].gradients[0].iteration == 1);
+  CHECK(back.updates[2].time_s == 4.0);
+  CHECK(to_json(back).dump() == to_json(out).dump());
+  // An output whose updates claim more gradients than it holds is refused, not read past its end.
+  auto truncated = to_json(out);
+  truncated["update_gradients"] = nlohmann::json::binary({});
+  CHECK_THROWS(run_output_from_json(truncated));
+}

@@ -108,11 +108,7 @@ int cmd_run(int argc, char** argv) {
       return name;
     };
     const std::string experiment_name = record(path);
-    record(experiment.profile_path);
-    for (const auto& f : experiment.calibration_paths) record(f);
-    for (const auto& [target, files] : experiment.target_calibration_paths)
-      for (const auto& f : files) record(f);
-    record(experiment.models_path);
+    for (const auto& f : experiment.input_files()) record(f);
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
     limits::check_fits_in_memory(scenario);
     // In a sweep's worker, a system that runs no function, or the serverless all-to-all whose functions' timing

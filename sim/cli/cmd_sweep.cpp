@@ -27,6 +27,7 @@
 #include "../simulation/simulate.hpp"
 #include "../parse_number.hpp"
 #include "../read_text.hpp"
+#include "../results.hpp"
 #include "../run_memo.hpp"
 #include "../sweep.hpp"
 #include "args.hpp"
@@ -117,6 +118,9 @@ void check_axis_values(const std::string& experiment_path, const fs::path& dir,
       const Experiment e = load_experiment(xml.string(), default_experiment_defaults_path());
       const Scenario scenario = resolve_scenario(e);
       check_systems(scenario);
+      // Hashed here once, for the provenance of every scenario's process forked from this one (file_stamp.hpp).
+      for (const auto& f : e.input_files()) file_hash(f);
+      file_hash(default_experiment_defaults_path());
     } catch (const InputError& e) {
       std::string what = e.what();
       if (what.rfind(xml.string() + ":", 0) == 0) what = what.substr(what.find(": ", xml.string().size()) + 2);

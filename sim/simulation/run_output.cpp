@@ -1,6 +1,8 @@
 #include "run_output.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 
 namespace p2psim {
@@ -11,6 +13,23 @@ namespace {
 // took 2 GB and tens of seconds to build and parse.
 static_assert(sizeof(PhaseRecord) == 4 * sizeof(int) + 2 * sizeof(double) && sizeof(Delivery) == 3 * sizeof(int),
               "no padding: the bytes sent are all defined, so equal outputs send equal bytes");
+
+// A function run as bytes: its architecture an index into the output's list of them.
+struct FunctionRunRecord {
+  int memory_mb = 0, arch = 0;
+  double init_s = 0, run_s = 0;
+};
+// An update as bytes: its gradients follow the previous updates' in one list.
+struct UpdateRecord {
+  int peer = 0, iteration = 0;
+  double time_s = 0;
+  long long function_runs = 0, workflow_transitions = 0, storage_gets = 0, storage_puts = 0;
+  int whole_iteration = 0, gradients = 0;
+};
+static_assert(sizeof(FunctionRunRecord) == 2 * sizeof(int) + 2 * sizeof(double) &&
+                  sizeof(UpdateRecord) == 4 * sizeof(int) + sizeof(double) + 4 * sizeof(long long) &&
+                  sizeof(GradientVersion) == 2 * sizeof(int),
+              "no padding either");
 
 template <class T>
 nlohmann::json bytes_of(const std::vector<T>& records) {
@@ -57,12 +76,21 @@ const char* to_string(Phase p) {
 nlohmann::json to_json(const RunOutput& r) {
   nlohmann::json j;
   const auto& l = r.ledger;
-  nlohmann::json runs = nlohmann::json::array();
-  for (const auto& f : l.function_runs) runs.push_back({f.memory_mb, f.arch, f.init_s, f.run_s});
+  // One record per invocation and per update, as bytes too: as JSON arrays they were most of the time a sweep
+  // spent storing and reading back its memo's outputs (bench/README.md, "A ninth pass").
+  std::vector<std::string> arches;
+  std::vector<FunctionRunRecord> runs;
+  runs.reserve(l.function_runs.size());
+  for (const auto& f : l.function_runs) {
+    auto arch = std::find(arches.begin(), arches.end(), f.arch);
+    if (arch == arches.end()) arch = arches.insert(arches.end(), f.arch);
+    runs.push_back({f.memory_mb, static_cast<int>(arch - arches.begin()), f.init_s, f.run_s});
+  }
   nlohmann::json instances = nlohmann::json::array();
   for (const auto& i : l.instances) instances.push_back({i.type, i.uptime_s});
   j["transport"] = r.transport;
-  j["ledger"] = {{"function_runs", runs},
+  j["ledger"] = {{"function_run_records", bytes_of(runs)},
+                 {"function_arches", arches},
                  {"workflow_transitions", l.workflow_transitions},
                  {"storage_gets", l.storage_gets},
                  {"storage_puts", l.storage_puts},
@@ -71,16 +99,17 @@ nlohmann::json to_json(const RunOutput& r) {
                  {"surplus_credits", l.surplus_credits}};
   j["trace"] = bytes_of(r.trace);
   j["deliveries"] = bytes_of(r.deliveries);
-  nlohmann::json updates = nlohmann::json::array();
+  std::vector<UpdateRecord> updates;
+  std::vector<GradientVersion> gradients;  // every update's, one after another
+  updates.reserve(r.updates.size());
   for (const auto& u : r.updates) {
-    nlohmann::json gradients = nlohmann::json::array();
-    for (const auto& g : u.gradients) gradients.push_back({g.producer, g.iteration});
-    updates.push_back({u.peer, u.iteration, u.time_s,
-                       {u.usage.function_runs, u.usage.workflow_transitions, u.usage.storage_gets,
-                        u.usage.storage_puts},
-                       u.whole_iteration, std::move(gradients)});
+    updates.push_back({u.peer, u.iteration, u.time_s, u.usage.function_runs, u.usage.workflow_transitions,
+                       u.usage.storage_gets, u.usage.storage_puts, u.whole_iteration ? 1 : 0,
+                       static_cast<int>(u.gradients.size())});
+    gradients.insert(gradients.end(), u.gradients.begin(), u.gradients.end());
   }
-  j["updates"] = std::move(updates);
+  j["update_records"] = bytes_of(updates);
+  j["update_gradients"] = bytes_of(gradients);
   j["schedule_unsupported"] = r.schedule_unsupported;
   j["peer_end_s"] = r.peer_end_s;
   j["iterations_done"] = r.iterations_done;
@@ -99,7 +128,10 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   RunOutput r;
   const auto& l = j.at("ledger");
   r.transport = j.at("transport");
-  for (const auto& f : l.at("function_runs")) r.ledger.function_runs.push_back({f[0], f[1], f[2], f[3]});
+  const auto arches = l.at("function_arches").get<std::vector<std::string>>();
+  const auto runs = records_of<FunctionRunRecord>(l.at("function_run_records"));
+  r.ledger.function_runs.reserve(runs.size());
+  for (const auto& f : runs) r.ledger.function_runs.push_back({f.memory_mb, arches.at(f.arch), f.init_s, f.run_s});
   r.ledger.workflow_transitions = l.at("workflow_transitions");
   r.ledger.storage_gets = l.at("storage_gets");
   r.ledger.storage_puts = l.at("storage_puts");
@@ -108,10 +140,16 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
   r.ledger.surplus_credits = l.at("surplus_credits");
   r.trace = records_of<PhaseRecord>(j.at("trace"));
   r.deliveries = records_of<Delivery>(j.at("deliveries"));
-  for (const auto& u : j.at("updates")) {
-    Update update{u[0], u[1], u[2], {u[3][0], u[3][1], u[3][2], u[3][3]}, u[4], {}};
-    for (const auto& g : u[5]) update.gradients.push_back({g[0], g[1]});
-    r.updates.push_back(std::move(update));
+  const auto gradients = records_of<GradientVersion>(j.at("update_gradients"));
+  size_t next_gradient = 0;
+  for (const auto& u : records_of<UpdateRecord>(j.at("update_records"))) {
+    if (u.gradients < 0 || next_gradient + static_cast<size_t>(u.gradients) > gradients.size())
+      throw std::runtime_error("a run's output lists more gradients than it holds");
+    const auto first = gradients.begin() + static_cast<std::ptrdiff_t>(next_gradient);
+    next_gradient += static_cast<size_t>(u.gradients);
+    r.updates.push_back({u.peer, u.iteration, u.time_s,
+                         {u.function_runs, u.workflow_transitions, u.storage_gets, u.storage_puts},
+                         u.whole_iteration != 0, {first, first + u.gradients}});
   }
   r.schedule_unsupported = j.at("schedule_unsupported");
   r.peer_end_s = j.at("peer_end_s").get<std::vector<double>>();
