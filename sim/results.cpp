@@ -4,11 +4,13 @@
 #include "file_stamp.hpp"
 #include "read_text.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <xxhash.h>
 
 #include <filesystem>
+#include <iterator>
 
 namespace fs = std::filesystem;
 
@@ -386,9 +388,10 @@ void write_results(const Result& r, const std::string& dir) {
     for (char ch : a->run.failure) reason += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
                        reason);
+    // Formatted in place, the format parsed at compile time: no string per row (2.3 M rows in the paper grid).
     for (const auto& p : a->run.trace)
-      trace += fmt::format("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n", a->name, p.peer, p.iteration,
-                           p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
+      fmt::format_to(std::back_inserter(trace), FMT_COMPILE("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n"), a->name, p.peer,
+                     p.iteration, p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
   }
   write_file_atomically(fs::path(dir) / "result.csv", csv);
   write_file_atomically(fs::path(dir) / "trace.csv", trace);
