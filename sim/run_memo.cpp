@@ -73,11 +73,11 @@ std::string RunMemo::key(const std::string& experiment_xml, const std::map<std::
 }
 
 std::optional<RunOutput> RunMemo::find(const std::string& key) const {
-  const std::string bytes = read_text(dir_ / (key + ".cbor"));
+  const std::string bytes = read_text(dir_ / (key + ".bin"));
   if (bytes.empty()) return std::nullopt;  // not stored (yet)
   std::optional<RunOutput> out;
   try {
-    out = run_output_from_json(nlohmann::json::from_cbor(bytes));
+    out = run_output_from_bytes(bytes);
   } catch (const std::exception&) {  // unreadable (a disk error): simulated again, never a wrong or failed row
     return std::nullopt;
   }
@@ -91,9 +91,8 @@ std::optional<RunOutput> RunMemo::find(const std::string& key) const {
 }
 
 void RunMemo::store(const std::string& key, const RunOutput& out) const {
-  const auto bytes = nlohmann::json::to_cbor(to_json(out));
   try {
-    write_file_atomically(dir_ / (key + ".cbor"), std::string(bytes.begin(), bytes.end()));
+    write_file_atomically(dir_ / (key + ".bin"), to_bytes(out));
   } catch (const std::runtime_error&) {  // a memo that cannot be written only costs the next scenario a simulation
   }
 }

@@ -525,7 +525,7 @@ TEST_CASE("every design that asks for no function slot gives the same output wha
       const auto b = scenario_with(dir_b, R"(<functions memory_mb="10240" minibatches_per_invocation="3"
                                                           keep_alive_s="1" concurrency_limit="2"/>)",
                                    R"(<system name="other" strategy="serverless_sharded" shards="2"/>)");
-      const auto bytes = [](const RunOutput& out) { return nlohmann::json::to_cbor(to_json(out)); };
+      const auto bytes = [](const RunOutput& out) { return to_bytes(out); };
       const auto out_a = simulate_isolated(*a, a->experiment.systems[0]);
       CHECK(out_a.failure.empty());
       CHECK(bytes(out_a) == bytes(simulate_isolated(b, b.experiment.systems[0])));

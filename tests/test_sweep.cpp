@@ -184,10 +184,11 @@ TEST_CASE("sweep: a system whose optimistic storage sharing comes back void in t
     const std::string scenario = dir.path("out/scenarios/" + id + ".xml");
     // The premise: simulated optimistically in one process, this scenario's system comes back void.
     const auto s = fixture::scenario(scenario);
-    REQUIRE(nlohmann::json::parse(run_isolated([&] {
-              return nlohmann::json(simulate(s, s.experiment.systems.back(), sg::StorageSharing::Optimistic)
-                                        .void_storage_link_bound).dump();
-            })).get<bool>());
+    REQUIRE(run_isolated([&] {
+              const bool void_output =
+                  simulate(s, s.experiment.systems.back(), sg::StorageSharing::Optimistic).void_storage_link_bound;
+              return std::string(void_output ? "void" : "exact");
+            }) == "void");
     REQUIRE(run_cli("run " + scenario + " -q --exact-storage-sharing --out " + dir.path("exact-" + id)).exit_code == 0);
     REQUIRE(run_cli("run " + scenario + " -q --out " + dir.path("run-" + id)).exit_code == 0);
     for (const std::string file : {"result.csv", "trace.csv"}) {

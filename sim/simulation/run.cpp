@@ -91,14 +91,9 @@ sg::PlatformSpec platform_spec(const Scenario& s, const SystemSpec& system) {
 
 RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
   prepare_simulations();  // once here, not in every child
-  // CBOR rather than JSON text through the pipe: doubles travel as their 8 bytes, neither printed nor parsed (a
-  // 16-peer paper-grid scenario's trace and ledger are a tenth of its CPU as text).
+  // Bytes through the pipe (run_output.hpp): doubles travel as their 8 bytes, neither printed nor parsed.
   auto in_child = [&](sg::StorageSharing sharing) {
-    const std::string reply = run_isolated([&] {
-      const auto bytes = nlohmann::json::to_cbor(to_json(simulate(s, system, sharing)));
-      return std::string(bytes.begin(), bytes.end());
-    });
-    return run_output_from_json(nlohmann::json::from_cbor(reply));
+    return run_output_from_bytes(run_isolated([&] { return to_bytes(simulate(s, system, sharing)); }));
   };
   RunOutput out = in_child(storage_sharing);
   if (out.void_storage_link_bound) out = in_child(sg::StorageSharing::Exact);

@@ -1,16 +1,21 @@
 #include "run_output.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <type_traits>
 
 namespace p2psim {
 namespace {
 
-// Plain records go as one binary value, their bytes as they are in memory: the output travels only from a
-// simulation's process to its parent, on one machine. A 1,024-peer all-to-all's 21 M deliveries as JSON arrays
-// took 2 GB and tens of seconds to build and parse.
+// The output as bytes, for one build on one machine: a simulation's process sending it to its parent, a sweep's
+// memo storing it. Plain records go as their bytes in memory, read straight into their vectors: a 1,024-peer
+// all-to-all's 21 M deliveries as JSON arrays took 2 GB and tens of seconds, and the paper grid's function runs
+// and updates as CBOR arrays were 9 % of its CPU (bench/README.md, "A ninth pass").
+constexpr std::string_view kMagic = "p2psim run output 2\n";  // another layout: another string, never misread
+
 static_assert(sizeof(PhaseRecord) == 4 * sizeof(int) + 2 * sizeof(double) && sizeof(Delivery) == 3 * sizeof(int),
               "no padding: the bytes sent are all defined, so equal outputs send equal bytes");
 
@@ -26,24 +31,78 @@ struct UpdateRecord {
   long long function_runs = 0, workflow_transitions = 0, storage_gets = 0, storage_puts = 0;
   int whole_iteration = 0, gradients = 0;
 };
+struct InstanceRecord {
+  int type = 0, unused = 0;  // type: an index into the output's list of strings
+  double uptime_s = 0;
+};
 static_assert(sizeof(FunctionRunRecord) == 2 * sizeof(int) + 2 * sizeof(double) &&
                   sizeof(UpdateRecord) == 4 * sizeof(int) + sizeof(double) + 4 * sizeof(long long) &&
+                  sizeof(InstanceRecord) == 2 * sizeof(int) + sizeof(double) &&
                   sizeof(GradientVersion) == 2 * sizeof(int),
               "no padding either");
 
-template <class T>
-nlohmann::json bytes_of(const std::vector<T>& records) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  const auto* first = reinterpret_cast<const std::uint8_t*>(records.data());
-  return nlohmann::json::binary(std::vector<std::uint8_t>(first, first + records.size() * sizeof(T)));
-}
+class Writer {
+ public:
+  explicit Writer(size_t reserve) { bytes_.reserve(reserve); }
+  template <class T>
+  void value(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  template <class T>
+  void records(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    value<std::uint64_t>(v.size());
+    bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  void text(const std::string& s) {
+    value<std::uint64_t>(s.size());
+    bytes_ += s;
+  }
+  std::string take() { return std::move(bytes_); }
 
-template <class T>
-std::vector<T> records_of(const nlohmann::json& j) {
-  const auto& bytes = j.get_binary();
-  std::vector<T> records(bytes.size() / sizeof(T));
-  if (!bytes.empty()) std::memcpy(records.data(), bytes.data(), records.size() * sizeof(T));
-  return records;
+ private:
+  std::string bytes_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : rest_(bytes) {}
+  template <class T>
+  T value() {
+    T v;
+    std::memcpy(&v, take(sizeof v).data(), sizeof v);
+    return v;
+  }
+  template <class T>
+  std::vector<T> records() {
+    const auto n = value<std::uint64_t>();
+    if (n > rest_.size() / sizeof(T)) throw std::runtime_error("a run's output is cut short");
+    std::vector<T> v(n);
+    if (n > 0) std::memcpy(v.data(), take(n * sizeof(T)).data(), n * sizeof(T));
+    return v;
+  }
+  std::string text() {
+    const auto n = value<std::uint64_t>();
+    return std::string(take(n));
+  }
+  std::string_view take(size_t n) {
+    if (n > rest_.size()) throw std::runtime_error("a run's output is cut short");
+    const auto taken = rest_.substr(0, n);
+    rest_.remove_prefix(n);
+    return taken;
+  }
+  bool done() const { return rest_.empty(); }
+
+ private:
+  std::string_view rest_;
+};
+
+// Strings by index, in the order first seen.
+int index_of(std::vector<std::string>& strings, const std::string& s) {
+  auto it = std::find(strings.begin(), strings.end(), s);
+  if (it == strings.end()) it = strings.insert(strings.end(), s);
+  return static_cast<int>(it - strings.begin());
 }
 
 }  // namespace
@@ -73,32 +132,14 @@ const char* to_string(Phase p) {
   return "?";
 }
 
-nlohmann::json to_json(const RunOutput& r) {
-  nlohmann::json j;
+std::string to_bytes(const RunOutput& r) {
   const auto& l = r.ledger;
-  // One record per invocation and per update, as bytes too: as JSON arrays they were most of the time a sweep
-  // spent storing and reading back its memo's outputs (bench/README.md, "A ninth pass").
-  std::vector<std::string> arches;
+  std::vector<std::string> strings;
   std::vector<FunctionRunRecord> runs;
   runs.reserve(l.function_runs.size());
-  for (const auto& f : l.function_runs) {
-    auto arch = std::find(arches.begin(), arches.end(), f.arch);
-    if (arch == arches.end()) arch = arches.insert(arches.end(), f.arch);
-    runs.push_back({f.memory_mb, static_cast<int>(arch - arches.begin()), f.init_s, f.run_s});
-  }
-  nlohmann::json instances = nlohmann::json::array();
-  for (const auto& i : l.instances) instances.push_back({i.type, i.uptime_s});
-  j["transport"] = r.transport;
-  j["ledger"] = {{"function_run_records", bytes_of(runs)},
-                 {"function_arches", arches},
-                 {"workflow_transitions", l.workflow_transitions},
-                 {"storage_gets", l.storage_gets},
-                 {"storage_puts", l.storage_puts},
-                 {"instances", instances},
-                 {"broker_uptime_s", l.broker_uptime_s},
-                 {"surplus_credits", l.surplus_credits}};
-  j["trace"] = bytes_of(r.trace);
-  j["deliveries"] = bytes_of(r.deliveries);
+  for (const auto& f : l.function_runs) runs.push_back({f.memory_mb, index_of(strings, f.arch), f.init_s, f.run_s});
+  std::vector<InstanceRecord> instances;
+  for (const auto& i : l.instances) instances.push_back({index_of(strings, i.type), 0, i.uptime_s});
   std::vector<UpdateRecord> updates;
   std::vector<GradientVersion> gradients;  // every update's, one after another
   updates.reserve(r.updates.size());
@@ -108,41 +149,68 @@ nlohmann::json to_json(const RunOutput& r) {
                        static_cast<int>(u.gradients.size())});
     gradients.insert(gradients.end(), u.gradients.begin(), u.gradients.end());
   }
-  j["update_records"] = bytes_of(updates);
-  j["update_gradients"] = bytes_of(gradients);
-  j["schedule_unsupported"] = r.schedule_unsupported;
-  j["peer_end_s"] = r.peer_end_s;
-  j["iterations_done"] = r.iterations_done;
-  j["cold_starts"] = r.cold_starts;
-  j["warm_starts"] = r.warm_starts;
-  j["max_containers"] = r.max_containers;
-  j["failure"] = r.failure;
-  j["credits_exhausted_at_s"] = r.credits_exhausted_at_s;
-  j["staleness"] = bytes_of(r.staleness);
-  j["failure_detection_wait_s"] = r.failure_detection_wait_s;
-  j["void_storage_link_bound"] = r.void_storage_link_bound;
-  return j;
+  Writer w(kMagic.size() + 1024 + r.trace.size() * sizeof(PhaseRecord) + r.deliveries.size() * sizeof(Delivery) +
+           runs.size() * sizeof(FunctionRunRecord) + updates.size() * sizeof(UpdateRecord) +
+           gradients.size() * sizeof(GradientVersion));
+  w.text(std::string(kMagic));
+  w.value<std::uint64_t>(strings.size());
+  for (const auto& s : strings) w.text(s);
+  w.records(runs);
+  w.value(l.workflow_transitions);
+  w.value(l.storage_gets);
+  w.value(l.storage_puts);
+  w.records(instances);
+  w.value(l.broker_uptime_s);
+  w.value(l.surplus_credits);
+  w.text(r.transport);
+  w.records(r.trace);
+  w.records(r.deliveries);
+  w.records(updates);
+  w.records(gradients);
+  w.text(r.schedule_unsupported);
+  w.records(r.peer_end_s);
+  w.records(r.iterations_done);
+  w.value(r.cold_starts);
+  w.value(r.warm_starts);
+  w.value(r.max_containers);
+  w.text(r.failure);
+  w.value(r.failure_detection_wait_s);
+  w.records(r.staleness);
+  w.records(r.credits_exhausted_at_s);
+  w.value<char>(r.void_storage_link_bound ? 1 : 0);
+  return w.take();
 }
 
-RunOutput run_output_from_json(const nlohmann::json& j) {
+RunOutput run_output_from_bytes(std::string_view bytes) {
+  Reader in(bytes);
+  if (in.text() != kMagic) throw std::runtime_error("not a run's output of this build");
+  const auto string_count = in.value<std::uint64_t>();
+  if (string_count > bytes.size()) throw std::runtime_error("a run's output is cut short");
+  std::vector<std::string> strings(string_count);
+  for (auto& s : strings) s = in.text();
+  auto string_at = [&](int k) -> const std::string& {
+    if (k < 0 || static_cast<size_t>(k) >= strings.size()) throw std::runtime_error("a run's output names no such string");
+    return strings[static_cast<size_t>(k)];
+  };
   RunOutput r;
-  const auto& l = j.at("ledger");
-  r.transport = j.at("transport");
-  const auto arches = l.at("function_arches").get<std::vector<std::string>>();
-  const auto runs = records_of<FunctionRunRecord>(l.at("function_run_records"));
-  r.ledger.function_runs.reserve(runs.size());
-  for (const auto& f : runs) r.ledger.function_runs.push_back({f.memory_mb, arches.at(f.arch), f.init_s, f.run_s});
-  r.ledger.workflow_transitions = l.at("workflow_transitions");
-  r.ledger.storage_gets = l.at("storage_gets");
-  r.ledger.storage_puts = l.at("storage_puts");
-  for (const auto& i : l.at("instances")) r.ledger.instances.push_back({i[0], i[1]});
-  r.ledger.broker_uptime_s = l.at("broker_uptime_s");
-  r.ledger.surplus_credits = l.at("surplus_credits");
-  r.trace = records_of<PhaseRecord>(j.at("trace"));
-  r.deliveries = records_of<Delivery>(j.at("deliveries"));
-  const auto gradients = records_of<GradientVersion>(j.at("update_gradients"));
+  auto& l = r.ledger;
+  const auto runs = in.records<FunctionRunRecord>();
+  l.function_runs.reserve(runs.size());
+  for (const auto& f : runs) l.function_runs.push_back({f.memory_mb, string_at(f.arch), f.init_s, f.run_s});
+  l.workflow_transitions = in.value<long long>();
+  l.storage_gets = in.value<long long>();
+  l.storage_puts = in.value<long long>();
+  for (const auto& i : in.records<InstanceRecord>()) l.instances.push_back({string_at(i.type), i.uptime_s});
+  l.broker_uptime_s = in.value<double>();
+  l.surplus_credits = in.value<double>();
+  r.transport = in.text();
+  r.trace = in.records<PhaseRecord>();
+  r.deliveries = in.records<Delivery>();
+  const auto updates = in.records<UpdateRecord>();
+  const auto gradients = in.records<GradientVersion>();
   size_t next_gradient = 0;
-  for (const auto& u : records_of<UpdateRecord>(j.at("update_records"))) {
+  r.updates.reserve(updates.size());
+  for (const auto& u : updates) {
     if (u.gradients < 0 || next_gradient + static_cast<size_t>(u.gradients) > gradients.size())
       throw std::runtime_error("a run's output lists more gradients than it holds");
     const auto first = gradients.begin() + static_cast<std::ptrdiff_t>(next_gradient);
@@ -151,17 +219,18 @@ RunOutput run_output_from_json(const nlohmann::json& j) {
                          {u.function_runs, u.workflow_transitions, u.storage_gets, u.storage_puts},
                          u.whole_iteration != 0, {first, first + u.gradients}});
   }
-  r.schedule_unsupported = j.at("schedule_unsupported");
-  r.peer_end_s = j.at("peer_end_s").get<std::vector<double>>();
-  r.iterations_done = j.at("iterations_done").get<std::vector<int>>();
-  r.cold_starts = j.at("cold_starts");
-  r.warm_starts = j.at("warm_starts");
-  r.max_containers = j.at("max_containers");
-  r.failure = j.at("failure");
-  r.credits_exhausted_at_s = j.at("credits_exhausted_at_s").get<std::vector<double>>();
-  r.staleness = records_of<int>(j.at("staleness"));
-  r.failure_detection_wait_s = j.at("failure_detection_wait_s");
-  r.void_storage_link_bound = j.at("void_storage_link_bound");
+  r.schedule_unsupported = in.text();
+  r.peer_end_s = in.records<double>();
+  r.iterations_done = in.records<int>();
+  r.cold_starts = in.value<long long>();
+  r.warm_starts = in.value<long long>();
+  r.max_containers = in.value<int>();
+  r.failure = in.text();
+  r.failure_detection_wait_s = in.value<double>();
+  r.staleness = in.records<int>();
+  r.credits_exhausted_at_s = in.records<double>();
+  r.void_storage_link_bound = in.value<char>() != 0;
+  if (!in.done()) throw std::runtime_error("a run's output has bytes after its end");
   return r;
 }
 

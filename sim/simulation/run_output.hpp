@@ -1,8 +1,8 @@
 // What one simulated run of one system produces: billable usage, the phase trace and delivery log.
-// Plain data, serialisable to JSON so a run can happen in a child process (SimGrid: one engine per process).
+// Plain data, serialisable to bytes so a run can happen in a child process (SimGrid: one engine per process).
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../ledger.hpp"
@@ -82,9 +82,10 @@ struct RunOutput {
   bool void_storage_link_bound = false;
 };
 
-/// The output as JSON values, for a simulation's process to send to its parent (as CBOR): the trace, the
-/// deliveries and the staleness are binary values holding their records' bytes, which only this build reads back.
-nlohmann::json to_json(const RunOutput& r);
-RunOutput run_output_from_json(const nlohmann::json& j);
+/// The output as bytes, for a simulation's process to send to its parent and a sweep's memo to store: records
+/// as their bytes in memory, which only this build reads back (another build's are refused, not misread).
+std::string to_bytes(const RunOutput& r);
+/// Throws std::runtime_error on bytes that are not a whole output of this build.
+RunOutput run_output_from_bytes(std::string_view bytes);
 
 }  // namespace p2psim
