@@ -78,7 +78,6 @@ std::vector<std::string> csv_files_in(const std::string& dir) {
   return csvs;
 }
 
-
 ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
   if (csv_paths.empty()) throw std::invalid_argument("no calibration CSV given");
   // Reading and fitting the samples is most of a small scenario's set-up, and a sweep resolves every scenario

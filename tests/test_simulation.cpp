@@ -750,6 +750,20 @@ TEST_CASE("a run's output comes back from its bytes as it was: function runs, up
   out.peer_end_s = {4.0, 3.5};
   out.iterations_done = {2, 1};
   out.staleness = {0, 1};
+  // Every other field its own value, so that one read into another's place shows.
+  out.ledger.workflow_transitions = 11;
+  out.ledger.storage_puts = 13;
+  out.ledger.broker_uptime_s = 17.5;
+  out.ledger.surplus_credits = 19.25;
+  out.deliveries = {{1, 0, 0}, {0, 1, 1}};
+  out.schedule_unsupported = "no schedule";
+  out.cold_starts = 23;
+  out.warm_starts = 29;
+  out.max_containers = 31;
+  out.failure = "peer 1 out of memory";
+  out.failure_detection_wait_s = 37.5;
+  out.credits_exhausted_at_s = {-1, 41.0};
+  out.void_storage_link_bound = true;
   const std::string bytes = to_bytes(out);
   const RunOutput back = run_output_from_bytes(bytes);
   REQUIRE(back.ledger.function_runs.size() == 3);
@@ -772,6 +786,23 @@ TEST_CASE("a run's output comes back from its bytes as it was: function runs, up
   CHECK(back.ledger.storage_gets == 7);
   CHECK(back.trace.at(0).end_s == 1.5);
   CHECK(back.staleness == out.staleness);
+  CHECK(back.ledger.workflow_transitions == 11);
+  CHECK(back.ledger.storage_puts == 13);
+  CHECK(back.ledger.broker_uptime_s == 17.5);
+  CHECK(back.ledger.surplus_credits == 19.25);
+  REQUIRE(back.deliveries.size() == 2);
+  CHECK(back.deliveries[1].iteration == 1);
+  CHECK(back.schedule_unsupported == "no schedule");
+  CHECK(back.transport == "broker");
+  CHECK(back.cold_starts == 23);
+  CHECK(back.warm_starts == 29);
+  CHECK(back.max_containers == 31);
+  CHECK(back.failure == "peer 1 out of memory");
+  CHECK(back.failure_detection_wait_s == 37.5);
+  CHECK(back.credits_exhausted_at_s == out.credits_exhausted_at_s);
+  CHECK(back.peer_end_s == out.peer_end_s);
+  CHECK(back.iterations_done == out.iterations_done);
+  CHECK(back.void_storage_link_bound);
   CHECK(to_bytes(back) == bytes);
   // Bytes cut short, or followed by more, or of another layout, are refused, never read past their end.
   CHECK_THROWS(run_output_from_bytes(std::string_view(bytes).substr(0, bytes.size() - 1)));
