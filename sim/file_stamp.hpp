@@ -3,6 +3,7 @@
 // the profile and the defaults, instead of reading, parsing and hashing them again (bench/README.md, "A ninth
 // pass"). A file rewritten since (another size or modification time) is read again.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -34,26 +35,30 @@ inline std::vector<FileStamp> stamps_of(const std::vector<std::string>& paths) {
   return stamps;
 }
 
-/// Values computed from files (and a key of other inputs), by the files' stamps. A few entries per process:
-/// a linear list.
+/// Values computed from files (and a key of other inputs), by the files' stamps: one entry per files and key, its
+/// value replaced once the files change. A few entries per process: a linear list.
 template <class Key, class Value>
 class FileMemo {
  public:
   template <class Compute>
   Value get(const std::vector<std::string>& paths, const Key& key, Compute compute) {
     const auto stamps = stamps_of(paths);
-    if (!stamps.empty())
-      for (const auto& e : entries_)
-        if (e.key == key && e.stamps == stamps) return e.value;
+    auto entry = std::find_if(entries_.begin(), entries_.end(),
+                              [&](const Entry& e) { return e.key == key && e.paths == paths; });
+    if (!stamps.empty() && entry != entries_.end() && entry->stamps == stamps) return entry->value;
     Value value = compute();
-    if (!stamps.empty()) entries_.push_back({stamps, key, value});
+    if (stamps.empty()) return value;
+    if (entry == entries_.end()) entry = entries_.insert(entries_.end(), Entry{paths, key, {}, value});
+    entry->stamps = stamps;
+    entry->value = value;
     return value;
   }
 
  private:
   struct Entry {
-    std::vector<FileStamp> stamps;
+    std::vector<std::string> paths;
     Key key;
+    std::vector<FileStamp> stamps;
     Value value;
   };
   std::vector<Entry> entries_;
