@@ -18,6 +18,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
 }
 
 void Context::complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients) {
+  pending.settle(sg::now(), out);  // what computed activities recorded by now
   ++out.iterations_done[peer];
   // Only a replay reads the schedule, and an all-to-all's holds peers^2 versions per iteration: recorded only
   // when the experiment asks for accuracy.

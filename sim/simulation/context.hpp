@@ -4,10 +4,12 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "../cpu_credits.hpp"
 #include "../scenario.hpp"
+#include "pending_records.hpp"
 #include "random.hpp"
 #include "run_output.hpp"
 #include "services/broker.hpp"
@@ -18,6 +20,8 @@
 #include "sg/platform.hpp"
 
 namespace p2psim::simulation {
+
+class ComputedInvocations;  // strategies/computed_invocations.hpp
 
 struct Context {
   Context(const Scenario& scenario, const SystemSpec& system, const sg::Platform& platform);
@@ -33,10 +37,18 @@ struct Context {
   WorkflowService workflow;
   std::vector<CpuCredits> credits;     // per peer: its burstable CPU credits
   std::vector<double> peer_started_s;  // per peer: when its instance started (a rejoined peer's is new)
+  PendingRecords pending;              // records of computed activities, until the clock reaches them
+  /// The gradient functions' invocations, when they are computed rather than simulated (made by the first
+  /// execution that can: strategies/computed_invocations.hpp).
+  std::shared_ptr<ComputedInvocations> computed_invocations;
 
   int peers() const { return s.experiment.peers; }
   void trace(int peer, int iteration, Phase phase, double start_s, int invocation = -1) {
     out.trace.push_back({peer, iteration, invocation, phase, start_s, sg::now()});
+  }
+  /// A phase of a computed activity, from `start_s` to `end_s`: recorded once the clock reaches `end_s`.
+  void trace_ahead(int peer, int iteration, Phase phase, double start_s, double end_s, int invocation) {
+    pending.add(end_s, PendingRecords::Kind::Trace, {peer, iteration, invocation, phase, start_s, end_s});
   }
   /// The peer has applied its update of `iteration`: counts the iteration as done and, when the experiment asks
   /// for accuracy, records the update, with `gradients` the versions it averaged (its own first), or, when

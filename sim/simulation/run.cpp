@@ -11,6 +11,7 @@
 #include "../limits.hpp"
 #include "context.hpp"
 #include "simulate.hpp"
+#include "strategies/computed_invocations.hpp"
 #include "strategies/params.hpp"
 #include "strategies/strategy.hpp"
 
@@ -107,6 +108,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageShari
   const PlatformNeeds needs = strategy->needs();
   sg::PlatformSpec spec = platform_spec(s, needs);
   spec.storage_sharing = storage_sharing;
+  spec.function_slots_virtual = invocations_computable(s, needs, spec);
 
   Context c(s, system, sg::build_platform(spec));
   c.out.transport = strategy->transport();
@@ -120,6 +122,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageShari
   }
   const bool deadlocked = end == sg::Engine::End::Deadlocked;
   const double stop_s = sg::now();
+  c.pending.settle(stop_s, c.out);
   if (end == sg::Engine::End::PastHorizon && c.out.failure.empty())
     c.out.failure = fmt::format("{}: still running after {:.0f} simulated seconds (a year, p2psim's limit; "
                                 "docs/limits.md)", system.name, limits::kMaxSimulatedSeconds);

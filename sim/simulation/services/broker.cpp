@@ -18,8 +18,13 @@ void Broker::request() {
 void Broker::process_message() {
   wait_until_reachable();
   // A reservation rather than a lock: a client that crashes while its message is processed leaves nothing held.
-  cpu_free_at_s_ = std::max(cpu_free_at_s_, sg::now()) + params_.per_message_cpu_s;
-  sg::sleep_until(cpu_free_at_s_);
+  sg::sleep_until(reserve_message_cpu(sg::now()));
+}
+
+double Broker::reserve_message_cpu(double arrival_s) {
+  used_ = true;
+  cpu_free_at_s_ = std::max(cpu_free_at_s_, arrival_s) + params_.per_message_cpu_s;
+  return cpu_free_at_s_;
 }
 
 void Broker::receive_inline(sg::Host* from, double bytes) {

@@ -25,64 +25,96 @@ FunctionService::Container FunctionService::start(const std::string& function, i
     place->acquire();  // released by the finish() that hands this invocation its place
   }
   const double now = sg::now();
+  reclaim_expired(now);
+  Container c{function, memory_mb};
+  if (take_warm(c)) return c;
+  // More containers alive than the design expected (e.g. a rejoined peer's functions beside its old ones): it
+  // waits for a slot.
+  slot_freed_.wait_for([this] { return free_a_slot(); });
+  cold_start(c, now, invocation, instance);
+  sg::sleep_for(c.init_s);
+  return c;
+}
+
+FunctionService::Container FunctionService::take_now(const std::string& function, int memory_mb,
+                                                     std::initializer_list<std::int64_t> invocation,
+                                                     std::int64_t instance, double now_s) {
+  if (!queued_.empty() || running_ >= params_.concurrency_limit)
+    throw std::logic_error("take_now: the concurrency limit is reached (a computed invocation would have to wait)");
+  ++running_;
+  reclaim_expired(now_s);
+  Container c{function, memory_mb};
+  if (take_warm(c)) return c;
+  if (!free_a_slot()) throw std::logic_error("take_now: no function slot is free (a computed invocation would have to wait)");
+  cold_start(c, now_s, invocation, instance);
+  return c;
+}
+
+void FunctionService::reclaim_expired(double now_s) {
   // Containers idle past the keep-alive are gone; in each pool they are the oldest, at the front.
   for (auto& [name, pool] : idle_)
-    while (!pool.empty() && now - pool.front().since_s > params_.keep_alive_s) {
+    while (!pool.empty() && now_s - pool.front().since_s > params_.keep_alive_s) {
       free_slots_.push_back(pool.front().slot);
       pool.pop_front();
       --alive_;
     }
-  Container c{function, memory_mb};
-  auto& pool = idle_[function];
-  if (!pool.empty()) {  // newest warm container first
-    c.slot = pool.back().slot;
-    pool.pop_back();
-    c.host = slots_[c.slot];
-    ++warm_starts_;
-    return c;
-  }
+}
+
+bool FunctionService::take_warm(Container& c) {
+  auto& pool = idle_[c.function];
+  if (pool.empty()) return false;
+  c.slot = pool.back().slot;  // newest warm container first
+  pool.pop_back();
+  c.host = slots_[c.slot];
+  ++warm_starts_;
+  return true;
+}
+
+bool FunctionService::free_a_slot() {
   // A new container needs a network slot: a free one, else the oldest idle container of another function
-  // gives its up (the platform has as many slots as the design expects containers alive at once), else
-  // (more containers alive than the design expected, e.g. a rejoined peer's functions beside its old ones)
-  // it waits for one.
-  slot_freed_.wait_for([this] {
-    if (!free_slots_.empty()) return true;
-    std::deque<Idle>* oldest = nullptr;
-    for (auto& [name, other] : idle_)
-      if (!other.empty() && (!oldest || other.front().since_s < oldest->front().since_s)) oldest = &other;
-    if (!oldest) return false;
-    free_slots_.push_back(oldest->front().slot);
-    oldest->pop_front();
-    --alive_;
-    return true;
-  });
+  // gives its up (the platform has as many slots as the design expects containers alive at once).
+  if (!free_slots_.empty()) return true;
+  std::deque<Idle>* oldest = nullptr;
+  for (auto& [name, other] : idle_)
+    if (!other.empty() && (!oldest || other.front().since_s < oldest->front().since_s)) oldest = &other;
+  if (!oldest) return false;
+  free_slots_.push_back(oldest->front().slot);
+  oldest->pop_front();
+  --alive_;
+  return true;
+}
+
+void FunctionService::cold_start(Container& c, double now_s, std::initializer_list<std::int64_t> invocation,
+                                 std::int64_t instance) {
   c.slot = free_slots_.back();
   free_slots_.pop_back();
   c.host = slots_[c.slot];
   max_alive_ = std::max(max_alive_, ++alive_);
   c.cold = true;
-  c.init_started_s = now;
+  c.init_started_s = now_s;
   // The image's time is the invocation's own draw; the function's name keeps two pools' invocations apart, and
   // the caller's instance a rejoined peer's from its first life's.
-  auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(function) ^ instance);
+  auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(c.function) ^ instance);
   const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * draws.standard_normal());
-  c.init_s = image_s + params_.runtime_import_s_at_1_vcpu / std::min(1.0, vcpus(memory_mb));
-  sg::sleep_for(c.init_s);
+  c.init_s = image_s + params_.runtime_import_s_at_1_vcpu / std::min(1.0, vcpus(c.memory_mb));
   ++cold_starts_;
-  return c;
 }
 
 void FunctionService::compute(const Container&, double reference_s) const {
-  sg::sleep_for(reference_s / speed_factor_);
+  sg::sleep_for(compute_s(reference_s));
 }
 
 void FunctionService::finish(const Container& c, double run_s, const std::string& arch, bool died) {
+  finish_at(c, run_s, arch, died, sg::now());
+}
+
+void FunctionService::finish_at(const Container& c, double run_s, const std::string& arch, bool died, double now_s) {
   ledger_.function_runs.push_back({c.memory_mb, arch, c.init_s, run_s});
   if (died) {
     free_slots_.push_back(c.slot);
     --alive_;
   } else {
-    idle_[c.function].push_back({c.slot, sg::now()});
+    idle_[c.function].push_back({c.slot, now_s});
   }
   if (queued_.empty()) {
     --running_;

@@ -36,14 +36,25 @@ class FunctionService {
   /// image time is drawn from its own stream.
   Container start(const std::string& function, int memory_mb, std::initializer_list<std::int64_t> invocation,
                   std::int64_t instance = 0);
+  /// The same at `now_s` without blocking or sleeping, for an invocation computed rather than simulated: the
+  /// caller counts the INIT (`init_s`) itself. Throws std::logic_error when the invocation would have to wait
+  /// (the concurrency limit reached, no slot free): the caller must know that it cannot.
+  Container take_now(const std::string& function, int memory_mb, std::initializer_list<std::int64_t> invocation,
+                     std::int64_t instance, double now_s);
   /// The invocation ended after `run_s` of handler time: metered, and the container stays warm — or, when it
   /// died (out of memory, crash, timeout), it is gone.
   void finish(const Container& c, double run_s, const std::string& arch, bool died);
+  /// finish() at `now_s` (a computed invocation's clock).
+  void finish_at(const Container& c, double run_s, const std::string& arch, bool died, double now_s);
   /// Runs `reference_s` of work on the container's CPU. A container has its slot to itself (one container per
   /// slot), so nothing shares that CPU: the work takes reference_s / speed factor, as sg::compute on the slot
   /// would (to rounding: 1e-12 relative, tested), slept rather than computed: one actor switch to SimGrid's
   /// kernel and a solver variable fewer per step, for the thousands of steps a sweep's functions take.
   void compute(const Container& c, double reference_s) const;
+  /// How long compute() takes.
+  double compute_s(double reference_s) const { return reference_s / speed_factor_; }
+  /// Network slots: containers that can be alive at once.
+  int slots() const { return static_cast<int>(slots_.size()); }
 
   double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
   const p2psim::FunctionService& params() const { return params_; }
@@ -52,6 +63,10 @@ class FunctionService {
   long long warm_starts() const { return warm_starts_; }
 
  private:
+  void reclaim_expired(double now_s);
+  bool take_warm(Container& c);
+  bool free_a_slot();  // true when a slot is free, freeing the oldest idle container of another function if needed
+  void cold_start(Container& c, double now_s, std::initializer_list<std::int64_t> invocation, std::int64_t instance);
   struct Idle {
     int slot;
     double since_s;

@@ -18,8 +18,7 @@ void WorkflowService::fan_out(int branches, sg::Host* host, std::function<void(i
   // Group g is handed out when group g - 1 starts, so that each branch's task waits for its own start date as
   // it would if all were handed out now.
   auto hand_out = [this, branches, group, fan_out_s](int g, const std::function<void(int, double)>& start) {
-    for (int k = g * group; k < std::min(branches, (g + 1) * group); ++k)
-      start(k, fan_out_s + params_.branch_start_delay_s(k));
+    for (int k = g * group; k < std::min(branches, (g + 1) * group); ++k) start(k, branch_start_s(fan_out_s, k));
   };
   hand_out(0, start);
   if (branches <= group) return;
@@ -33,9 +32,9 @@ void WorkflowService::fan_out(int branches, sg::Host* host, std::function<void(i
   });
 }
 
-void WorkflowService::branch_done(Execution& e, const std::string& failure) {
+void WorkflowService::branch_done_at(Execution& e, const std::string& failure, double now_s) {
   if (!failure.empty() && e.failure.empty()) e.failure = failure;
-  if (--e.remaining == 0) e.end_s = sg::now() + params_.transition_latency_s;
+  if (--e.remaining == 0) e.end_s = now_s + params_.transition_latency_s;
 }
 
 void WorkflowService::poll_until_done(const Execution& e, double started_s, double poll_s) {

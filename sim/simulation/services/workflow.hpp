@@ -30,7 +30,11 @@ class WorkflowService {
   void fan_out(int branches, sg::Host* host, std::function<void(int k, double start_s)> start);
   void retry_branch() { ledger_.workflow_transitions += params_.transitions_per_branch; }
   /// A branch ended (its failure, if any, fails the execution); the last one ends the execution.
-  void branch_done(Execution& e, const std::string& failure);
+  void branch_done(Execution& e, const std::string& failure) { branch_done_at(e, failure, sg::now()); }
+  /// The same at `now_s` (a computed invocation's clock).
+  void branch_done_at(Execution& e, const std::string& failure, double now_s);
+  /// When branch k of an execution whose Parallel state began at `fan_out_s` starts (the burst, then the ramp).
+  double branch_start_s(double fan_out_s, int k) const { return fan_out_s + params_.branch_start_delay_s(k); }
   /// DescribeExecution every `poll_s` from `started_s` on, until the execution is seen ended.
   void poll_until_done(const Execution& e, double started_s, double poll_s);
   int retry_attempts() const { return params_.task_retry_attempts; }

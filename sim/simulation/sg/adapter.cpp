@@ -4,6 +4,7 @@
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -19,6 +20,28 @@ void sleep_for(double seconds) { s4u::this_actor::sleep_for(seconds); }
 void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
+
+LoneRoute lone_route(const Host* from, const Host* to) {
+  std::vector<s4u::Link*> links;
+  LoneRoute route;
+  from->route_to(to, links, &route.latency_s);
+  route.narrowest_bps = -1;
+  for (const auto* link : links)
+    if (route.narrowest_bps < 0 || link->get_bandwidth() < route.narrowest_bps) route.narrowest_bps = link->get_bandwidth();
+  return route;
+}
+
+double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s) {
+  // The model's own settings (LV08 sets its factors as defaults when it is created).
+  const double latency_factor = simgrid::config::get_value<double>("network/latency-factor");
+  const double bandwidth_factor = simgrid::config::get_value<double>("network/bandwidth-factor");
+  const double tcp_gamma = simgrid::config::get_value<double>("network/TCP-gamma");
+  double bound_bps = route.narrowest_bps;
+  if (route.latency_s > 0 && tcp_gamma / (2.0 * route.latency_s) < bound_bps) bound_bps = tcp_gamma / (2.0 * route.latency_s);
+  const double latency_paid_s = start_s + route.latency_s * latency_factor;
+  const double whole_bytes = static_cast<double>(static_cast<uint64_t>(bytes));  // as transfer() sends them
+  return whole_bytes > 0 ? latency_paid_s + whole_bytes / (bound_bps * bandwidth_factor) : latency_paid_s;
+}
 
 void transfer_sequence(Host* from, Host* to, double bytes_each, int count) {
   if (count > 1) {

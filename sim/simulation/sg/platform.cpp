@@ -4,6 +4,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <sstream>
 
 namespace p2psim::sg {
@@ -72,7 +73,14 @@ bool storage_link_may_bind(const PlatformSpec& p) {
   return (1 + kCrossTrafficShare) * (peers_storage_bps(p) + rest_bps) > p.storage_aggregate_bps;
 }
 
+bool function_routes_private(const PlatformSpec& p) {
+  return !storage_link_may_bind(p) && !p.functions_reach_peers && p.servers.empty() &&
+         p.function_nic_bps <= p.storage_aggregate_bps;
+}
+
 Platform build_platform(const PlatformSpec& p) {
+  if (p.function_slots_virtual && !function_routes_private(p))
+    throw std::logic_error("virtual function slots on a platform where their routes are not private");
   // Each route crosses two NICs: each carries half of the one-way latency.
   const double half_latency_s = p.one_way_latency_s / 2;
   auto* zone = s4u::create_empty_zone("cloud");  // routed by bypass routes only (connect)
@@ -160,8 +168,12 @@ Platform build_platform(const PlatformSpec& p) {
   // ~940 in the grid's heaviest scenarios, 5.5 % of their CPU (bench/README.md, "A sixth pass").
   const bool slot_nic_only = (never_binds || watch) && !p.functions_reach_peers && p.servers.empty() &&
                              p.function_nic_bps <= (watch ? s3_bps : p.storage_aggregate_bps);
+  // Virtual slots: what a real slot's route would be (its NIC, carrying the whole latency: slot_nic_only holds).
+  h.function_slots_virtual = p.function_slots_virtual;
+  h.function_route = {2 * half_latency_s, p.function_nic_bps};
+  if (p.function_slots_virtual) h.function_slots.assign(p.function_slots, nullptr);
   std::vector<s4u::SplitDuplexLink*> function_nics;
-  for (int k = 0; k < p.function_slots; ++k) {
+  for (int k = 0; k < (p.function_slots_virtual ? 0 : p.function_slots); ++k) {
     const std::string name = "function-" + std::to_string(k);
     auto* slot = host(zone, name, p.function_speed_factor);
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, slot_nic_only ? 2 * half_latency_s : half_latency_s);

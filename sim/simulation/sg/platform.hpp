@@ -41,17 +41,29 @@ struct PlatformSpec {
   int function_slots = 0;        // network slots of function containers: reach storage and the servers
   double function_speed_factor = 1, function_nic_bps = 0;
   StorageSharing storage_sharing = StorageSharing::Exact;
+  /// The function slots get no hosts: every function transfer is computed as a lone flow on a slot's route
+  /// (strategies/computed_invocations.hpp). Only where function_routes_private(spec) holds.
+  bool function_slots_virtual = false;
 };
 
 /// Whether the function slots and servers, with the peers, could fill the storage service's link: only then
 /// is the link in anybody's route, and only then does StorageSharing matter.
 bool storage_link_may_bind(const PlatformSpec& spec);
 
+/// Whether each function slot's route to storage is its NIC alone, crossed by nothing else: the storage link
+/// never binds, and function slots reach neither peers nor servers. A slot's transfer is then alone on its
+/// route (one container per slot) and takes sg::lone_transfer_end_s on Platform::function_route.
+bool function_routes_private(const PlatformSpec& spec);
+
 struct Platform {
   std::vector<Host*> peers, servers, function_slots;
   Host* storage = nullptr;
   Host* broker = nullptr;
   StorageLinkWatch storage_watch;  // watching, only in an optimistic platform whose storage link may bind
+  /// PlatformSpec::function_slots_virtual: `function_slots` holds null hosts (their count is the slots'). Where
+  /// function_routes_private(spec) holds, every slot's route to storage is `function_route`.
+  bool function_slots_virtual = false;
+  LoneRoute function_route;
 };
 
 /// Builds one zone, routed by a map of its routes: per-machine NICs (split duplex), per-peer storage connection

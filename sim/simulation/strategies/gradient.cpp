@@ -1,5 +1,7 @@
 #include "gradient.hpp"
 
+#include "computed_invocations.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -19,17 +21,13 @@ double seconds_until_out_of_memory(const Context& c, double step_s, double need_
 
 /// One function task of a peer's workflow execution, from its branch's start at `start_s`: invocation k handles
 /// its minibatches; failed attempts (out of memory, a crash, the timeout) are billed and retried as the
-/// workflow's retry policy says.
+/// workflow's retry policy says. computed_invocations.cpp computes the same steps without an actor, when it can.
 void function_invocation(Context& c, int peer, std::int64_t instance, int iteration, int k, double start_s,
                          const std::shared_ptr<Execution>& exec, KvStore* database) {
   sg::sleep_until(start_s);
   const auto& s = c.s;
-  const auto& fs = s.profile.functions;
   const auto& batches = s.invocations[k];
-  const bool fits = s.invocation_fits(k);
-  const double failure_probability = s.experiment.function_failure_probability;
   const int attempts = 1 + c.workflow.retry_attempts();
-  const double speed = s.function_speed_factor;
   std::string error;  // the last attempt's, when none succeeded
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (attempt > 0) c.workflow.retry_branch();
@@ -43,38 +41,11 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
     c.trace(peer, iteration, Phase::DataFetch, run_start, k);
 
     const double compute_start = sg::now();
-    double compute_s = 0;  // wall seconds on the function's CPU share
-    auto step_draws = c.random.stream(Draw::FunctionStep, {peer, iteration, k, attempt}, instance);
-    for (long long b : batches) compute_s += s.wall_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function, step_draws);
-    // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
-    double run_for = compute_s;
-    Phase ending = Phase::Compute;
-    if (!fits) {
-      run_for = seconds_until_out_of_memory(c, compute_s, s.invocation_need_bytes[k], s.function_memory_bytes);
-      ending = Phase::OutOfMemory;
-      error = fmt::format(
-          "{}: out of memory: a function invocation of peer {} needs {} for its {}-sample {} step but has "
-          "{} ({} MB); {} attempt(s); the smallest function that fits has {} MB",
-          c.system.name, peer, gb(s.invocation_need_bytes[k]), *std::max_element(batches.begin(), batches.end()),
-          s.experiment.workload.model, gb(s.function_memory_bytes), s.experiment.functions.memory_mb, attempts,
-          s.smallest_function_memory_mb() > 0 ? std::to_string(s.smallest_function_memory_mb()) : "no size");
-    } else if (auto failure_draws = c.random.stream(Draw::FunctionFailure, {peer, iteration, k, attempt}, instance);
-               failure_probability > 0 && failure_draws.uniform() < failure_probability) {
-      run_for = failure_draws.uniform() * compute_s;
-      ending = Phase::FunctionFailure;
-      error = fmt::format("{}: a function invocation of peer {} failed {} time(s) (failure probability {})",
-                          c.system.name, peer, attempts, failure_probability);
-    }
-    const double timeout_left = fs.max_timeout_s - (sg::now() - run_start);
-    if (run_for > timeout_left) {
-      run_for = std::max(0.0, timeout_left);
-      ending = Phase::FunctionFailure;
-      error = fmt::format("{}: a function invocation of peer {} ran past the {} s timeout, {} time(s)",
-                          c.system.name, peer, fs.max_timeout_s, attempts);
-    }
-    c.functions.compute(container, run_for * speed);
-    c.trace(peer, iteration, ending, compute_start, k);
-    if (ending != Phase::Compute) {  // the container is gone; the attempt is billed
+    const auto plan = plan_attempt(c, peer, instance, iteration, k, attempt, compute_start - run_start);
+    c.functions.compute(container, plan.run_for_s * s.function_speed_factor);
+    c.trace(peer, iteration, plan.ending, compute_start, k);
+    if (plan.ending != Phase::Compute) {  // the container is gone; the attempt is billed
+      error = plan.error;
       c.functions.finish(container, sg::now() - run_start, s.experiment.functions.arch, true);
       continue;
     }
@@ -124,7 +95,12 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
   c.trace(peer, iteration, Phase::Orchestration, start);
   const std::int64_t instance = c.instance_of(peer);  // the functions' draws stay this instance's if it crashes
-  c.workflow.fan_out(invocations, c.hosts.peers[peer], [&c, peer, instance, iteration, exec, database](int k, double start_s) {
+  if (c.hosts.function_slots_virtual && !c.computed_invocations)
+    c.computed_invocations = std::make_shared<ComputedInvocations>(c);
+  if (c.hosts.function_slots_virtual)
+    c.computed_invocations->submit(peer, instance, iteration, invocations, sg::now(), exec);
+  else
+    c.workflow.fan_out(invocations, c.hosts.peers[peer], [&c, peer, instance, iteration, exec, database](int k, double start_s) {
     sg::run_task("fn", c.hosts.peers[peer], [&c, peer, instance, iteration, k, start_s, exec, database] {
       function_invocation(c, peer, instance, iteration, k, start_s, exec, database);
     });
@@ -157,6 +133,44 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
 
 }  // namespace
 
+AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iteration, int k, int attempt,
+                         double fetched_after_s) {
+  const auto& s = c.s;
+  const auto& batches = s.invocations[k];
+  const double failure_probability = s.experiment.function_failure_probability;
+  const int attempts = 1 + c.workflow.retry_attempts();
+  double compute_s = 0;  // wall seconds on the function's CPU share
+  auto step_draws = c.random.stream(Draw::FunctionStep, {peer, iteration, k, attempt}, instance);
+  for (long long b : batches) compute_s += s.wall_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function, step_draws);
+  // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
+  AttemptPlan plan{compute_s, Phase::Compute, {}};
+  if (!s.invocation_fits(k)) {
+    plan.run_for_s = seconds_until_out_of_memory(c, compute_s, s.invocation_need_bytes[k], s.function_memory_bytes);
+    plan.ending = Phase::OutOfMemory;
+    plan.error = fmt::format(
+        "{}: out of memory: a function invocation of peer {} needs {} for its {}-sample {} step but has "
+        "{} ({} MB); {} attempt(s); the smallest function that fits has {} MB",
+        c.system.name, peer, gb(s.invocation_need_bytes[k]), *std::max_element(batches.begin(), batches.end()),
+        s.experiment.workload.model, gb(s.function_memory_bytes), s.experiment.functions.memory_mb, attempts,
+        s.smallest_function_memory_mb() > 0 ? std::to_string(s.smallest_function_memory_mb()) : "no size");
+  } else if (auto failure_draws = c.random.stream(Draw::FunctionFailure, {peer, iteration, k, attempt}, instance);
+             failure_probability > 0 && failure_draws.uniform() < failure_probability) {
+    plan.run_for_s = failure_draws.uniform() * compute_s;
+    plan.ending = Phase::FunctionFailure;
+    plan.error = fmt::format("{}: a function invocation of peer {} failed {} time(s) (failure probability {})",
+                             c.system.name, peer, attempts, failure_probability);
+  }
+  const double max_timeout_s = s.profile.functions.max_timeout_s;
+  const double timeout_left = max_timeout_s - fetched_after_s;
+  if (plan.run_for_s > timeout_left) {
+    plan.run_for_s = std::max(0.0, timeout_left);
+    plan.ending = Phase::FunctionFailure;
+    plan.error = fmt::format("{}: a function invocation of peer {} ran past the {} s timeout, {} time(s)",
+                             c.system.name, peer, max_timeout_s, attempts);
+  }
+  return plan;
+}
+
 GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s, const std::string& fallback) {
   if (params.choice("compute", {"peer", "functions"}, fallback) == "peer") return GradientCompute::Peer;
   for (const auto& inv : s.invocations) {
@@ -177,6 +191,7 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
   const int gradient_containers =
       how == GradientCompute::Functions ? s.experiment.peers * static_cast<int>(s.invocations.size()) : 0;
   n.function_slots = std::min(s.profile.functions.concurrency_limit, gradient_containers + other_functions);
+  n.functions_only_gradient_tasks = how == GradientCompute::Functions && other_functions == 0;
   return n;
 }
 

@@ -23,6 +23,7 @@ class Spirt : public Strategy {
   Spirt(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
     PlatformNeeds n = gradient_needs(s_, GradientCompute::Functions);
+    n.functions_only_gradient_tasks = false;  // its functions read and write a database
     n.broker = true;  // also the barrier's queue
     n.peer_to_peer = on_peers_;  // databases on the peers copy between peers
     n.functions_reach_peers = on_peers_;

@@ -25,6 +25,9 @@ struct PlatformNeeds {
   bool peer_ring = false;     // a route from each peer to the next only: peers routes, not peers²
   int function_slots = 0;  // containers alive at once, at most
   bool functions_reach_peers = false;
+  /// Every function container is a gradient task without a database (gradient_needs): the invocations may be
+  /// computed rather than simulated (computed_invocations.hpp).
+  bool functions_only_gradient_tasks = false;
   std::vector<ServerNeed> servers;
   bool peers_are_instances = true;  // false: the participants are functions (no peer instance is billed)
 };

@@ -1,0 +1,87 @@
+// Gradient function invocations computed rather than simulated. An invocation touches state that others share
+// at three instants only: when it takes a container (warm pools, slots, the concurrency limit), when its key
+// reaches the broker (the broker's CPU, first come first served, shared with the peers' messages) and when it
+// ends (its container back to the pool, its execution's branch count). Between them it is alone: its slot's NIC
+// carries nothing but its own transfers to and from storage (sg::Platform::function_routes_private), so each
+// takes SimGrid's time for a lone flow (sg::lone_transfer_end_s), and its work is already a sleep. So one task
+// per system keeps those three kinds of event in a queue ordered by time, then by the order they were made,
+// sleeps to the next and handles it: no actor, stack or SimGrid activity per invocation (docs/architecture.md,
+// "Scale": the function invocations' actors were most of the paper grid's page faults).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "../context.hpp"
+#include "strategy.hpp"
+
+namespace p2psim::simulation {
+
+/// How one attempt of a gradient invocation ends, once its data arrived `fetched_after_s` after its start: out
+/// of memory part-way, a crash at a uniform point, the function timeout, or success (Phase::Compute) after
+/// `run_for_s` of computing (reference seconds at the function's CPU share, before its speed factor).
+struct AttemptPlan {
+  double run_for_s = 0;
+  Phase ending = Phase::Compute;
+  std::string error;  // why the attempt failed; empty when it succeeded
+};
+AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iteration, int k, int attempt,
+                         double fetched_after_s);
+
+/// Whether invocations are computed when they can be (true unless a test asks for the simulated reference).
+void set_computed_invocations(bool enabled);
+
+/// True when every function container of the design is a gradient invocation that is alone between its three
+/// shared instants: the slots' routes are private, the broker has no outage, no peer rejoins beside its old
+/// functions, and the platform has a slot for every container that can be alive, under the concurrency limit
+/// (nothing waits). The platform's slots are then virtual (sg::PlatformSpec::function_slots_virtual): no host,
+/// NIC or route each, which was most of building a serverless platform.
+bool invocations_computable(const Scenario& s, const PlatformNeeds& needs, const sg::PlatformSpec& spec);
+
+class ComputedInvocations {
+ public:
+  explicit ComputedInvocations(Context& c) : c_(c) {}
+  /// The Parallel state of `exec` began at `fan_out_s`: its `branches` invocations start at the workflow's
+  /// branch start dates, as function_invocation (gradient.cpp) would.
+  void submit(int peer, std::int64_t instance, int iteration, int branches, double fan_out_s,
+              const std::shared_ptr<Execution>& exec);
+
+ private:
+  struct Invocation {
+    int peer = 0, iteration = 0, k = 0;
+    std::int64_t instance = 0;
+    std::shared_ptr<Execution> exec;
+    int attempt = 0;
+    FunctionService::Container container;
+    double run_start_s = 0, upload_start_s = 0;
+    bool died = false;
+    std::string error;
+  };
+  enum class Kind { Start, AtBroker, End };
+  struct Event {
+    double at_s;
+    std::uint64_t order;
+    Kind kind;
+    std::shared_ptr<Invocation> invocation;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const { return a.at_s != b.at_s ? a.at_s > b.at_s : a.order > b.order; }
+  };
+
+  void schedule(double at_s, Kind kind, std::shared_ptr<Invocation> invocation);
+  void drive();  // the task: handles events in order until none is left
+  void start(double now_s, const std::shared_ptr<Invocation>& inv);
+  void at_broker(double now_s, const std::shared_ptr<Invocation>& inv);
+  void end(double now_s, const std::shared_ptr<Invocation>& inv);
+
+  Context& c_;
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::uint64_t next_order_ = 0;
+  bool driving_ = false;          // the task runs (it ends when no event is left)
+  double sleeping_until_s_ = -1;  // the task waits for this instant; an earlier event wakes it
+  sg::Semaphore wake_{0};
+};
+
+}  // namespace p2psim::simulation
