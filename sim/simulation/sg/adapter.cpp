@@ -4,7 +4,7 @@
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
-#include <xbt/config.hpp>
+#include <xbt/config.hpp>  // the network model's factors
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -20,16 +20,6 @@ void sleep_for(double seconds) { s4u::this_actor::sleep_for(seconds); }
 void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
-
-LoneRoute lone_route(const Host* from, const Host* to) {
-  std::vector<s4u::Link*> links;
-  LoneRoute route;
-  from->route_to(to, links, &route.latency_s);
-  route.narrowest_bps = -1;
-  for (const auto* link : links)
-    if (route.narrowest_bps < 0 || link->get_bandwidth() < route.narrowest_bps) route.narrowest_bps = link->get_bandwidth();
-  return route;
-}
 
 double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s) {
   // The model's own settings (LV08 sets its factors as defaults when it is created).

@@ -42,8 +42,6 @@ struct LoneRoute {
 /// its own (a function slot's NIC, Platform::function_slots_virtual) and computes instead of simulating. Needs
 /// an Engine (the model's factors are its settings).
 double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s);
-/// The route from `from` to `to`, as lone_transfer_end_s sees it.
-LoneRoute lone_route(const Host* from, const Host* to);
 /// Several transfers at once (sharing whatever links they share); returns when all have arrived.
 struct Transfer {
   Host* from;

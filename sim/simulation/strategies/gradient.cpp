@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 
 namespace p2psim::simulation {
 namespace {
@@ -95,16 +96,17 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
   c.trace(peer, iteration, Phase::Orchestration, start);
   const std::int64_t instance = c.instance_of(peer);  // the functions' draws stay this instance's if it crashes
-  if (c.hosts.function_slots_virtual && !c.computed_invocations)
-    c.computed_invocations = std::make_shared<ComputedInvocations>(c);
-  if (c.hosts.function_slots_virtual)
+  if (c.hosts.function_slots_virtual) {  // computed rather than simulated (computed_invocations.hpp)
+    if (database) throw std::logic_error("computed function invocations cannot use a database");
+    if (!c.computed_invocations) c.computed_invocations = std::make_shared<ComputedInvocations>(c);
     c.computed_invocations->submit(peer, instance, iteration, invocations, sg::now(), exec);
-  else
+  } else {
     c.workflow.fan_out(invocations, c.hosts.peers[peer], [&c, peer, instance, iteration, exec, database](int k, double start_s) {
-    sg::run_task("fn", c.hosts.peers[peer], [&c, peer, instance, iteration, k, start_s, exec, database] {
-      function_invocation(c, peer, instance, iteration, k, start_s, exec, database);
+      sg::run_task("fn", c.hosts.peers[peer], [&c, peer, instance, iteration, k, start_s, exec, database] {
+        function_invocation(c, peer, instance, iteration, k, start_s, exec, database);
+      });
     });
-  });
+  }
   c.workflow.poll_until_done(*exec, start, s.experiment.workflow_status_poll_interval_s);
   c.trace(peer, iteration, Phase::PollingWait, exec->end_s);
   if (!exec->failure.empty()) {  // the peer exits on any status other than SUCCEEDED (the paper's peer script)
