@@ -12,13 +12,14 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       functions(scenario.profile.functions, platform.function_slots, scenario.function_speed_factor, out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
       credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
-      peer_started_s(scenario.experiment.peers, 0) {
+      peer_started_s(scenario.experiment.peers, 0),
+      pending(hosts.storage_watch) {
   out.peer_end_s.assign(scenario.experiment.peers, 0);
   out.iterations_done.assign(scenario.experiment.peers, 0);
 }
 
 void Context::complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients) {
-  pending.settle(sg::now(), out);  // what computed activities recorded by now
+  if (!pending.settle(sg::now(), out)) sg::abandon_simulation();  // what computed activities recorded by now
   ++out.iterations_done[peer];
   // Only a replay reads the schedule, and an all-to-all's holds peers^2 versions per iteration: recorded only
   // when the experiment asks for accuracy.

@@ -114,15 +114,16 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageShari
   c.out.transport = strategy->transport();
   strategy->launch(c);
   const auto end = engine.run(limits::kMaxSimulatedSeconds, progress_reporter(system, c));
-  if (end == sg::Engine::End::Abandoned) {
+  const double stop_s = sg::now();
+  // Computed transfers the watch was not told of yet (those after the last actor's last look) count too.
+  const bool within_storage_link = end != sg::Engine::End::Abandoned && c.pending.settle(stop_s, c.out);
+  if (!within_storage_link) {
     if (!c.hosts.storage_watch.exceeded()) throw std::logic_error("a simulation was abandoned for no known reason");
     RunOutput void_output;
     void_output.void_storage_link_bound = true;
     return void_output;
   }
   const bool deadlocked = end == sg::Engine::End::Deadlocked;
-  const double stop_s = sg::now();
-  c.pending.settle(stop_s, c.out);
   if (end == sg::Engine::End::PastHorizon && c.out.failure.empty())
     c.out.failure = fmt::format("{}: still running after {:.0f} simulated seconds (a year, p2psim's limit; "
                                 "docs/limits.md)", system.name, limits::kMaxSimulatedSeconds);

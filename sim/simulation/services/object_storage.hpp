@@ -25,6 +25,7 @@ class ObjectStorage {
   /// caller records the request in the ledger when the clock reaches that instant (PendingRecords).
   double lone_get_end_s(const sg::LoneRoute& route, double bytes, double start_s) const;
   double lone_put_end_s(const sg::LoneRoute& route, double bytes, double start_s) const;
+  double first_byte_latency_s() const { return params_.first_byte_latency_s; }
 
  private:
   const p2psim::ObjectStorage& params_;

@@ -73,10 +73,37 @@ bool storage_link_may_bind(const PlatformSpec& p) {
   return (1 + kCrossTrafficShare) * (peers_storage_bps(p) + rest_bps) > p.storage_aggregate_bps;
 }
 
-bool function_routes_private(const PlatformSpec& p) {
-  return !storage_link_may_bind(p) && !p.functions_reach_peers && p.servers.empty() &&
-         p.function_nic_bps <= p.storage_aggregate_bps;
+namespace {
+
+// How transfers to storage cross its aggregate link (build_platform says why).
+struct StorageLayout {
+  double peers_bps;     // what the peers can draw at most
+  bool never_binds;     // nobody's route crosses the link
+  bool watch;           // function slots and servers have private copies of their share, watched
+  double s3_bps;        // the share of the link that function slots and servers cross
+  bool slot_nic_only;   // a function slot's route to storage is its NIC alone
+};
+
+StorageLayout storage_layout(const PlatformSpec& p) {
+  StorageLayout l{};
+  l.peers_bps = peers_storage_bps(p);
+  l.never_binds = !storage_link_may_bind(p);
+  const bool reserve_for_peers = l.never_binds || l.peers_bps < p.storage_aggregate_bps / 2;
+  l.s3_bps = p.storage_aggregate_bps - (reserve_for_peers ? l.peers_bps : 0);
+  l.watch = !l.never_binds && p.storage_sharing == StorageSharing::Optimistic;
+  // A function slot whose NIC carries its storage route only (no route to peers or servers) needs no private
+  // path beside it: every flow on that path crosses the slot's NIC first, so a path at least as wide can never
+  // bind, and the NIC can carry the route's whole latency (x + x == 2x exactly). Same bound, same latency, same
+  // allocation (the paper grid's results and traces byte-identical), one split-duplex link fewer per slot: up to
+  // ~940 in the grid's heaviest scenarios, 5.5 % of their CPU (bench/README.md, "A sixth pass").
+  l.slot_nic_only = (l.never_binds || l.watch) && !p.functions_reach_peers && p.servers.empty() &&
+                    p.function_nic_bps <= (l.watch ? l.s3_bps : p.storage_aggregate_bps);
+  return l;
 }
+
+}  // namespace
+
+bool function_routes_private(const PlatformSpec& p) { return storage_layout(p).slot_nic_only; }
 
 Platform build_platform(const PlatformSpec& p) {
   if (p.function_slots_virtual && !function_routes_private(p))
@@ -106,10 +133,9 @@ Platform build_platform(const PlatformSpec& p) {
   // Functions and servers that share the link cross it only in an exact platform. In an optimistic one each has
   // a private path of the link's bandwidth and latency instead, and the storage watch voids the run if those in
   // flight could ever have filled the link (storage_link_watch.hpp).
-  const double peers_bps = peers_storage_bps(p);
-  const bool never_binds = !storage_link_may_bind(p);
-  const bool reserve_for_peers = never_binds || peers_bps < p.storage_aggregate_bps / 2;
-  const double s3_bps = p.storage_aggregate_bps - (reserve_for_peers ? peers_bps : 0);
+  const StorageLayout layout = storage_layout(p);
+  const double peers_bps = layout.peers_bps, s3_bps = layout.s3_bps;
+  const bool never_binds = layout.never_binds, watch = layout.watch;
   auto* s3_link = nic(zone, "s3_aggregate", s3_bps, half_latency_s);
   std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
   if (peers_bps > p.storage_aggregate_bps)
@@ -124,7 +150,6 @@ Platform build_platform(const PlatformSpec& p) {
   // duplex as the link is, that carries the storage end's half of the latency: watched, a copy of the link (its
   // bandwidth too: the route's bandwidths set a flow's bound and its sharing penalty); when the link never
   // binds, one of the whole aggregate, which never binds either.
-  const bool watch = !never_binds && p.storage_sharing == StorageSharing::Optimistic;
   // `nic_only`: the NIC carries the whole latency and no path is needed (function slots, below).
   auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, double nic_bps, const std::string& name,
                         bool nic_only = false) {
@@ -161,17 +186,15 @@ Platform build_platform(const PlatformSpec& p) {
   }
   if (p.peer_ring && h.peers.size() > 2)  // close the ring (two peers are already connected both ways)
     connect(zone, h.peers.back(), h.peers.front(), {{peer_nics.back(), End::A}, {peer_nics.front(), End::B}});
-  // A function slot whose NIC carries its storage route only (no route to peers or servers) needs no private
-  // path beside it: every flow on that path crosses the slot's NIC first, so a path at least as wide can never
-  // bind, and the NIC can carry the route's whole latency (x + x == 2x exactly). Same bound, same latency, same
-  // allocation (the paper grid's results and traces byte-identical), one split-duplex link fewer per slot: up to
-  // ~940 in the grid's heaviest scenarios, 5.5 % of their CPU (bench/README.md, "A sixth pass").
-  const bool slot_nic_only = (never_binds || watch) && !p.functions_reach_peers && p.servers.empty() &&
-                             p.function_nic_bps <= (watch ? s3_bps : p.storage_aggregate_bps);
-  // Virtual slots: what a real slot's route would be (its NIC, carrying the whole latency: slot_nic_only holds).
+  const bool slot_nic_only = layout.slot_nic_only;
+  // Virtual slots: what a real slot's route would be (its NIC, carrying the whole latency: slot_nic_only holds),
+  // watched by their index where the link may bind.
   h.function_slots_virtual = p.function_slots_virtual;
   h.function_route = {2 * half_latency_s, p.function_nic_bps};
-  if (p.function_slots_virtual) h.function_slots.assign(p.function_slots, nullptr);
+  if (p.function_slots_virtual) {
+    h.function_slots.assign(p.function_slots, nullptr);
+    if (watch) h.storage_watch.watch_slots(p.function_slots, p.function_nic_bps, s3_bps);
+  }
   std::vector<s4u::SplitDuplexLink*> function_nics;
   for (int k = 0; k < (p.function_slots_virtual ? 0 : p.function_slots); ++k) {
     const std::string name = "function-" + std::to_string(k);

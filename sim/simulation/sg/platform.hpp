@@ -51,8 +51,9 @@ struct PlatformSpec {
 bool storage_link_may_bind(const PlatformSpec& spec);
 
 /// Whether each function slot's route to storage is its NIC alone, crossed by nothing else: the storage link
-/// never binds, and function slots reach neither peers nor servers. A slot's transfer is then alone on its
-/// route (one container per slot) and takes sg::lone_transfer_end_s on Platform::function_route.
+/// never binds, or the platform is optimistic (the link's watch voids the run once it could), and function
+/// slots reach neither peers nor servers. A slot's transfer is then alone on its route (one container per
+/// slot) and takes sg::lone_transfer_end_s on Platform::function_route.
 bool function_routes_private(const PlatformSpec& spec);
 
 struct Platform {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "adapter.hpp"
 
@@ -28,7 +29,12 @@ class StorageLinkWatch {
     users_[user].nic_bps = static_cast<std::int64_t>(std::ceil(nic_bps));  // whole bytes/s: exact sums, no drift
     link_bps_ = link_bps;
   }
-  bool watching() const { return !users_.empty(); }
+  /// `count` virtual function slots (no hosts: PlatformSpec::function_slots_virtual), each a user by its index.
+  void watch_slots(int count, double nic_bps, double link_bps) {
+    slots_.assign(count, User{static_cast<std::int64_t>(std::ceil(nic_bps)), {0, 0}});
+    link_bps_ = link_bps;
+  }
+  bool watching() const { return !users_.empty() || !slots_.empty(); }
   /// True once the users in flight could have exceeded the link: the run no longer tells the exact result.
   bool exceeded() const { return exceeded_; }
 
@@ -48,6 +54,11 @@ class StorageLinkWatch {
   /// Counts a transfer of `host` to (upload) or from storage until the result is destroyed; on exceeding the
   /// link, ends the simulation (sg::abandon_simulation): what follows would be simulated for nothing.
   [[nodiscard]] InFlight start(const Host* host, bool upload) { return InFlight(this, host, upload); }
+  /// A transfer of virtual slot `slot` to (upload) or from storage begins, or ends: for computed transfers,
+  /// told in time order. Returns false once the users in flight could have exceeded the link (the caller ends
+  /// the simulation, when it runs in an actor).
+  bool slot_transfer_begins(int slot, bool upload) { return user_starts(slots_.at(slot), upload); }
+  void slot_transfer_ends(int slot, bool upload) { user_ends(slots_.at(slot), upload); }
 
  private:
   struct User {
@@ -56,9 +67,23 @@ class StorageLinkWatch {
   };
 
   std::unordered_map<const Host*, User> users_;
+  std::vector<User> slots_;  // virtual function slots, by index
   double link_bps_ = 0;
   std::int64_t nics_bps_[2] = {0, 0};  // the NICs of the users with a transfer in flight, per direction
   bool exceeded_ = false;
+
+  // False once the link could have been exceeded.
+  bool user_starts(User& user, bool upload) {
+    // A user's several transfers in one direction share its NIC: it counts once.
+    if (user.in_flight[upload]++ == 0) {
+      nics_bps_[upload] += user.nic_bps;
+      if (could_bind()) exceeded_ = true;
+    }
+    return !exceeded_;
+  }
+  void user_ends(User& user, bool upload) {
+    if (--user.in_flight[upload] == 0) nics_bps_[upload] -= user.nic_bps;
+  }
 
   bool could_bind() const {
     for (int d = 0; d < 2; ++d)
@@ -73,19 +98,13 @@ inline StorageLinkWatch::InFlight::InFlight(StorageLinkWatch* watch, const Host*
   const auto user = watch->users_.find(host);
   if (user == watch->users_.end()) return;
   watch_ = watch;
-  // A user's several transfers in one direction share its NIC: it counts once.
-  if (user->second.in_flight[upload]++ > 0) return;
-  watch->nics_bps_[upload] += user->second.nic_bps;
-  if (!watch->exceeded_ && watch->could_bind()) {
-    watch->exceeded_ = true;
-    abandon_simulation();
-  }
+  const bool was_exceeded = watch->exceeded_;
+  if (!watch->user_starts(user->second, upload) && !was_exceeded) abandon_simulation();
 }
 
 inline StorageLinkWatch::InFlight::~InFlight() {
   if (!watch_) return;
-  auto& user = watch_->users_.at(host_);
-  if (--user.in_flight[upload_] == 0) watch_->nics_bps_[upload_] -= user.nic_bps;
+  watch_->user_ends(watch_->users_.at(host_), upload_);
 }
 
 }  // namespace p2psim::sg

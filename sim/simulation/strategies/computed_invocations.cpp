@@ -53,7 +53,7 @@ void ComputedInvocations::drive() {
     }
     // The events due at next_s (the clock may stand an ulp off it: SimGrid adds the sleep to its own clock),
     // and those they make for next_s, in the order they were made. Their own times, not the clock, time them.
-    c_.pending.settle(next_s, c_.out);
+    if (!c_.pending.settle(next_s, c_.out)) sg::abandon_simulation();  // the storage link could have bound
     while (!events_.empty() && events_.top().at_s <= next_s) {
       const Event e = events_.top();
       events_.pop();
@@ -83,6 +83,7 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   long long samples = 0;
   for (long long b : s.invocations[k]) samples += b;
   const double fetched_s = c_.storage.lone_get_end_s(c_.hosts.function_route, static_cast<double>(samples * s.sample_bytes), t);
+  watch_transfer(t, fetched_s, container.slot, false);
   c_.pending.add(fetched_s, PendingRecords::Kind::StorageGet);
   c_.trace_ahead(peer, iteration, Phase::DataFetch, t, fetched_s, k);
 
@@ -99,9 +100,18 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   inv->upload_start_s = computed_s;
   double u = computed_s;
   if (s.function_encode_s > 0) u += c_.functions.compute_s(s.function_encode_s);
+  const double put_start_s = u;
   u = c_.storage.lone_put_end_s(c_.hosts.function_route, s.function_gradient_bytes, u);
+  watch_transfer(put_start_s, u, container.slot, true);
   c_.pending.add(u, PendingRecords::Kind::StoragePut);
   schedule(u + c_.broker.request_latency_s(), Kind::AtBroker, inv);  // publishes the key to the peer's queue
+}
+
+void ComputedInvocations::watch_transfer(double request_s, double end_s, int slot, bool upload) {
+  if (!c_.hosts.storage_watch.watching()) return;
+  // In flight from its first byte on, as ObjectStorage::get and put count it.
+  c_.pending.add_slot_transfer(request_s + c_.storage.first_byte_latency_s(), PendingRecords::Kind::SlotTransferStarts, slot, upload);
+  c_.pending.add_slot_transfer(end_s, PendingRecords::Kind::SlotTransferEnds, slot, upload);
 }
 
 void ComputedInvocations::at_broker(double now_s, const std::shared_ptr<Invocation>& inv) {

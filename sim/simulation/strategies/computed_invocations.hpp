@@ -74,6 +74,8 @@ class ComputedInvocations {
   void drive();  // the task: handles events in order until none is left
   void start(double now_s, const std::shared_ptr<Invocation>& inv);
   void at_broker(double now_s, const std::shared_ptr<Invocation>& inv);
+  /// Shows the storage link's watch a computed transfer requested at `request_s` and done at `end_s`.
+  void watch_transfer(double request_s, double end_s, int slot, bool upload);
   void end(double now_s, const std::shared_ptr<Invocation>& inv);
 
   Context& c_;
