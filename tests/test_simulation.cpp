@@ -643,7 +643,7 @@ RunOutput without_tie_order(RunOutput r) {
 
 /// The same run up to ties and to rounding: an optimistic platform computes the functions' invocations
 /// (computed_invocations.hpp), which add their steps' times in their own order where SimGrid adds each to its
-/// clock (1e-12 relative here; 1e-9 s allowed).
+/// clock (below 1e-9 s here).
 void check_same_up_to_ties(const RunOutput& computed, const RunOutput& simulated) {
   const RunOutput a = without_tie_order(computed), b = without_tie_order(simulated);
   constexpr double kRounding_s = 1e-9;
