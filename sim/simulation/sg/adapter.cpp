@@ -21,16 +21,20 @@ void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
 
-double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s) {
+LoneRoute lone_route(double latency_s, double narrowest_bps) {
   // The model's own settings (LV08 sets its factors as defaults when it is created).
   const double latency_factor = simgrid::config::get_value<double>("network/latency-factor");
   const double bandwidth_factor = simgrid::config::get_value<double>("network/bandwidth-factor");
   const double tcp_gamma = simgrid::config::get_value<double>("network/TCP-gamma");
-  double bound_bps = route.narrowest_bps;
-  if (route.latency_s > 0 && tcp_gamma / (2.0 * route.latency_s) < bound_bps) bound_bps = tcp_gamma / (2.0 * route.latency_s);
-  const double latency_paid_s = start_s + route.latency_s * latency_factor;
+  double bound_bps = narrowest_bps;
+  if (latency_s > 0 && tcp_gamma / (2.0 * latency_s) < bound_bps) bound_bps = tcp_gamma / (2.0 * latency_s);
+  return {latency_s * latency_factor, bound_bps * bandwidth_factor};
+}
+
+double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s) {
+  const double latency_paid_s = start_s + route.latency_paid_s;
   const double whole_bytes = static_cast<double>(static_cast<uint64_t>(bytes));  // as transfer() sends them
-  return whole_bytes > 0 ? latency_paid_s + whole_bytes / (bound_bps * bandwidth_factor) : latency_paid_s;
+  return whole_bytes > 0 ? latency_paid_s + whole_bytes / route.rate_bps : latency_paid_s;
 }
 
 void transfer_sequence(Host* from, Host* to, double bytes_each, int count) {

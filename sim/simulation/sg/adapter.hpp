@@ -29,18 +29,21 @@ void transfer(Host* from, Host* to, double bytes);
 /// bytes. The same time as the `count` transfers while the flow's bandwidth share stays the same; when it
 /// changes meanwhile, the bytes see the share of the end of the sequence, not of each transfer's own moment.
 void transfer_sequence(Host* from, Host* to, double bytes_each, int count);
-/// A route by what a lone flow on it sees: the sum of its links' latencies and its narrowest link's bandwidth.
+/// A route as a lone flow on it sees it under SimGrid's CM02/LV08 model (src/surf/network_cm02.cpp,
+/// comm_action_set_bounds and comm_action_set_variable, in SimGrid 3.32): the latency it pays (the links'
+/// latencies times the latency factor) and its rate (the bandwidth factor times the smaller of the narrowest
+/// link and the TCP window's bound, gamma / (2 x the links' latency)).
 struct LoneRoute {
-  double latency_s = 0;
-  double narrowest_bps = 0;
+  double latency_paid_s = 0;
+  double rate_bps = 0;
 };
+/// The route of links whose latencies sum to `latency_s` and whose narrowest carries `narrowest_bps`, with the
+/// network model's factors (its settings: call after the Engine is made).
+LoneRoute lone_route(double latency_s, double narrowest_bps);
 /// When a transfer of `bytes` started at `start_s` ends on `route` if no other flow shares any of its links
-/// meanwhile: SimGrid's CM02/LV08 time for a lone flow (the route's latency times the latency factor, then the
-/// bytes at the bandwidth factor times the smaller of the narrowest link and the TCP window's bound,
-/// gamma / (2 x the route's latency)), added in the order SimGrid adds them (src/surf/network_cm02.cpp,
-/// comm_action_set_bounds and comm_action_set_variable, in SimGrid 3.32). For a caller that knows its route is
-/// its own (a function slot's NIC, Platform::function_slots_virtual) and computes instead of simulating. Needs
-/// an Engine (the model's factors are its settings).
+/// meanwhile, added in the order SimGrid adds it: the latency, then the bytes at the rate. For a caller that knows
+/// its route is its own (a function slot's NIC, Platform::function_slots_virtual) and computes instead of
+/// simulating.
 double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s);
 /// Several transfers at once (sharing whatever links they share); returns when all have arrived.
 struct Transfer {

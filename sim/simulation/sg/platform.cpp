@@ -190,7 +190,7 @@ Platform build_platform(const PlatformSpec& p) {
   // Virtual slots: what a real slot's route would be (its NIC, carrying the whole latency: slot_nic_only holds),
   // watched by their index where the link may bind.
   h.function_slots_virtual = p.function_slots_virtual;
-  h.function_route = {2 * half_latency_s, p.function_nic_bps};
+  h.function_route = lone_route(2 * half_latency_s, p.function_nic_bps);
   if (p.function_slots_virtual) {
     h.function_slots.assign(p.function_slots, nullptr);
     if (watch) h.storage_watch.watch_slots(p.function_slots, p.function_nic_bps, s3_bps);
