@@ -1,6 +1,7 @@
 // Gradient function invocations computed rather than simulated (sim/simulation/strategies/computed_invocations.hpp)
 // against the simulated reference: the same scenario run both ways must give the same run, to rounding, where
-// no two events tie (SimGrid's order of simultaneous events is not the queue's; ties are tested separately).
+// no two events tie (SimGrid's order of simultaneous events is not the queue's: where they tie, the goldens and
+// the scenario traces under tests/scenarios pin the queue's).
 #include <doctest/doctest.h>
 
 #include <algorithm>
