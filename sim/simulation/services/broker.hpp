@@ -24,7 +24,6 @@ class Broker {
   /// The same for a message that reaches the broker at `arrival_s` (now, or for a computed invocation, its own
   /// clock): takes the broker's CPU in turn and returns when the message is processed. No outage may be declared.
   double reserve_message_cpu(double arrival_s);
-  bool has_outages() const { return !outages_.empty(); }
   double request_latency_s() const { return params_.request_latency_s; }
   /// A message of `bytes` from a client to the broker, and from the broker to a client. A transfer cut by an
   /// outage is sent again, whole, once the broker is back (the client reconnects and retries).

@@ -53,8 +53,6 @@ class FunctionService {
   void compute(const Container& c, double reference_s) const;
   /// How long compute() takes.
   double compute_s(double reference_s) const { return reference_s / speed_factor_; }
-  /// Network slots: containers that can be alive at once.
-  int slots() const { return static_cast<int>(slots_.size()); }
 
   double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
   const p2psim::FunctionService& params() const { return params_; }
