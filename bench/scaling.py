@@ -6,13 +6,21 @@ sharded serverless aggregation (16 shards). Prints the median of --repeats runs,
 the transfers the run modelled per second of wall time (object-storage GETs and PUTs plus broker deliveries, from
 result.json, plus for the ring its 2(N-1) chunks per peer and iteration, which the ring models though it simulates
 one step of each phase and repeats its time).
+
+With --instructions, wall time is not measured; instead each size runs twice under callgrind, with --iterations
+and twice as many, and the table gives the instructions of the extra iterations: the simulator's work per
+iteration and per modelled transfer, without setting up and writing results, and without this machine's noise
+(a shared virtual machine's wall time at 1,024 peers varies by 2x from one run to the next). The growth per
+doubling of that is the simulator's own growth; wall time adds the memory hierarchy's.
 Usage: bench/scaling.py [--p2psim build/p2psim] [--design all_to_all|ring|sharded] [--peers 16,32,64,128]
                         [--iterations 10] [--repeats 3] [--baseline OTHER_P2PSIM]   (ratios in the same run)
-                        [--baseline-max-peers N]
+                        [--baseline-max-peers N] [--instructions]
 """
 import argparse
+import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,10 +50,25 @@ def one_run(binary, path, out):
     wall = time.perf_counter() - start
     if status != 0:
         sys.exit(f"{binary} run {path} failed (status {status})")
-    usage_json = json.load(open(os.path.join(out, "result.json")))["systems"]
-    transfers = sum(s["usage"]["storage_gets"] + s["usage"]["storage_puts"] + s["usage"]["gradient_deliveries"]
-                    for s in usage_json.values())
-    return wall, usage.ru_maxrss / 1024, transfers  # ru_maxrss: KiB, the largest of the run and its simulation
+    return wall, usage.ru_maxrss / 1024, modelled_transfers(out)  # ru_maxrss: KiB, the largest of the run and its simulation
+
+
+def instructions_of_run(binary, path, out):
+    """Instructions of `p2psim run` and the processes it forks (callgrind writes one file per process)."""
+    os.makedirs(out, exist_ok=True)
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.%p", binary, "run", "-q",
+                    path, "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                   env=dict(os.environ, P2PSIM_DATA_DIR=ROOT))
+    total = 0
+    for name in glob.glob(os.path.join(out, "callgrind.*")):
+        total += next(int(line.split()[1]) for line in open(name) if line.startswith(("summary:", "totals:")))
+    return total, modelled_transfers(out)
+
+
+def modelled_transfers(out):
+    systems = json.load(open(os.path.join(out, "result.json")))["systems"]
+    return sum(s["usage"]["storage_gets"] + s["usage"]["storage_puts"] + s["usage"]["gradient_deliveries"]
+               for s in systems.values())
 
 
 def measure(binary, path, repeats, tmp, ring_chunks=0):
@@ -64,7 +87,13 @@ def main():
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per iteration with callgrind instead of timing (slow)")
     args = parser.parse_args()
+    if args.instructions:
+        if not shutil.which("valgrind"):
+            sys.exit("--instructions needs valgrind (Debian package valgrind)")
+        return count_instructions(args)
     print(f"load average at start: {os.getloadavg()[0]:.2f}; design {args.design}, {args.iterations} iterations, "
           f"median of {args.repeats}")
     header = f"{'peers':>6} {'wall_s':>9} {'x/doubling':>10} {'peak_MB':>8} {'transfers':>10} {'transfers/s':>11}"
@@ -72,10 +101,7 @@ def main():
     previous = None
     with tempfile.TemporaryDirectory() as tmp:
         for peers in (int(p) for p in args.peers.split(",")):
-            path = os.path.join(tmp, f"bench_{peers}.xml")
-            with open(path, "w") as f:
-                f.write(EXPERIMENT.format(peers=peers, iterations=args.iterations, batch=args.batch,
-                                          systems=SYSTEMS[args.design]))
+            path = write_experiment(tmp, args, peers, args.iterations)
             ring_chunks = 2 * peers * (peers - 1) * args.iterations if args.design == "ring" else 0
             wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp, ring_chunks)
             growth = f"{wall / previous:.2f}" if previous else "-"
@@ -87,6 +113,35 @@ def main():
             sys.stdout.flush()
             previous = wall
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
+def write_experiment(tmp, args, peers, iterations):
+    path = os.path.join(tmp, f"bench_{peers}_{iterations}.xml")
+    with open(path, "w") as f:
+        f.write(EXPERIMENT.format(peers=peers, iterations=iterations, batch=args.batch, systems=SYSTEMS[args.design]))
+    return path
+
+
+def count_instructions(args):
+    print(f"design {args.design}; instructions of iterations {args.iterations + 1}..{2 * args.iterations} "
+          f"(a run of {2 * args.iterations} less one of {args.iterations}), callgrind")
+    print(f"{'peers':>6} {'G_instr/iteration':>17} {'x/doubling':>10} {'transfers/iteration':>19} "
+          f"{'instr/transfer':>14}")
+    previous = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for peers in (int(p) for p in args.peers.split(",")):
+            runs = [instructions_of_run(args.p2psim, write_experiment(tmp, args, peers, its),
+                                        os.path.join(tmp, f"out_{peers}_{its}"))
+                    for its in (args.iterations, 2 * args.iterations)]
+            per_iteration = (runs[1][0] - runs[0][0]) / args.iterations
+            transfers = (runs[1][1] - runs[0][1]) / args.iterations
+            if args.design == "ring":
+                transfers += 2 * peers * (peers - 1)
+            growth = f"{per_iteration / previous:.2f}" if previous else "-"
+            print(f"{peers:>6} {per_iteration / 1e9:>17.4f} {growth:>10} {transfers:>19.0f} "
+                  f"{per_iteration / transfers:>14.0f}")
+            sys.stdout.flush()
+            previous = per_iteration
 
 
 if __name__ == "__main__":
