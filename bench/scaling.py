@@ -11,10 +11,12 @@ With --instructions, wall time is not measured; instead each size runs twice und
 and twice as many, and the table gives the instructions of the extra iterations: the simulator's work per
 iteration and per modelled transfer, without setting up and writing results, and without this machine's noise
 (a shared virtual machine's wall time at 1,024 peers varies by 2x from one run to the next). The growth per
-doubling of that is the simulator's own growth; wall time adds the memory hierarchy's.
+doubling of that is the simulator's own growth; wall time adds the memory hierarchy's. With --cache-mb N as well,
+cachegrind simulates a last-level cache of N MB (16-way, 64-byte lines) and the table adds its misses per
+iteration: where they jump, the run's working set has outgrown that cache.
 Usage: bench/scaling.py [--p2psim build/p2psim] [--design all_to_all|ring|sharded] [--peers 16,32,64,128]
                         [--iterations 10] [--repeats 3] [--baseline OTHER_P2PSIM]   (ratios in the same run)
-                        [--baseline-max-peers N] [--instructions]
+                        [--baseline-max-peers N] [--instructions [--cache-mb 8]]
 """
 import argparse
 import glob
@@ -53,16 +55,24 @@ def one_run(binary, path, out):
     return wall, usage.ru_maxrss / 1024, modelled_transfers(out)  # ru_maxrss: KiB, the largest of the run and its simulation
 
 
-def instructions_of_run(binary, path, out):
-    """Instructions of `p2psim run` and the processes it forks (callgrind writes one file per process)."""
+def instructions_of_run(binary, path, out, cache_mb):
+    """Instructions (and, with cache_mb, last-level cache misses) of `p2psim run` and the processes it forks:
+    valgrind writes one file per process."""
     os.makedirs(out, exist_ok=True)
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.%p", binary, "run", "-q",
-                    path, "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
-                   env=dict(os.environ, P2PSIM_DATA_DIR=ROOT))
-    total = 0
-    for name in glob.glob(os.path.join(out, "callgrind.*")):
-        total += next(int(line.split()[1]) for line in open(name) if line.startswith(("summary:", "totals:")))
-    return total, modelled_transfers(out)
+    if cache_mb:
+        tool = ["--tool=cachegrind", "--cache-sim=yes", f"--LL={cache_mb << 20},16,64",
+                f"--cachegrind-out-file={out}/profile.%p"]
+    else:
+        tool = ["--tool=callgrind", f"--callgrind-out-file={out}/profile.%p"]
+    subprocess.run(["valgrind"] + tool + [binary, "run", "-q", path, "--out", out], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True, env=dict(os.environ, P2PSIM_DATA_DIR=ROOT))
+    instructions = ll_misses = 0
+    for name in glob.glob(os.path.join(out, "profile.*")):
+        counts = next(line.split()[1:] for line in open(name) if line.startswith(("summary:", "totals:")))
+        instructions += int(counts[0])
+        if cache_mb:  # cachegrind's events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+            ll_misses += int(counts[5]) + int(counts[8])
+    return instructions, ll_misses, modelled_transfers(out)
 
 
 def modelled_transfers(out):
@@ -89,6 +99,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions per iteration with callgrind instead of timing (slow)")
+    parser.add_argument("--cache-mb", type=int, default=0,
+                        help="with --instructions: also simulate a last-level cache of this size (cachegrind)")
     args = parser.parse_args()
     if args.instructions:
         if not shutil.which("valgrind"):
@@ -124,24 +136,28 @@ def write_experiment(tmp, args, peers, iterations):
 
 def count_instructions(args):
     print(f"design {args.design}; instructions of iterations {args.iterations + 1}..{2 * args.iterations} "
-          f"(a run of {2 * args.iterations} less one of {args.iterations}), callgrind")
+          f"(a run of {2 * args.iterations} less one of {args.iterations}), "
+          f"{'cachegrind' if args.cache_mb else 'callgrind'}")
     print(f"{'peers':>6} {'G_instr/iteration':>17} {'x/doubling':>10} {'transfers/iteration':>19} "
-          f"{'instr/transfer':>14}")
+          f"{'instr/transfer':>14}" + (f" {f'{args.cache_mb}MB_LL_misses/iteration':>24} {'x/doubling':>10}"
+                                       if args.cache_mb else ""))
     previous = None
     with tempfile.TemporaryDirectory() as tmp:
         for peers in (int(p) for p in args.peers.split(",")):
             runs = [instructions_of_run(args.p2psim, write_experiment(tmp, args, peers, its),
-                                        os.path.join(tmp, f"out_{peers}_{its}"))
+                                        os.path.join(tmp, f"out_{peers}_{its}"), args.cache_mb)
                     for its in (args.iterations, 2 * args.iterations)]
-            per_iteration = (runs[1][0] - runs[0][0]) / args.iterations
-            transfers = (runs[1][1] - runs[0][1]) / args.iterations
+            per_iteration, misses, transfers = ((b - a) / args.iterations for a, b in zip(*runs))
             if args.design == "ring":
                 transfers += 2 * peers * (peers - 1)
-            growth = f"{per_iteration / previous:.2f}" if previous else "-"
-            print(f"{peers:>6} {per_iteration / 1e9:>17.4f} {growth:>10} {transfers:>19.0f} "
-                  f"{per_iteration / transfers:>14.0f}")
+            line = (f"{peers:>6} {per_iteration / 1e9:>17.4f} "
+                    f"{f'{per_iteration / previous[0]:.2f}' if previous else '-':>10} {transfers:>19.0f} "
+                    f"{per_iteration / transfers:>14.0f}")
+            if args.cache_mb:
+                line += f" {misses:>24.0f} {f'{misses / previous[1]:.2f}' if previous else '-':>10}"
+            print(line)
             sys.stdout.flush()
-            previous = per_iteration
+            previous = (per_iteration, max(misses, 1))
 
 
 if __name__ == "__main__":
