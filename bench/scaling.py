@@ -10,7 +10,7 @@ one step of each phase and repeats its time).
 With --instructions, wall time is not measured; instead each size runs twice under callgrind, with --iterations
 and twice as many, and the table gives the instructions of the extra iterations: the simulator's work per
 iteration and per modelled transfer, without setting up and writing results, and without this machine's noise
-(a shared virtual machine's wall time at 1,024 peers varies by 2x from one run to the next). The growth per
+(a shared virtual machine's wall time at 1,024 peers varies 2-4x from one run to the next). The growth per
 doubling of that is the simulator's own growth; wall time adds the memory hierarchy's. With --cache-mb N as well,
 cachegrind simulates a last-level cache of N MB (16-way, 64-byte lines) and the table adds its misses per
 iteration: where they jump, the run's working set has outgrown that cache.
@@ -52,7 +52,8 @@ def one_run(binary, path, out):
     wall = time.perf_counter() - start
     if status != 0:
         sys.exit(f"{binary} run {path} failed (status {status})")
-    return wall, usage.ru_maxrss / 1024, modelled_transfers(out)  # ru_maxrss: KiB, the largest of the run and its simulation
+    # ru_maxrss: KiB, the largest of the run and its simulation
+    return wall, usage.ru_maxrss / 1024, modelled_transfers(out)
 
 
 def instructions_of_run(binary, path, out, cache_mb):
