@@ -16,11 +16,7 @@ void ObjectStorage::put(sg::Host* from, double bytes) {
   ++ledger_.storage_puts;
 }
 
-double ObjectStorage::lone_get_end_s(const sg::LoneRoute& route, double bytes, double start_s) const {
-  return sg::lone_transfer_end_s(route, bytes, start_s + params_.first_byte_latency_s);
-}
-
-double ObjectStorage::lone_put_end_s(const sg::LoneRoute& route, double bytes, double start_s) const {
+double ObjectStorage::lone_request_end_s(const sg::LoneRoute& route, double bytes, double start_s) const {
   return sg::lone_transfer_end_s(route, bytes, start_s + params_.first_byte_latency_s);
 }
 

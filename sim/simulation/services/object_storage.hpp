@@ -20,11 +20,11 @@ class ObjectStorage {
   /// lets 1,024 peers that each write 16 shards at once through one shared link scale (docs/architecture.md, "Scale").
   void get_sequence(sg::Host* to, double bytes_each, int count);
   void put_sequence(sg::Host* from, double bytes_each, int count);
-  /// get() and put() computed rather than simulated, for a client whose route to storage is its own
-  /// (sg::function_routes_private): started at `start_s`, they return when the bytes have arrived. The
-  /// caller records the request in the ledger when the clock reaches that instant (PendingRecords).
-  double lone_get_end_s(const sg::LoneRoute& route, double bytes, double start_s) const;
-  double lone_put_end_s(const sg::LoneRoute& route, double bytes, double start_s) const;
+  /// get() or put() computed rather than simulated, for a client whose route to storage is its own
+  /// (sg::function_routes_private): started at `start_s`, returns when the bytes have arrived (a GET and a PUT
+  /// take the same time on such a route). The caller records the request in the ledger when the clock reaches
+  /// that instant (PendingRecords).
+  double lone_request_end_s(const sg::LoneRoute& route, double bytes, double start_s) const;
   double first_byte_latency_s() const { return params_.first_byte_latency_s; }
 
  private:

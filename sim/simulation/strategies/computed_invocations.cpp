@@ -82,7 +82,8 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   inv->run_start_s = t;
   long long samples = 0;
   for (long long b : s.invocations[k]) samples += b;
-  const double fetched_s = c_.storage.lone_get_end_s(c_.hosts.function_route, static_cast<double>(samples * s.sample_bytes), t);
+  const double fetch_bytes = static_cast<double>(samples * s.sample_bytes);
+  const double fetched_s = c_.storage.lone_request_end_s(c_.hosts.function_route, fetch_bytes, t);
   watch_transfer(t, fetched_s, container.slot, false);
   c_.pending.add(fetched_s, PendingRecords::Kind::StorageGet);
   c_.trace_ahead(peer, iteration, Phase::DataFetch, t, fetched_s, k);
@@ -101,7 +102,7 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   double u = computed_s;
   if (s.function_encode_s > 0) u += c_.functions.compute_s(s.function_encode_s);
   const double put_start_s = u;
-  u = c_.storage.lone_put_end_s(c_.hosts.function_route, s.function_gradient_bytes, u);
+  u = c_.storage.lone_request_end_s(c_.hosts.function_route, s.function_gradient_bytes, u);
   watch_transfer(put_start_s, u, container.slot, true);
   c_.pending.add(u, PendingRecords::Kind::StoragePut);
   schedule(u + c_.broker.request_latency_s(), Kind::AtBroker, inv);  // publishes the key to the peer's queue
