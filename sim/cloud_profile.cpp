@@ -28,6 +28,9 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
     for (const auto& hit : hits)
       if (hit.attribute()) {
         hit.attribute().set_value(o.value.c_str());
+        // The value is the override's now: the profile's spread was about its own value.
+        const std::string name = hit.attribute().name();
+        for (const char* suffix : {"_sd", "_p10", "_p90"}) hit.parent().remove_attribute((name + suffix).c_str());
         ++changed;
       }
     if (changed == 0)
@@ -40,6 +43,18 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
 
 double FunctionService::vcpus(int memory_mb) const {
   return std::min({memory_mb / memory_per_vcpu_mb, max_vcpus, static_cast<double>(visible_cores_for(memory_mb))});
+}
+
+FunctionService::NetworkPoint FunctionService::network_at(int memory_mb) const {
+  if (memory_mb <= network.front().memory_mb) return {memory_mb, network.front().stream_bps, network.front().total_bps};
+  for (size_t i = 1; i < network.size(); ++i) {
+    const auto& lo = network[i - 1];
+    const auto& hi = network[i];
+    if (memory_mb > hi.memory_mb) continue;
+    const double t = static_cast<double>(memory_mb - lo.memory_mb) / (hi.memory_mb - lo.memory_mb);
+    return {memory_mb, lo.stream_bps + t * (hi.stream_bps - lo.stream_bps), lo.total_bps + t * (hi.total_bps - lo.total_bps)};
+  }
+  return {memory_mb, network.back().stream_bps, network.back().total_bps};
 }
 
 int FunctionService::visible_cores_for(int memory_mb) const {
@@ -70,9 +85,13 @@ CloudProfile load_cloud_profile(const std::string& path, const std::vector<Profi
 namespace {
 CloudProfile parse_profile_file(const std::string& path, const std::vector<ProfileOverride>& overrides) {
   XmlFile xml(path);
+  xml.allow_spreads();
   apply_overrides(xml, overrides);
   try {
-    return parse_profile(xml, path);
+    CloudProfile p = parse_profile(xml, path);
+    xml.check_spreads_read();
+    p.spreads = xml.spreads();
+    return p;
   } catch (const InputError& e) {
     // A value an override wrote is the override's fault: name its line, not the profile's.
     const std::string what = e.what();
@@ -104,12 +123,19 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   };
 
   auto sim = required("simulation");
-  xml.check_names(sim, {"network_model", kSource});
-  p.network_model = xml.choice(sim, "network_model", {"LV08", "CM02"});
+  xml.check_names(sim, {"network_model", "bandwidth_factor", "latency_factor", "tcp_gamma_bytes", "cross_traffic",
+                        kSource});
+  auto& model = p.network_model;
+  model.name = xml.choice(sim, "network_model", {"LV08", "CM02"});
+  if (sim.attribute("bandwidth_factor")) model.bandwidth_factor = xml.number(sim, "bandwidth_factor", 1e-3, 1);
+  if (sim.attribute("latency_factor")) model.latency_factor = xml.number(sim, "latency_factor", 0, 1e3);
+  if (sim.attribute("tcp_gamma_bytes")) model.tcp_gamma_bytes = xml.number(sim, "tcp_gamma_bytes", 1, 1e12);
+  if (sim.attribute("cross_traffic")) model.cross_traffic = xml.boolean(sim, "cross_traffic");
 
   auto net = required("network");
-  xml.check_names(net, {"one_way_latency_s", kSource});
+  xml.check_names(net, {"one_way_latency_s", "single_flow_bps", kSource});
   p.one_way_latency_s = xml.number(net, "one_way_latency_s", 0, 10);
+  p.single_flow_bps = xml.number_or(net, "single_flow_bps", 1, 1e13, 0);
 
   auto runtime = required("runtime");
   xml.check_names(runtime, {"baseline_mb", kSource});
@@ -139,7 +165,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto types = required("instance_types");
   xml.check_names(types, {kSource}, {"instance"});
   for (auto n : types.children("instance")) {
-    xml.check_names(n, {"type", "vcpus", "memory_gib", "price_per_hour_usd", "nic_bandwidth_bps", "cpu_speed_factor",
+    xml.check_names(n, {"type", "vcpus", "memory_gib", "price_per_hour_usd", "nic_bandwidth_bps", "nic_burst_bps",
+                        "nic_credit_s", "nic_burst_source", "cpu_speed_factor",
                         "cpu_single_core_score", "cpu", "cpu_source", "credits_earned_per_hour", "max_credits", "launch_credits", "credit_mode", "nic_source",
                         kSource});
     InstanceType t;
@@ -148,6 +175,10 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
     t.memory_gib = xml.number(n, "memory_gib", 0.001, 1e6);
     t.price_per_hour_usd = xml.number(n, "price_per_hour_usd", 0, 1e6);
     t.nic_bandwidth_bps = xml.number(n, "nic_bandwidth_bps", 1, 1e13);
+    if (n.attribute("nic_burst_bps") || n.attribute("nic_credit_s")) {  // an "up to" type: both, or neither
+      t.nic_burst_bps = xml.number(n, "nic_burst_bps", t.nic_bandwidth_bps, 1e13);
+      t.nic_credit_s = xml.number(n, "nic_credit_s", 0, 1e9);
+    }
     t.cpu_speed_factor = speed(n, "cpu_speed_factor", "cpu_single_core_score");
     t.credits_earned_per_hour = xml.number_or(n, "credits_earned_per_hour", 0, 1e6, 0);
     if (t.burstable()) {
@@ -170,9 +201,9 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
                   {"memory_min_mb", "memory_max_mb", "memory_per_vcpu_mb", "max_vcpus", "concurrency_limit",
                    "keep_alive_s", "max_timeout_s", "billing_granularity_s", "init_billed", "price_per_gb_s_x86_usd",
                    "price_per_gb_s_arm_usd", "price_per_request_usd", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
-                   "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source", "storage_bandwidth_bps",
-                   kSource},
-                  {"visible_cores", "cold_start"});
+                   "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source",
+                   "storage_client_bps_per_vcpu", kSource},
+                  {"visible_cores", "cold_start", "network"});
   auto& f = p.functions;
   f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
   f.memory_max_mb = static_cast<int>(xml.integer(fn, "memory_max_mb", f.memory_min_mb, 1 << 20));
@@ -188,7 +219,19 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.price_per_request_usd = xml.number(fn, "price_per_request_usd", 0, 1);
   f.cpu_speed_factor_x86 = speed(fn, "cpu_speed_factor_x86", "cpu_single_core_score_x86");
   f.cpu_speed_factor_arm = speed(fn, "cpu_speed_factor_arm", "cpu_single_core_score_arm");
-  f.storage_bandwidth_bps = xml.number(fn, "storage_bandwidth_bps", 1, 1e13);
+  f.storage_client_bps_per_vcpu = xml.number(fn, "storage_client_bps_per_vcpu", 1, 1e13);
+  for (auto n : fn.children("network")) {
+    xml.check_names(n, {"memory_mb", "stream_bps", "total_bps", kSource});
+    FunctionService::NetworkPoint point;
+    point.memory_mb = static_cast<int>(xml.integer(n, "memory_mb", 1, 1 << 20));
+    if (!f.network.empty() && point.memory_mb <= f.network.back().memory_mb)
+      throw xml.error(n, "network/@memory_mb", "must increase from one <network> to the next");
+    point.stream_bps = xml.number(n, "stream_bps", 1, 1e13);
+    point.total_bps = xml.number(n, "total_bps", point.stream_bps, 1e13);
+    f.network.push_back(point);
+  }
+  if (f.network.empty())
+    throw xml.error(fn, "function_service/network", "required: a function's network rates at one memory size at least");
   for (auto n : fn.children("visible_cores")) {
     xml.check_names(n, {"up_to_mb", "cores"});
     int up_to = static_cast<int>(xml.integer(n, "up_to_mb", 1, 1 << 20));
@@ -219,12 +262,17 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   w.task_retry_attempts = static_cast<int>(xml.integer(wf, "task_retry_attempts", 0, 100));
 
   auto st = required("object_storage");
-  xml.check_names(st, {"first_byte_latency_s", "per_connection_bandwidth_bps", "aggregate_bandwidth_bps",
-                       "price_per_get_usd", "price_per_put_usd", kSource});
+  xml.check_names(st, {"get_first_byte_median_s", "get_first_byte_sigma", "put_first_byte_median_s",
+                       "put_first_byte_sigma", "stream_bandwidth_bps", "aggregate_bandwidth_bps",
+                       "get_requests_per_prefix_per_s", "put_requests_per_prefix_per_s", "price_per_get_usd",
+                       "price_per_put_usd", kSource});
   auto& s = p.storage;
-  s.first_byte_latency_s = xml.number(st, "first_byte_latency_s", 0, 3600);
-  s.per_connection_bandwidth_bps = xml.number(st, "per_connection_bandwidth_bps", 1, 1e13);
+  s.get = {xml.number(st, "get_first_byte_median_s", 0, 3600), xml.number(st, "get_first_byte_sigma", 0, 5)};
+  s.put = {xml.number(st, "put_first_byte_median_s", 0, 3600), xml.number(st, "put_first_byte_sigma", 0, 5)};
+  s.stream_bandwidth_bps = xml.number(st, "stream_bandwidth_bps", 1, 1e13);
   s.aggregate_bandwidth_bps = xml.number(st, "aggregate_bandwidth_bps", 1, 1e15);
+  s.get_requests_per_prefix_per_s = xml.number(st, "get_requests_per_prefix_per_s", 1e-3, 1e9);
+  s.put_requests_per_prefix_per_s = xml.number(st, "put_requests_per_prefix_per_s", 1e-3, 1e9);
   s.price_per_get_usd = xml.number(st, "price_per_get_usd", 0, 1);
   s.price_per_put_usd = xml.number(st, "price_per_put_usd", 0, 1);
 

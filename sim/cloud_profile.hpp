@@ -2,8 +2,11 @@
 // and prices, loaded from platforms/<cloud>.xml. Plain values; every number's unit is in its name.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "spread.hpp"
 
 namespace p2psim {
 
@@ -12,7 +15,12 @@ struct InstanceType {
   int vcpus = 0;
   double memory_gib = 0;
   double price_per_hour_usd = 0;
-  double nic_bandwidth_bps = 0;  // bytes per second
+  double nic_bandwidth_bps = 0;  // bytes per second, each way: the baseline an instance can sustain
+  // "Up to" network performance: above the baseline up to nic_burst_bps while its network I/O credits last. Each
+  // direction's balance holds nic_credit_s seconds of baseline traffic, full at launch; it drains by what the NIC
+  // moves above its baseline and refills by what it leaves below (sg/nic_credits.hpp).
+  double nic_burst_bps = 0, nic_credit_s = 0;
+  bool nic_bursts() const { return nic_burst_bps > nic_bandwidth_bps && nic_credit_s > 0; }
   double cpu_speed_factor = 1;   // one vCPU relative to one core of the calibration machine
   // Burstable CPU credits (T2/T3); credits_earned_per_hour == 0 for fixed-performance types.
   double credits_earned_per_hour = 0, max_credits = 0, launch_credits = 0;
@@ -29,13 +37,23 @@ struct FunctionService {
   bool init_billed = true;
   double price_per_gb_s_x86_usd = 0, price_per_gb_s_arm_usd = 0, price_per_request_usd = 0;
   double cpu_speed_factor_x86 = 1, cpu_speed_factor_arm = 1;
-  double storage_bandwidth_bps = 0;
+  /// A function's network rate at a memory size: one TCP stream's, and all its streams' together.
+  struct NetworkPoint {
+    int memory_mb = 0;
+    double stream_bps = 0, total_bps = 0;
+  };
+  std::vector<NetworkPoint> network;  // ascending memory; linear between points, flat beyond the ends
+  /// What a function's storage client (Python's boto3 over TLS) receives or sends per second of one vCPU: below
+  /// that CPU, a small function moves bytes no faster than its CPU share lets it.
+  double storage_client_bps_per_vcpu = 0;
   std::vector<std::pair<int, int>> visible_cores;  // (up to this memory in MB, cores), ascending
   double cold_start_image_median_s = 0, cold_start_image_sigma = 0, runtime_import_s_at_1_vcpu = 0;
 
   /// CPU share in vCPUs: memory / memory_per_vcpu_mb, capped at max_vcpus and at the visible cores.
   double vcpus(int memory_mb) const;
   int visible_cores_for(int memory_mb) const;
+  /// The network of a function of `memory_mb`: its rates interpolated between the measured sizes.
+  NetworkPoint network_at(int memory_mb) const;
 };
 
 struct WorkflowService {
@@ -51,7 +69,15 @@ struct WorkflowService {
 };
 
 struct ObjectStorage {
-  double first_byte_latency_s = 0, per_connection_bandwidth_bps = 0, aggregate_bandwidth_bps = 0;
+  /// One request's time to first byte (the service's work and the client's request round trip): lognormal.
+  struct FirstByte {
+    double median_s = 0, sigma = 0;
+  };
+  FirstByte get, put;
+  double stream_bandwidth_bps = 0;     // what one TCP stream to or from the service carries at most
+  double aggregate_bandwidth_bps = 0;  // what all clients together may move, each way
+  // Requests per second that one partitioned key prefix serves; beyond, clients are slowed down (503 SlowDown).
+  double get_requests_per_prefix_per_s = 0, put_requests_per_prefix_per_s = 0;
   double price_per_get_usd = 0, price_per_put_usd = 0;
 };
 
@@ -66,10 +92,21 @@ struct KvStoreParams {
   double per_request_cpu_s = 0;  // the database server's CPU for one request (calibration-CPU seconds)
 };
 
+/// SimGrid's flow model and the factors that fit it to TCP (https://simgrid.org/doc/latest/Models.html). A
+/// factor left out is the model's own (LV08: 0.97, 13.01, 4 MiB; CM02: 1, 1, 4 MiB).
+struct NetworkModel {
+  std::string name;                         // LV08 or CM02
+  std::optional<double> bandwidth_factor;   // the share of a link's bandwidth a TCP flow gets
+  std::optional<double> latency_factor;     // a transfer's latency, in route latencies (TCP's slow start)
+  std::optional<double> tcp_gamma_bytes;    // the TCP window: a flow gets at most gamma / (2 x its route's latency)
+  std::optional<bool> cross_traffic;        // a flow's ACKs also take 5 % of its rate on the way back
+};
+
 struct CloudProfile {
   std::string name, path;
-  std::string network_model;
+  NetworkModel network_model;
   double one_way_latency_s = 0;
+  double single_flow_bps = 0;  // what one flow between two instances carries at most; 0: no limit of its own
   double runtime_baseline_mb = 0;  // the training process before any model (Python + torch + torchvision)
   std::map<std::string, InstanceType> instance_types;
   double instance_billing_granularity_s = 0, instance_billing_minimum_s = 0;
@@ -79,6 +116,7 @@ struct CloudProfile {
   ObjectStorage storage;
   Broker broker;
   KvStoreParams kv_store;
+  std::vector<Spread> spreads;  // the constants that carry one (spread.hpp), after overrides
 };
 
 /// A change to one profile value, written in an experiment: an XPath relative to <cloud> selecting
@@ -89,7 +127,8 @@ struct ProfileOverride {
   long line = 0;
 };
 
-/// Loads and validates a profile, applying `overrides` first. Throws InputError naming file, line, field.
+/// Loads and validates a profile, applying `overrides` first (an override of a value drops its spread). Throws
+/// InputError naming file, line, field.
 CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides = {});
 
 }  // namespace p2psim

@@ -82,8 +82,39 @@ InputError XmlFile::error(const pugi::xml_node& node, const std::string& field, 
   return InputError(path_, line_of(node), field, what);
 }
 
-void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string>& allowed,
+namespace {
+const char* const kSpreadSuffixes[] = {"_sd", "_p10", "_p90"};
+
+// The attribute a spread attribute belongs to ("x" for "x_p10"), or "" when `name` names no spread.
+std::string spread_base(const std::string& name) {
+  for (const char* suffix : kSpreadSuffixes) {
+    const std::string s = suffix;
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0)
+      return name.substr(0, name.size() - s.size());
+  }
+  return "";
+}
+
+// An XPath below the root element that selects exactly `node`: each step its name and its position among
+// same-named siblings, e.g. "instance_types[1]/instance[3]".
+std::string xpath_below_root(const pugi::xml_node& node) {
+  std::string path;
+  for (auto n = node; n.parent() && n.parent().type() == pugi::node_element; n = n.parent()) {
+    int position = 1;
+    for (auto sibling = n.previous_sibling(n.name()); sibling; sibling = sibling.previous_sibling(n.name()))
+      ++position;
+    path = std::string(n.name()) + "[" + std::to_string(position) + "]" + (path.empty() ? "" : "/" + path);
+  }
+  return path;
+}
+}  // namespace
+
+void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string>& allowed_names,
                           const std::set<std::string>& children) const {
+  std::set<std::string> allowed = allowed_names;
+  if (spreads_allowed_)
+    for (const auto& name : allowed_names)
+      for (const char* suffix : kSpreadSuffixes) allowed.insert(name + suffix);
   std::set<std::string> seen;
   for (auto a : node.attributes()) {
     if (!seen.insert(a.name()).second)
@@ -131,7 +162,60 @@ double XmlFile::number(const pugi::xml_node& node, const char* attr, double min,
     range << "expected a number in [" << min << ", " << max << "], got " << s;
     throw error(node, field_name(node, attr), range.str());
   }
+  numbers_read_.insert({node.internal_object(), attr});
+  if (spreads_allowed_) note_spread(node, attr, v, min, max);
   return v;
+}
+
+void XmlFile::note_spread(const pugi::xml_node& node, const char* attr, double value, double min, double max) const {
+  const std::string base = attr;
+  auto given = [&](const char* suffix) { return static_cast<bool>(node.attribute((base + suffix).c_str())); };
+  const bool sd = given("_sd"), p10 = given("_p10"), p90 = given("_p90");
+  if (!sd && !p10 && !p90) return;
+  Spread spread;
+  spread.select = xpath_below_root(node) + "/@" + base;
+  spread.field = field_name(node, attr);
+  spread.file = path_;
+  spread.line = line_of(node);
+  spread.nominal = value;
+  spread.min = min;
+  spread.max = max;
+  const std::string field = field_name(node, attr);
+  if (sd && (p10 || p90))
+    throw error(node, field + "_sd", "give a spread as " + base + "_sd or as " + base + "_p10 with " + base +
+                                         "_p90, not both");
+  if (sd) {
+    spread.kind = Spread::Kind::Sd;
+    spread.sd = number(node, (base + "_sd").c_str(), 0, max - min);
+  } else {
+    if (!p10 || !p90)
+      throw error(node, field + (p10 ? "_p90" : "_p10"), "a band needs both " + base + "_p10 and " + base + "_p90");
+    spread.kind = Spread::Kind::Band;
+    spread.p10 = number(node, (base + "_p10").c_str(), min, max);
+    spread.p90 = number(node, (base + "_p90").c_str(), min, max);
+    if (spread.p10 > value)
+      throw error(node, field + "_p10", "the 10th percentile must not exceed the value (" + text(node, attr) + ")");
+    if (spread.p90 < value)
+      throw error(node, field + "_p90", "the 90th percentile must not be below the value (" + text(node, attr) + ")");
+    if (spread.p10 == spread.p90)
+      throw error(node, field + "_p10", "a band needs p10 < p90 (for no spread, leave both out)");
+  }
+  spreads_.push_back(std::move(spread));
+}
+
+void XmlFile::check_spreads_read() const {
+  std::vector<pugi::xml_node> todo{doc_->document_element()};
+  while (!todo.empty()) {
+    const auto node = todo.back();
+    todo.pop_back();
+    for (auto a : node.attributes()) {
+      const std::string base = spread_base(a.name());
+      if (!base.empty() && !numbers_read_.count({node.internal_object(), base}))
+        throw error(node, field_name(node, a.name()), "a spread belongs beside a number; " + base + " is not one here");
+    }
+    for (auto c : node.children())
+      if (c.type() == pugi::node_element) todo.push_back(c);
+  }
 }
 
 double XmlFile::number_or(const pugi::xml_node& node, const char* attr, double min, double max, double fallback) const {

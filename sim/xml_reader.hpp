@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "input_error.hpp"
+#include "spread.hpp"
 
 namespace p2psim {
 
@@ -47,11 +48,24 @@ class XmlFile {
   /// "parent/child/@attr" style name of an attribute, for messages.
   static std::string field_name(const pugi::xml_node& node, const char* attr);
 
+  /// Lets every number of this file carry a spread (spread.hpp): `X_sd`, or `X_p10` with `X_p90`, beside a
+  /// number `X`. Call before reading; check_names then allows those names, and number() records them.
+  void allow_spreads() { spreads_allowed_ = true; }
+  /// The spreads read so far, one per number that has one.
+  const std::vector<Spread>& spreads() const { return spreads_; }
+  /// Throws InputError for a spread attribute beside something that was not read as a number.
+  void check_spreads_read() const;
+
  private:
+  void note_spread(const pugi::xml_node& node, const char* attr, double value, double min, double max) const;
+
   void parse(const char* data, size_t size);
   std::string path_;
   std::vector<size_t> line_starts_;
   std::unique_ptr<pugi::xml_document> doc_;
+  bool spreads_allowed_ = false;
+  mutable std::vector<Spread> spreads_;
+  mutable std::set<std::pair<const void*, std::string>> numbers_read_;  // (node, attribute)
 };
 
 }  // namespace p2psim

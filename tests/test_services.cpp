@@ -22,7 +22,7 @@ namespace {
 // One peer (speed 1, 100 MB/s NIC) and one database server (speed factor 2, 50 MB/s NIC); CM02, no latency.
 sg::PlatformSpec small_platform() {
   sg::PlatformSpec spec;
-  spec.storage_aggregate_bps = spec.storage_per_connection_bps = 1e9;
+  spec.storage_aggregate_bps = spec.storage_stream_bps = 1e9;
   spec.broker_nic_bps = 1e8;
   spec.peers = {{"peer-0", 1.0, 1e8}};
   spec.servers = {{"db", 2.0, 5e7}};
@@ -34,7 +34,7 @@ sg::PlatformSpec small_platform() {
 
 TEST_CASE("kv store: a write crosses both NICs then costs the server's CPU; kernels share the server's CPU") {
   const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     KvStoreParams params{0.001};  // reference seconds per request
     KvStore db(params, platform.servers[0]);
@@ -63,13 +63,13 @@ TEST_CASE("kv store: a write crosses both NICs then costs the server's CPU; kern
 TEST_CASE("function service: one warm pool per function, each invocation metered at its own memory size") {
   const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
   const auto result = nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     auto fs = profile.functions;
     fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, 1e9, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     sg::spawn("caller", platform.peers[0], [&] {
       std::int64_t invocation = 0;
@@ -135,11 +135,11 @@ TEST_CASE("function service: a cold start draws from its own invocation's stream
   fs.cold_start_image_sigma = 0.5;
   auto run = [&](bool y_first) {
     return nlohmann::json::parse(run_isolated([&] {
-      sg::Engine engine("CM02");
+      sg::Engine engine(sg::NetworkSettings{"CM02"});
       const auto platform = sg::build_platform(small_platform());
       Ledger ledger;
       Random random(1);
-      simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, random);
+      simulation::FunctionService functions(fs, platform, 1.0, 1e9, ledger, random);
       nlohmann::json j;
       auto invoke = [&](const std::string& name, std::int64_t a, std::int64_t b) {
         const auto c = functions.start("gradient", 1769, {a, b});
@@ -167,14 +167,14 @@ TEST_CASE("function service: beyond the concurrency limit, invocations get their
   // finishes and, at once, starts again (a retry): both queue behind B and C instead of taking the freed place.
   const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
   const auto result = nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     auto fs = profile.functions;
     fs.cold_start_image_sigma = 0;
     fs.concurrency_limit = 1;
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform.function_slots, 1.0, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, 1e9, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     auto invoke = [&](const std::string& name) {
       const auto c = functions.start("gradient", 1769, {Random::id_of(name)});
@@ -219,13 +219,13 @@ TEST_CASE("function service: beyond the concurrency limit, invocations get their
 TEST_CASE("function service: a container's work takes as long slept as computed on its slot, which it has to itself") {
   const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
   const auto result = nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     auto spec = small_platform();
     spec.function_speed_factor = 2.5;
     const auto platform = sg::build_platform(spec);
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(profile.functions, platform.function_slots, 2.5, ledger, random);
+    simulation::FunctionService functions(profile.functions, platform, 2.5, 1e9, ledger, random);
     nlohmann::json j;
     sg::spawn("caller", platform.peers[0], [&] {
       const auto c = functions.start("gradient", 1769, {0});
@@ -243,27 +243,43 @@ TEST_CASE("function service: a container's work takes as long slept as computed 
   CHECK(result["computed_s"].get<double>() == doctest::Approx(result["slept_s"].get<double>()).epsilon(1e-12));
 }
 
+namespace {
+// A client of `host` whose requests' first bytes take exactly `first_byte_s` (no spread), moving objects with
+// `streams` streams (boto3's 8 MiB parts above 8 MiB).
+StorageClient exact_client(sg::Host* host, int streams = 1) {
+  StorageClient c;
+  c.host = host;
+  c.transfers.max_streams = streams;
+  return c;
+}
+p2psim::ObjectStorage exact_storage(double first_byte_s) {
+  p2psim::ObjectStorage params;
+  params.get = params.put = {first_byte_s, 0};
+  return params;
+}
+}  // namespace
+
 TEST_CASE("object storage: a sequence of requests takes as long as the same requests one by one, and counts each") {
   // 4 PUTs of 10 MB from a 100 MB/s peer, 0.2 s to first byte, a 10 ms route (CM02: latencies as given).
   const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     auto spec = small_platform();
     spec.one_way_latency_s = 0.01;
     const auto platform = sg::build_platform(spec);
-    p2psim::ObjectStorage params;
-    params.first_byte_latency_s = 0.2;
+    const auto params = exact_storage(0.2);
     Ledger ledger;
     sg::StorageLinkWatch unwatched;
     simulation::ObjectStorage storage(params, platform.storage, unwatched, ledger);
     nlohmann::json j;
     sg::spawn("client", platform.peers[0], [&] {
-      for (int k = 0; k < 4; ++k) storage.put(platform.peers[0], 1e7);
+      auto client = exact_client(platform.peers[0]);
+      for (int k = 0; k < 4; ++k) storage.put(client, 1e7);
       j["one_by_one_s"] = sg::now();
       const double start = sg::now();
-      storage.put_sequence(platform.peers[0], 1e7, 4);
+      storage.put(client, 1e7, 4);
       j["sequence_s"] = sg::now() - start;
       const double get_start = sg::now();
-      storage.get_sequence(platform.peers[0], 1e7, 1);
+      storage.get(client, 1e7, 1);
       j["single_get_s"] = sg::now() - get_start;
     });
     engine.run();
@@ -279,9 +295,92 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
   CHECK(result["gets"].get<long long>() == 1);
 }
 
+TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at one stream's rate, by hand") {
+  // boto3's defaults: 64 parts of 8 MiB after a HEAD, 10 threads taking parts in turn (4 threads 7 parts, 6
+  // threads 6). Each request waits 0.03 s for its first byte and pays the 2 ms route; a stream carries at most
+  // 50 MB/s, the client's NIC 400 MB/s (CM02: no factors). While all 10 move they share the NIC: 40 MB/s each;
+  // the 6 threads with 6 parts end first, then the 4 others get 50 MB/s each (capped).
+  const double part = 8.0 * 1024 * 1024, first_byte = 0.03, route = 0.002, nic = 4e8, cap = 5e7;
+  const auto result = nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.one_way_latency_s = route;
+    spec.peers = {{"peer-0", 1.0, nic}};
+    spec.storage_stream_bps = cap;
+    spec.storage_aggregate_bps = 1e12;
+    const auto platform = sg::build_platform(spec);
+    const auto params = exact_storage(first_byte);
+    Ledger ledger;
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, platform.storage, unwatched, ledger);
+    nlohmann::json j;
+    sg::spawn("client", platform.peers[0], [&] {
+      auto client = exact_client(platform.peers[0], 10);
+      storage.get(client, 64 * part);
+      j["get_s"] = sg::now();
+      // The same plan computed, on the same route alone (a function slot's way).
+      client.route = {route, nic, cap};
+      j["computed_s"] = storage.compute(client, storage.plan(client, false, 64 * part), 0).end_s;
+    });
+    engine.run();
+    j["gets"] = ledger.storage_gets;
+    return j.dump();
+  }));
+  // A thread with q parts starts its flow after the HEAD (one request), its q first bytes and q route latencies
+  // but its flow's own (paid by the flow): 1 + q requests, q + 1 first bytes.
+  auto flow_start = [&](int q) { return (q + 1) * first_byte + q * route; };
+  const double s6 = flow_start(6), s7 = flow_start(7);  // 6-part threads start earlier
+  // 6 threads x 6 parts begin at s6, 4 threads x 7 parts at s7 (each flow pays its route latency first).
+  const double b6 = 6 * part, b7 = 7 * part;
+  const double t6 = s6 + route, t7 = s7 + route;  // when their bytes begin to move
+  // From t6 to t7 six flows share the NIC (400/6 = 66.7 > 50: capped at 50 MB/s each); from t7 all ten: 40 each.
+  double moved6 = (t7 - t6) * cap;
+  const double end6 = t7 + (b6 - moved6) / (nic / 10);
+  const double moved7 = (end6 - t7) * (nic / 10);
+  const double end7 = end6 + (b7 - moved7) / cap;  // alone at last: 4 x 50 MB/s, under the NIC
+  CHECK(result["get_s"].get<double>() == doctest::Approx(end7).epsilon(1e-9));
+  CHECK(result["computed_s"].get<double>() == doctest::Approx(end7).epsilon(1e-9));
+  CHECK(result["gets"].get<long long>() == 65);  // the HEAD and 64 ranged GETs
+}
+
+TEST_CASE("network credits: an 'up to' NIC bursts until its balance is spent mid-transfer, then runs at its baseline") {
+  // A peer's NIC: 100 MB/s burst, 10 MB/s baseline, 45 MB of credits each way (CM02, no latency, no first byte,
+  // a 1 GB/s stream). A 100 MB GET drains the balance at 100 - 10 = 90 MB/s: dry after 0.5 s, having moved 50 MB;
+  // the other 50 MB at 10 MB/s take 5 s. After 20 s idle the balance holds 200 MB worth, capped at 45 MB: a second
+  // 100 MB GET takes 5.5 s again.
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.servers.clear();
+    spec.storage_stream_bps = 1e9;
+    spec.peers = {{"peer-0", 1.0, 1e8, 0, 1e7, 4.5e7}};
+    const auto platform = sg::build_platform(spec);
+    const auto params = exact_storage(0);
+    Ledger ledger;
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, platform.storage, unwatched, ledger);
+    nlohmann::json j;
+    sg::spawn("client", platform.peers[0], [&] {
+      auto client = exact_client(platform.peers[0]);
+      storage.get(client, 1e8);
+      j["first_s"] = sg::now();
+      sg::sleep_for(20);
+      const double start = sg::now();
+      storage.get(client, 1e8);
+      j["second_s"] = sg::now() - start;
+    });
+    engine.run();
+    j["dry_at_s"] = platform.nic_credits->exhausted_at_s().at(0);
+    return j.dump();
+  }));
+  CHECK(result["first_s"].get<double>() == doctest::Approx(0.5 + 5.0).epsilon(1e-6));
+  CHECK(result["dry_at_s"].get<double>() == doctest::Approx(0.5).epsilon(1e-6));
+  CHECK(result["second_s"].get<double>() == doctest::Approx(0.5 + 5.0).epsilon(1e-6));
+}
+
 TEST_CASE("tasks: reused actors start in the order and at the time new ones would, and idle ones end the run") {
   const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     nlohmann::json j;
     std::vector<int> started;
@@ -314,7 +413,7 @@ TEST_CASE("workflow: branches are handed out a burst's worth at a time, each bef
   // 0.5 + (k - 2) / 2 s. Groups 0 and 1 are handed out at once, group 2 (6-8) when branch 3 starts (1.0 s),
   // group 3 (9) when branch 6 starts (2.5 s).
   const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     p2psim::WorkflowService params;
     params.transition_latency_s = 0.5;
@@ -347,7 +446,7 @@ TEST_CASE("workflow: branches are handed out a burst's worth at a time, each bef
 
 TEST_CASE("tasks: an actor left waiting for ever is still a deadlock when idle task actors wait beside it") {
   const auto end = run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     sg::Semaphore never(0);
     sg::run_task("task", platform.peers[0], [] { sg::sleep_for(1.0); });
@@ -362,12 +461,12 @@ TEST_CASE("storage slices: peers that alone can fill the storage link share it i
   // into slices of 32 and 8 peers, with 2 GB/s x 32/40 = 1.6 GB/s and x 8/40 = 0.4 GB/s of the link.
   REQUIRE(sg::kPeersPerStorageSlice == 32);
   const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     auto spec = small_platform();
     spec.servers.clear();
     spec.function_slots = 0;
     spec.storage_aggregate_bps = 2e9;
-    spec.storage_per_connection_bps = 1e8;
+    spec.storage_stream_bps = 1e8;
     spec.peers.clear();
     for (int i = 0; i < 40; ++i) spec.peers.push_back({"peer-" + std::to_string(i), 1.0, 1e8});
     const auto platform = sg::build_platform(spec);
@@ -404,9 +503,9 @@ struct StorageTransfer {
 // never), how the run ended and whether the watch saw the link exceeded.
 nlohmann::json storage_transfers_at_once(const sg::PlatformSpec& spec, const std::vector<StorageTransfer>& transfers) {
   return nlohmann::json::parse(run_isolated([=] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     auto platform = sg::build_platform(spec);
-    p2psim::ObjectStorage params;  // no first-byte latency
+    const auto params = exact_storage(0);  // no first-byte latency
     Ledger ledger;
     simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
     nlohmann::json j;
@@ -415,10 +514,11 @@ nlohmann::json storage_transfers_at_once(const sg::PlatformSpec& spec, const std
     for (size_t k = 0; k < transfers.size(); ++k) {
       sg::Host* host = transfers[k].server ? platform.servers[transfers[k].index] : platform.function_slots[transfers[k].index];
       sg::spawn("client", host, [&, k, host] {
+        auto client = exact_client(host);
         if (transfers[k].upload)
-          storage.put(host, 1e7);
+          storage.put(client, 1e7);
         else
-          storage.get(host, 1e7);
+          storage.get(client, 1e7);
         j["ends_s"][k] = sg::now();
       });
     }
@@ -522,7 +622,7 @@ TEST_CASE("storage: a user's private path is split duplex, as the shared link is
 
 TEST_CASE("tasks: a run whose last actor is killed, with idle task actors left, has finished") {
   const auto end = run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     sg::Actor last;
     last = sg::spawn("killed", platform.peers[0], [&] {
@@ -543,7 +643,7 @@ TEST_CASE("SimGrid started by a parent: its forked simulation runs as usual; a s
     j["sigint_kept"] = std::signal(SIGINT, SIG_DFL) == SIG_DFL;  // SimGrid's own Ctrl-C handler is not left behind
     // A child of this process: 10 MB from the peer to storage through its 100 MB/s NIC (CM02, no latency): 0.1 s.
     j["transfer_end_s"] = std::stod(run_isolated([] {
-      sg::Engine engine("CM02");
+      sg::Engine engine(sg::NetworkSettings{"CM02"});
       const auto platform = sg::build_platform(small_platform());
       double end_s = -1;
       sg::spawn("sender", platform.peers[0], [&] {
@@ -554,10 +654,10 @@ TEST_CASE("SimGrid started by a parent: its forked simulation runs as usual; a s
       return std::to_string(end_s);
     }));
     {
-      sg::Engine first("CM02");
+      sg::Engine first(sg::NetworkSettings{"CM02"});
     }
     try {
-      sg::Engine second("CM02");
+      sg::Engine second(sg::NetworkSettings{"CM02"});
       j["second"] = "accepted";
     } catch (const std::logic_error& e) {
       j["second"] = e.what();
@@ -573,7 +673,7 @@ TEST_CASE("platform: a host's transfer to itself crosses SimGrid's loopback (10 
   // 1 GB from the peer to itself: 0.1 s on the loopback; its 100 MB/s NIC would take 10 s, and a pair left
   // without a route would be an instant, free flow.
   const auto end_s = std::stod(run_isolated([] {
-    sg::Engine engine("CM02");
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     double end = -1;
     sg::spawn("self", platform.peers[0], [&] {

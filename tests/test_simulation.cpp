@@ -613,7 +613,7 @@ TEST_CASE("network: an LV08 transfer takes 13.01 x the latency plus the bytes at
     <override select="simulation/@network_model" value="LV08"/>
     <override select="network/@one_way_latency_s" value="0.00017"/>)");
   const auto s = fixture::scenario(path);
-  REQUIRE(s.profile.network_model == "LV08");
+  REQUIRE(s.profile.network_model.name == "LV08");
   const auto run = fixture::simulate(s, "peer");
   const double expected = 0.15 + 13.01 * 0.00017 + 60000.0 * 3136 / (0.97 * 62.5e6);
   CHECK(phase_of(run, 0, Phase::DataFetch) == doctest::Approx(expected).epsilon(1e-9));

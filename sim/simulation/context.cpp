@@ -2,20 +2,34 @@
 
 namespace p2psim::simulation {
 
-Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Platform& platform)
+Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Platform& platform,
+                 const TransferConfig& transfer_config)
     : s(scenario),
       system(sys),
       hosts(platform),
       random(scenario.experiment.seed),
       storage(scenario.profile.storage, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
-      functions(scenario.profile.functions, platform.function_slots, scenario.function_speed_factor, out.ledger, random),
+      functions(scenario.profile.functions, hosts, scenario.function_speed_factor,
+                scenario.profile.storage.stream_bandwidth_bps, out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
       credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
       peer_started_s(scenario.experiment.peers, 0),
-      pending(hosts.storage_watch) {
+      pending(hosts.storage_watch),
+      transfers(transfer_config) {
+  for (int i = 0; i < scenario.experiment.peers; ++i) {
+    peer_storage.emplace_back();
+    renew_storage_client(i);
+  }
   out.peer_end_s.assign(scenario.experiment.peers, 0);
   out.iterations_done.assign(scenario.experiment.peers, 0);
+}
+
+void Context::renew_storage_client(int peer) {
+  auto& client = peer_storage[static_cast<size_t>(peer)];
+  client.host = hosts.peers[static_cast<size_t>(peer)];
+  client.draws = random.stream(Draw::StorageRequest, {peer}, instance_of(peer));
+  client.transfers = transfers;
 }
 
 void Context::complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients) {

@@ -24,7 +24,9 @@ namespace p2psim::simulation {
 class ComputedInvocations;  // strategies/computed_invocations.hpp
 
 struct Context {
-  Context(const Scenario& scenario, const SystemSpec& system, const sg::Platform& platform);
+  /// `transfers`: how the design's participants move objects to and from storage (its strategy says).
+  Context(const Scenario& scenario, const SystemSpec& system, const sg::Platform& platform,
+          const TransferConfig& transfers);
 
   const Scenario& s;
   const SystemSpec& system;
@@ -38,6 +40,8 @@ struct Context {
   std::vector<CpuCredits> credits;     // per peer: its burstable CPU credits
   std::vector<double> peer_started_s;  // per peer: when its instance started (a rejoined peer's is new)
   PendingRecords pending;              // records of computed activities, until the clock reaches them
+  TransferConfig transfers;            // how the design moves objects to and from storage
+  std::vector<StorageClient> peer_storage;  // per peer: its requests' client (a rejoined peer's is new)
   /// The gradient functions' invocations, when they are computed rather than simulated (made by the first
   /// execution that can: strategies/computed_invocations.hpp).
   std::shared_ptr<ComputedInvocations> computed_invocations;
@@ -49,6 +53,14 @@ struct Context {
   /// A phase of a computed activity, from `start_s` to `end_s`: recorded once the clock reaches `end_s`.
   void trace_ahead(int peer, int iteration, Phase phase, double start_s, double end_s, int invocation) {
     pending.add(end_s, PendingRecords::Kind::Trace, {peer, iteration, invocation, phase, start_s, end_s});
+  }
+  /// Peer `peer`'s storage client (its host, its latency draws, the design's transfers).
+  StorageClient& storage_client(int peer) { return peer_storage[static_cast<size_t>(peer)]; }
+  /// A new client for the peer's current instance (it started anew after a crash: instance_of changed).
+  void renew_storage_client(int peer);
+  /// The client of a function container, drawing its first-byte latencies from `draws` (its invocation's).
+  StorageClient function_client(const FunctionService::Container& container, Random::Stream draws) const {
+    return {container.host, draws, transfers, container.slot, container.route};
   }
   /// The peer has applied its update of `iteration`: counts the iteration as done and, when the experiment asks
   /// for accuracy, records the update, with `gradients` the versions it averaged (its own first), or, when

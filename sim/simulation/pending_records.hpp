@@ -15,11 +15,15 @@ namespace p2psim::simulation {
 
 class PendingRecords {
  public:
-  enum class Kind { Trace, StorageGet, StoragePut, SlotTransferStarts, SlotTransferEnds };
+  enum class Kind { Trace, StorageRequests, SlotTransferStarts, SlotTransferEnds };
   explicit PendingRecords(sg::StorageLinkWatch& watch) : watch_(watch) {}
-  /// Records `kind` once the clock reaches `at_s`: a trace row (`row`, ending at `at_s`), a storage request,
-  /// or a transfer of function slot `slot` to (`upload`) or from storage starting or ending.
+  /// Records `kind` once the clock reaches `at_s`: a trace row (`row`, ending at `at_s`), storage requests
+  /// (`gets` GET-class and `puts` PUT-class), or a transfer of function slot `slot` to (`upload`) or from storage
+  /// starting or ending.
   void add(double at_s, Kind kind, const PhaseRecord& row = {}) { queue_.push({at_s, next_order_++, kind, row, 0, false}); }
+  void add_requests(double at_s, long long gets, long long puts) {
+    queue_.push({at_s, next_order_++, Kind::StorageRequests, {}, 0, false, gets, puts});
+  }
   void add_slot_transfer(double at_s, Kind kind, int slot, bool upload) {
     queue_.push({at_s, next_order_++, kind, {}, slot, upload});
   }
@@ -32,8 +36,10 @@ class PendingRecords {
       bool within_link = true;
       switch (e.kind) {
         case Kind::Trace: out.trace.push_back(e.row); break;
-        case Kind::StorageGet: ++out.ledger.storage_gets; break;
-        case Kind::StoragePut: ++out.ledger.storage_puts; break;
+        case Kind::StorageRequests:
+          out.ledger.storage_gets += e.gets;
+          out.ledger.storage_puts += e.puts;
+          break;
         case Kind::SlotTransferStarts: within_link = watch_.slot_transfer_begins(e.slot, e.upload); break;
         case Kind::SlotTransferEnds: watch_.slot_transfer_ends(e.slot, e.upload); break;
       }
@@ -51,6 +57,7 @@ class PendingRecords {
     PhaseRecord row;
     int slot;
     bool upload;
+    long long gets = 0, puts = 0;
   };
   struct Later {
     bool operator()(const Entry& a, const Entry& b) const { return a.at_s != b.at_s ? a.at_s > b.at_s : a.order > b.order; }

@@ -54,12 +54,19 @@ void prepare_simulations() { sg::start_simgrid(); }
 
 namespace {
 
-sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeeds& needs) {
+// A NIC's rate at the start of a run: an "up to" type's burst (its credits start full), else its baseline.
+double peer_nic_bps(const InstanceType& type) { return type.nic_bursts() ? type.nic_burst_bps : type.nic_bandwidth_bps; }
+
+sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeeds& needs,
+                               const simulation::TransferConfig& transfers) {
   sg::PlatformSpec spec;
   const auto& p = s.profile;
   spec.one_way_latency_s = p.one_way_latency_s;
   spec.storage_aggregate_bps = p.storage.aggregate_bandwidth_bps;
-  spec.storage_per_connection_bps = p.storage.per_connection_bandwidth_bps;
+  spec.storage_stream_bps = p.storage.stream_bandwidth_bps;
+  spec.single_flow_bps = p.single_flow_bps;
+  spec.cross_traffic = p.network_model.cross_traffic.value_or(true);  // SimGrid's default: on
+  spec.peer_storage_streams = transfers.max_streams;
   spec.broker_nic_bps = p.broker.nic_bandwidth_bps;
   for (const auto& w : s.experiment.broker_outages) spec.broker_outages.emplace_back(w.from_s, w.to_s);
   for (int i = 0; i < s.experiment.peers; ++i) {
@@ -68,26 +75,36 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
                                 ? s.experiment.stragglers.slowdown[i] : 1.0;
     const double speed = s.peer_type.cpu_speed_factor / slowdown;
     const CpuCredits credits(s.peer_type);  // a standard-mode burstable instance slows to its baseline share
-    spec.peers.push_back({"peer-" + std::to_string(i), speed, s.peer_type.nic_bandwidth_bps,
-                          credits.throttles() ? speed * credits.baseline_share() : 0});
+    const auto& t = s.peer_type;
+    spec.peers.push_back({"peer-" + std::to_string(i), speed, peer_nic_bps(t),
+                          credits.throttles() ? speed * credits.baseline_share() : 0, t.nic_bandwidth_bps,
+                          t.nic_bursts() ? t.nic_credit_s * t.nic_bandwidth_bps : 0});
   }
   spec.peer_to_peer = needs.peer_to_peer;
   spec.peer_ring = needs.peer_ring;
   spec.functions_reach_peers = needs.functions_reach_peers;
   for (const auto& server : needs.servers) {
     const auto& type = p.instance_types.at(server.instance_type);
-    spec.servers.push_back({server.name, type.cpu_speed_factor, type.nic_bandwidth_bps});
+    spec.servers.push_back({server.name, type.cpu_speed_factor, type.nic_bandwidth_bps});  // (no burst modelled)
   }
   spec.function_slots = needs.function_slots;
   spec.function_speed_factor = s.function_speed_factor;
-  spec.function_nic_bps = p.functions.storage_bandwidth_bps;
+  // The fastest network any of the design's functions may have (their slots are shared between functions).
+  std::vector<int> sizes = needs.function_memory_mb;
+  if (sizes.empty()) sizes.push_back(s.experiment.functions.memory_mb);
+  for (int mb : sizes) {
+    const auto route = simulation::function_storage_route(p.functions, p.one_way_latency_s, spec.storage_stream_bps, mb);
+    spec.function_nic_bps = std::max(spec.function_nic_bps, route.nic_bps);
+    spec.function_stream_bps = std::max(spec.function_stream_bps, route.flow_cap_bps);
+  }
   return spec;
 }
 
 }  // namespace
 
 sg::PlatformSpec platform_spec(const Scenario& s, const SystemSpec& system) {
-  return platform_spec(s, simulation::make_strategy(system, s)->needs());
+  const auto strategy = simulation::make_strategy(system, s);
+  return platform_spec(s, strategy->needs(), strategy->transfers());
 }
 
 RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
@@ -103,14 +120,16 @@ RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::Sto
 
 RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
   using namespace simulation;
-  sg::Engine engine(s.profile.network_model);  // first: what uses SimGrid is destroyed before it
+  const auto& model = s.profile.network_model;
+  // First: what uses SimGrid is destroyed before it.
+  sg::Engine engine({model.name, model.bandwidth_factor, model.latency_factor, model.tcp_gamma_bytes, model.cross_traffic});
   auto strategy = make_strategy(system, s);
   const PlatformNeeds needs = strategy->needs();
-  sg::PlatformSpec spec = platform_spec(s, needs);
+  sg::PlatformSpec spec = platform_spec(s, needs, strategy->transfers());
   spec.storage_sharing = storage_sharing;
   spec.function_slots_virtual = invocations_computable(s, needs, spec);
 
-  Context c(s, system, sg::build_platform(spec));
+  Context c(s, system, sg::build_platform(spec), strategy->transfers());
   c.out.transport = strategy->transport();
   strategy->launch(c);
   const auto end = engine.run(limits::kMaxSimulatedSeconds, progress_reporter(system, c));

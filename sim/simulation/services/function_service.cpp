@@ -6,10 +6,36 @@
 
 namespace p2psim::simulation {
 
-FunctionService::FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots,
-                                 double speed_factor, Ledger& ledger, const Random& random)
-    : params_(params), slots_(std::move(slots)), speed_factor_(speed_factor), ledger_(ledger), random_(random) {
-  for (int k = static_cast<int>(slots_.size()) - 1; k >= 0; --k) free_slots_.push_back(k);
+FunctionService::FunctionService(const p2psim::FunctionService& params, const sg::Platform& platform,
+                                 double speed_factor, double storage_stream_bps, Ledger& ledger, const Random& random)
+    : params_(params),
+      platform_(platform),
+      speed_factor_(speed_factor),
+      storage_stream_bps_(storage_stream_bps),
+      ledger_(ledger),
+      random_(random) {
+  for (int k = static_cast<int>(platform.function_slots.size()) - 1; k >= 0; --k) free_slots_.push_back(k);
+}
+
+sg::PrivateRoute function_storage_route(const p2psim::FunctionService& params, double one_way_latency_s,
+                                        double storage_stream_bps, int memory_mb) {
+  const auto network = params.network_at(memory_mb);
+  // The client's own CPU: all its streams share the function's CPU share, one stream at most one vCPU.
+  const double cpu_bps = params.storage_client_bps_per_vcpu;
+  const double vcpus = params.vcpus(memory_mb);
+  return {one_way_latency_s, std::min(network.total_bps, vcpus * cpu_bps),
+          std::min({network.stream_bps, std::min(1.0, vcpus) * cpu_bps, storage_stream_bps})};
+}
+
+sg::PrivateRoute FunctionService::route(int memory_mb) const {
+  return function_storage_route(params_, platform_.one_way_latency_s, storage_stream_bps_, memory_mb);
+}
+
+void FunctionService::take_slot(Container& c, int slot) {
+  c.slot = slot;
+  c.host = platform_.function_slots[static_cast<size_t>(slot)];
+  c.route = route(c.memory_mb);
+  sg::set_function_slot_network(platform_, slot, c.route.nic_bps, c.route.flow_cap_bps);
 }
 
 FunctionService::Container FunctionService::start(const std::string& function, int memory_mb,
@@ -26,7 +52,9 @@ FunctionService::Container FunctionService::start(const std::string& function, i
   }
   const double now = sg::now();
   reclaim_expired(now);
-  Container c{function, memory_mb};
+  Container c;
+  c.function = function;
+  c.memory_mb = memory_mb;
   if (take_warm(c)) return c;
   // More containers alive than the design expected (e.g. a rejoined peer's functions beside its old ones): it
   // waits for a slot.
@@ -43,7 +71,9 @@ FunctionService::Container FunctionService::take_now(const std::string& function
     throw std::logic_error("take_now: the concurrency limit is reached (a computed invocation would have to wait)");
   ++running_;
   reclaim_expired(now_s);
-  Container c{function, memory_mb};
+  Container c;
+  c.function = function;
+  c.memory_mb = memory_mb;
   if (take_warm(c)) return c;
   if (!free_a_slot()) throw std::logic_error("take_now: no function slot is free (a computed invocation would have to wait)");
   cold_start(c, now_s, invocation, instance);
@@ -63,9 +93,8 @@ void FunctionService::reclaim_expired(double now_s) {
 bool FunctionService::take_warm(Container& c) {
   auto& pool = idle_[c.function];
   if (pool.empty()) return false;
-  c.slot = pool.back().slot;  // newest warm container first
+  take_slot(c, pool.back().slot);  // newest warm container first
   pool.pop_back();
-  c.host = slots_[c.slot];
   ++warm_starts_;
   return true;
 }
@@ -86,9 +115,8 @@ bool FunctionService::free_a_slot() {
 
 void FunctionService::cold_start(Container& c, double now_s, std::initializer_list<std::int64_t> invocation,
                                  std::int64_t instance) {
-  c.slot = free_slots_.back();
+  take_slot(c, free_slots_.back());
   free_slots_.pop_back();
-  c.host = slots_[c.slot];
   max_alive_ = std::max(max_alive_, ++alive_);
   c.cold = true;
   c.init_started_s = now_s;

@@ -11,15 +11,22 @@
 #include "../../cloud_profile.hpp"
 #include "../../ledger.hpp"
 #include "../random.hpp"
-#include "../sg/adapter.hpp"
+#include "../sg/platform.hpp"
 
 namespace p2psim::simulation {
 
+/// A function of `memory_mb`'s route to storage: its network (interpolated between the measured sizes) and its
+/// client's CPU share bound all its streams together, and each stream is also capped at one vCPU and at the
+/// storage service's stream rate; `one_way_latency_s` in all.
+sg::PrivateRoute function_storage_route(const p2psim::FunctionService& params, double one_way_latency_s,
+                                        double storage_stream_bps, int memory_mb);
+
 class FunctionService {
  public:
-  /// `slots`: the containers' network slots, hosts of `speed_factor` (a container's CPU share).
-  FunctionService(const p2psim::FunctionService& params, std::vector<sg::Host*> slots, double speed_factor,
-                  Ledger& ledger, const Random& random);
+  /// The platform's function slots are the containers' network slots, hosts of `speed_factor` (a container's
+  /// CPU share); a container's streams to storage carry at most `storage_stream_bps` each (the service's cap).
+  FunctionService(const p2psim::FunctionService& params, const sg::Platform& platform, double speed_factor,
+                  double storage_stream_bps, Ledger& ledger, const Random& random);
 
   struct Container {
     std::string function;
@@ -29,6 +36,7 @@ class FunctionService {
     bool cold = false;
     double init_s = 0;  // the INIT it went through (0 when warm) ...
     double init_started_s = 0;  // ... from then
+    sg::PrivateRoute route;  // its slot's route to storage at its memory size (its NIC, one stream's cap)
   };
   /// Starts an invocation of `function` (one warm pool per function): blocks while the concurrency limit is
   /// reached, then takes a warm container or cold-starts one (sleeping through its INIT). `invocation` names it
@@ -55,6 +63,8 @@ class FunctionService {
   double compute_s(double reference_s) const { return reference_s / speed_factor_; }
 
   double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
+  /// A container of `memory_mb`'s route to storage: its NIC (all its streams) and one stream's cap.
+  sg::PrivateRoute route(int memory_mb) const;
   const p2psim::FunctionService& params() const { return params_; }
   int max_alive() const { return max_alive_; }
   long long cold_starts() const { return cold_starts_; }
@@ -63,6 +73,7 @@ class FunctionService {
  private:
   void reclaim_expired(double now_s);
   bool take_warm(Container& c);
+  void take_slot(Container& c, int slot);  // the container's slot, its network set to its memory size
   bool free_a_slot();  // true when a slot is free, freeing the oldest idle container of another function if needed
   void cold_start(Container& c, double now_s, std::initializer_list<std::int64_t> invocation, std::int64_t instance);
   struct Idle {
@@ -70,8 +81,8 @@ class FunctionService {
     double since_s;
   };
   const p2psim::FunctionService& params_;
-  std::vector<sg::Host*> slots_;
-  double speed_factor_;
+  const sg::Platform& platform_;
+  double speed_factor_, storage_stream_bps_;
   Ledger& ledger_;
   const Random& random_;
   // Invocations between start() and finish(), at most the concurrency limit; beyond it, invocations queue and a

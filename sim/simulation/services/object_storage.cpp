@@ -1,37 +1,86 @@
 #include "object_storage.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace p2psim::simulation {
 
-void ObjectStorage::get(sg::Host* to, double bytes) {
-  sg::sleep_for(params_.first_byte_latency_s);
-  const auto in_flight = watch_.start(to, false);
-  sg::transfer(host_, to, bytes);
-  ++ledger_.storage_gets;
+std::vector<sg::Stream> StoragePlan::flows(double latency_paid_s) const {
+  std::vector<sg::Stream> out;
+  out.reserve(streams.size());
+  for (const auto& s : streams) out.push_back({s.first_bytes_s + (s.requests - 1) * latency_paid_s, s.bytes});
+  return out;
 }
 
-void ObjectStorage::put(sg::Host* from, double bytes) {
-  sg::sleep_for(params_.first_byte_latency_s);
-  const auto in_flight = watch_.start(from, true);
-  sg::transfer(from, host_, bytes);
-  ++ledger_.storage_puts;
+StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes_each, int count) const {
+  const auto& first_byte = upload ? params_.put : params_.get;
+  auto draw = [&](const p2psim::ObjectStorage::FirstByte& fb) {
+    return fb.median_s * std::exp(fb.sigma * client.draws.standard_normal());
+  };
+  const TransferConfig& cfg = client.transfers;
+  const bool multipart = cfg.max_streams > 1 && bytes_each >= cfg.threshold_bytes;
+  const long long parts = multipart ? std::max(1LL, static_cast<long long>(std::ceil(bytes_each / cfg.part_bytes))) : 1;
+  const int streams = static_cast<int>(std::min<long long>(cfg.max_streams, parts));
+  StoragePlan plan;
+  plan.streams.resize(static_cast<size_t>(streams));
+  for (int object = 0; object < count; ++object) {
+    // A multipart object first asks for its size (HEAD) or opens its upload, and an upload is completed at the
+    // end: requests every stream of this object waits for, in series with the objects before and after.
+    if (multipart) {
+      double overhead_s = 0;
+      int overhead_requests = 0;
+      if (upload) {
+        overhead_s = draw(params_.put) + draw(params_.put);  // CreateMultipartUpload, CompleteMultipartUpload
+        overhead_requests = 2;
+        plan.put_requests += 2;
+      } else {
+        overhead_s = draw(params_.get);  // HeadObject
+        overhead_requests = 1;
+        plan.get_requests += 1;
+      }
+      for (auto& s : plan.streams) s.first_bytes_s += overhead_s, s.requests += overhead_requests;
+    }
+    for (long long j = 0; j < parts; ++j) {  // the parts in turn to the streams, as a pool of threads takes them
+      auto& s = plan.streams[static_cast<size_t>(j % streams)];
+      s.first_bytes_s += draw(first_byte);
+      s.requests += 1;
+      s.bytes += multipart ? std::min(cfg.part_bytes, bytes_each - static_cast<double>(j) * cfg.part_bytes) : bytes_each;
+      (upload ? plan.put_requests : plan.get_requests) += 1;
+    }
+  }
+  return plan;
 }
 
-double ObjectStorage::lone_request_end_s(const sg::LoneRoute& route, double bytes, double start_s) const {
-  return sg::lone_transfer_end_s(route, bytes, start_s + params_.first_byte_latency_s);
+void ObjectStorage::move(StorageClient& client, bool upload, double bytes_each, int count) {
+  const StoragePlan p = plan(client, upload, bytes_each, count);
+  sg::Host* from = upload ? client.host : host_;
+  sg::Host* to = upload ? host_ : client.host;
+  auto flows = p.flows(sg::route_latency_paid_s(from, to));
+  // In flight, for the storage link's watch, from its first flow on.
+  const double first_s = std::min_element(flows.begin(), flows.end(), [](const sg::Stream& a, const sg::Stream& b) {
+                           return a.start_after_s < b.start_after_s;
+                         })->start_after_s;
+  sg::sleep_for(first_s);
+  for (auto& f : flows) f.start_after_s -= first_s;
+  {
+    const auto in_flight = watch_.start(client.host, upload);
+    sg::transfer_streams(from, to, flows);
+  }
+  record(p);
 }
 
-void ObjectStorage::get_sequence(sg::Host* to, double bytes_each, int count) {
-  sg::sleep_for(count * params_.first_byte_latency_s);
-  const auto in_flight = watch_.start(to, false);
-  sg::transfer_sequence(host_, to, bytes_each, count);
-  ledger_.storage_gets += count;
-}
+void ObjectStorage::get(StorageClient& client, double bytes_each, int count) { move(client, false, bytes_each, count); }
+void ObjectStorage::put(StorageClient& client, double bytes_each, int count) { move(client, true, bytes_each, count); }
 
-void ObjectStorage::put_sequence(sg::Host* from, double bytes_each, int count) {
-  sg::sleep_for(count * params_.first_byte_latency_s);
-  const auto in_flight = watch_.start(from, true);
-  sg::transfer_sequence(from, host_, bytes_each, count);
-  ledger_.storage_puts += count;
+ObjectStorage::Computed ObjectStorage::compute(const StorageClient& client, const StoragePlan& plan, double start_s) const {
+  const auto flows = plan.flows(sg::latency_paid_s(client.route.latency_s));
+  Computed c;
+  c.first_flow_s = start_s + std::min_element(flows.begin(), flows.end(), [](const sg::Stream& a, const sg::Stream& b) {
+                               return a.start_after_s < b.start_after_s;
+                             })->start_after_s;
+  const auto ends = sg::private_flows_end_s(client.route, flows, start_s);
+  c.end_s = *std::max_element(ends.begin(), ends.end());
+  return c;
 }
 
 }  // namespace p2psim::simulation

@@ -1,33 +1,84 @@
-// S3-like object storage: a first-byte latency per request, then the bytes over the platform's routes (each
-// client's connection cap and the service's aggregate link). Counts GETs and PUTs in the ledger.
+// S3-like object storage. A request waits for its first byte (a draw of the service's first-byte latency, GET
+// and PUT each their own), then its bytes cross the platform's routes at most one stream's rate each (the
+// client's NIC, the service's aggregate link). A client moves an object as boto3's transfer manager does
+// (TransferConfig): in one request below a threshold, else in parts on several streams at once (ranged GETs
+// after a HEAD; a multipart upload's parts between its create and complete requests). Counts every request in
+// the ledger (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete).
 #pragma once
+#include <vector>
+
 #include "../../cloud_profile.hpp"
 #include "../../ledger.hpp"
+#include "../random.hpp"
 #include "../sg/adapter.hpp"
 #include "../sg/storage_link_watch.hpp"
 
 namespace p2psim::simulation {
+
+/// How a client moves an object (boto3's s3transfer TransferConfig, https://boto3.amazonaws.com/v1/
+/// documentation/api/latest/reference/customizations/s3.html): objects of `threshold_bytes` or more go in parts
+/// of `part_bytes` on up to `max_streams` streams at once; smaller ones, or any with max_streams 1, in one
+/// request (get_object / put_object).
+struct TransferConfig {
+  int max_streams = 1;
+  double part_bytes = 8.0 * 1024 * 1024;       // boto3's multipart_chunksize: 8 MiB
+  double threshold_bytes = 8.0 * 1024 * 1024;  // boto3's multipart_threshold: 8 MiB
+};
+
+/// Who makes requests: a host (or a virtual function slot), its own stream of first-byte latency draws (named by
+/// the participant: the same requests draw the same latencies whatever else happens in the run), how it moves
+/// objects, and the network it reaches storage with when it is a function slot.
+struct StorageClient {
+  sg::Host* host = nullptr;
+  Random::Stream draws{0};
+  TransferConfig transfers;
+  int slot = -1;                 // a function slot's index, for the storage link's watch; -1 otherwise
+  sg::PrivateRoute route;        // a function slot's own route, where its transfers are computed
+};
+
+/// One request sequence as planned: per stream, the first-byte latencies of its requests and their number (each
+/// also pays its route's latency), and the bytes it carries; how many GET- and PUT-class requests it makes.
+struct StoragePlan {
+  struct PlannedStream {
+    double first_bytes_s = 0;
+    int requests = 0;
+    double bytes = 0;
+  };
+  std::vector<PlannedStream> streams;
+  long long get_requests = 0, put_requests = 0;
+  /// The flows, each starting after its requests' first bytes and every route latency but its own flow's
+  /// (`latency_paid_s` each: sg::route_latency_paid_s).
+  std::vector<sg::Stream> flows(double latency_paid_s) const;
+};
 
 class ObjectStorage {
  public:
   /// Every transfer is shown to `watch` (an optimistic platform's check of the storage link).
   ObjectStorage(const p2psim::ObjectStorage& params, sg::Host* host, sg::StorageLinkWatch& watch, Ledger& ledger)
       : params_(params), host_(host), watch_(watch), ledger_(ledger) {}
-  void get(sg::Host* to, double bytes);
-  void put(sg::Host* from, double bytes);
-  /// `count` objects of `bytes_each`, one request after another (a client's loop), as one flow after all the
-  /// requests' latencies (sg::transfer_sequence): one flow where the loop would start `count`, which is what
-  /// lets 1,024 peers that each write 16 shards at once through one shared link scale (docs/architecture.md, "Scale").
-  void get_sequence(sg::Host* to, double bytes_each, int count);
-  void put_sequence(sg::Host* from, double bytes_each, int count);
-  /// get() or put() computed rather than simulated, for a client whose route to storage is its own
-  /// (sg::function_routes_private): started at `start_s`, returns when the bytes have arrived (a GET and a PUT
-  /// take the same time on such a route). The caller records the request in the ledger when the clock reaches
-  /// that instant (PendingRecords).
-  double lone_request_end_s(const sg::LoneRoute& route, double bytes, double start_s) const;
-  double first_byte_latency_s() const { return params_.first_byte_latency_s; }
+  /// `count` objects of `bytes_each`, one after another (a client's loop), to or from `client`; returns when the
+  /// last byte has arrived. Parts of one object move on parallel streams as the client's TransferConfig says;
+  /// a loop's objects are one request sequence per stream: each stream's requests' first bytes and route
+  /// latencies, then its bytes as one flow. Exact while a flow's bandwidth share stays the same; when a shared
+  /// link binds meanwhile, a sequence leaves no gaps on it (docs/architecture.md, "Scale").
+  void get(StorageClient& client, double bytes_each, int count = 1);
+  void put(StorageClient& client, double bytes_each, int count = 1);
+  /// The requests and streams of get() or put(), their first-byte latencies drawn from the client's stream.
+  StoragePlan plan(StorageClient& client, bool upload, double bytes_each, int count = 1) const;
+  /// A computed transfer, for a client whose route to storage is its own (sg::function_routes_private): when
+  /// its flows begin (the first) and when the last ends, requested at `start_s`. The caller records the requests
+  /// (record()) once the clock reaches the end (PendingRecords).
+  struct Computed {
+    double first_flow_s = 0, end_s = 0;
+  };
+  Computed compute(const StorageClient& client, const StoragePlan& plan, double start_s) const;
+  void record(const StoragePlan& plan) {
+    ledger_.storage_gets += plan.get_requests;
+    ledger_.storage_puts += plan.put_requests;
+  }
 
  private:
+  void move(StorageClient& client, bool upload, double bytes_each, int count);
   const p2psim::ObjectStorage& params_;
   sg::Host* host_;
   sg::StorageLinkWatch& watch_;

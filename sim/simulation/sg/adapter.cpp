@@ -1,6 +1,7 @@
 #include "adapter.hpp"
 
 #include "../../heap.hpp"
+#include "nic_credits.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
@@ -15,44 +16,129 @@
 namespace p2psim::sg {
 namespace s4u = simgrid::s4u;
 
+namespace {
+NicCredits* nic_credits = nullptr;  // the platform's, when a NIC bursts
+// Every transfer starts here: an "up to" NIC's buckets are followed from its first transfer on.
+void starting(Host* from, Host* to) {
+  if (!nic_credits) return;
+  nic_credits->touched(from);
+  nic_credits->touched(to);
+}
+}  // namespace
+
+void set_nic_credits(NicCredits* credits) { nic_credits = credits; }
+
 double now() { return s4u::Engine::get_clock(); }
 void sleep_for(double seconds) { s4u::this_actor::sleep_for(seconds); }
 void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
-void transfer(Host* from, Host* to, double bytes) { s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes)); }
-
-LoneRoute lone_route(double latency_s, double narrowest_bps) {
-  // The model's own settings (LV08 sets its factors as defaults when it is created).
-  const double latency_factor = simgrid::config::get_value<double>("network/latency-factor");
-  const double bandwidth_factor = simgrid::config::get_value<double>("network/bandwidth-factor");
-  const double tcp_gamma = simgrid::config::get_value<double>("network/TCP-gamma");
-  double bound_bps = narrowest_bps;
-  if (latency_s > 0 && tcp_gamma / (2.0 * latency_s) < bound_bps) bound_bps = tcp_gamma / (2.0 * latency_s);
-  return {latency_s * latency_factor, bound_bps * bandwidth_factor};
+void transfer(Host* from, Host* to, double bytes) {
+  starting(from, to);
+  s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
 }
 
-double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s) {
-  const double latency_paid_s = start_s + route.latency_paid_s;
-  const double whole_bytes = static_cast<double>(static_cast<uint64_t>(bytes));  // as transfer() sends them
-  return whole_bytes > 0 ? latency_paid_s + whole_bytes / route.rate_bps : latency_paid_s;
+namespace {
+// The network model's own settings (LV08 sets its factors as defaults when it is created).
+struct Factors {
+  double latency, bandwidth, tcp_gamma;
+};
+Factors network_factors() {
+  return {simgrid::config::get_value<double>("network/latency-factor"),
+          simgrid::config::get_value<double>("network/bandwidth-factor"),
+          simgrid::config::get_value<double>("network/TCP-gamma")};
 }
+}  // namespace
 
-void transfer_sequence(Host* from, Host* to, double bytes_each, int count) {
-  if (count > 1) {
-    const double start = now();
-    transfer(from, to, 0);
-    sleep_for((count - 2) * (now() - start));
+std::vector<double> private_flows_end_s(const PrivateRoute& route, const std::vector<Stream>& streams, double start_s) {
+  const Factors f = network_factors();
+  // A flow's bound: the narrowest link of its route, and the TCP window over the route's latency.
+  double bound_bps = std::min(route.nic_bps, route.flow_cap_bps);
+  if (route.latency_s > 0) bound_bps = std::min(bound_bps, f.tcp_gamma / (2.0 * route.latency_s));
+  struct Flow {
+    double begins_s, remaining;  // whole bytes, as transfer() sends them
+    size_t index;
+  };
+  std::vector<Flow> waiting;
+  for (size_t i = 0; i < streams.size(); ++i)
+    waiting.push_back({start_s + streams[i].start_after_s + route.latency_s * f.latency,
+                       static_cast<double>(static_cast<uint64_t>(streams[i].bytes)), i});
+  std::sort(waiting.begin(), waiting.end(), [](const Flow& a, const Flow& b) {
+    return a.begins_s != b.begins_s ? a.begins_s < b.begins_s : a.index < b.index;
+  });
+  std::vector<double> ends(streams.size(), 0);
+  std::vector<Flow> moving;
+  size_t next = 0;
+  double now = waiting.empty() ? start_s : waiting.front().begins_s;
+  while (next < waiting.size() || !moving.empty()) {
+    while (next < waiting.size() && waiting[next].begins_s <= now) {  // flows whose bytes start moving now
+      if (waiting[next].remaining > 0) moving.push_back(waiting[next]);
+      else ends[waiting[next].index] = waiting[next].begins_s;
+      ++next;
+    }
+    if (moving.empty()) {
+      now = waiting[next].begins_s;
+      continue;
+    }
+    // Max-min on the NIC among the moving flows, all with the same bound and penalty: an equal share each.
+    const double rate = f.bandwidth * std::min(bound_bps, route.nic_bps / static_cast<double>(moving.size()));
+    double first_done_s = now + std::min_element(moving.begin(), moving.end(), [](const Flow& a, const Flow& b) {
+                                  return a.remaining < b.remaining;
+                                })->remaining / rate;
+    const double until = next < waiting.size() ? std::min(first_done_s, waiting[next].begins_s) : first_done_s;
+    for (auto& flow : moving) flow.remaining -= rate * (until - now);
+    now = until;
+    // Done within SimGrid's precision of a transfer (sg_surf_precision 1e-9 of a byte's worth): ended now.
+    for (auto it = moving.begin(); it != moving.end();)
+      if (it->remaining <= 1e-9 * rate) {
+        ends[it->index] = now;
+        it = moving.erase(it);
+      } else {
+        ++it;
+      }
   }
-  if (count > 0) transfer(from, to, count * bytes_each);
+  return ends;
+}
+
+double route_latency_paid_s(Host* from, Host* to) {
+  std::vector<s4u::Link*> links;
+  double latency_s = 0;
+  from->route_to(to, links, &latency_s);
+  return latency_paid_s(latency_s);
+}
+
+double latency_paid_s(double latency_s) { return latency_s * network_factors().latency; }
+
+void transfer_streams(Host* from, Host* to, const std::vector<Stream>& streams) {
+  if (streams.size() == 1) {  // the common case: one request, one flow
+    sleep_for(streams.front().start_after_s);
+    transfer(from, to, streams.front().bytes);
+    return;
+  }
+  std::vector<size_t> order(streams.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return streams[a].start_after_s < streams[b].start_after_s; });
+  const double start = now();
+  std::vector<s4u::CommPtr> comms;
+  for (size_t i : order) {
+    sleep_until(start + streams[i].start_after_s);
+    starting(from, to);
+    comms.push_back(s4u::Comm::sendto_async(from, to, static_cast<uint64_t>(streams[i].bytes)));
+  }
+  s4u::Comm::wait_all(comms);
 }
 
 void transfer_all(const std::vector<Transfer>& transfers) {
   std::vector<s4u::CommPtr> comms;
-  for (const auto& t : transfers) comms.push_back(s4u::Comm::sendto_async(t.from, t.to, static_cast<uint64_t>(t.bytes)));
+  for (const auto& t : transfers) {
+    starting(t.from, t.to);
+    comms.push_back(s4u::Comm::sendto_async(t.from, t.to, static_cast<uint64_t>(t.bytes)));
+  }
   s4u::Comm::wait_all(comms);
 }
 
 bool try_transfer(Host* from, Host* to, double bytes) {
+  starting(from, to);
   try {
     s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
     return true;
@@ -96,11 +182,13 @@ struct Worker {
   std::function<void()> task;
 };
 std::vector<std::shared_ptr<Worker>> idle_workers;  // one engine per process, so one pool
+size_t daemons = 0;  // spawn_daemon's actors: alive until the others end
 
 // Once every actor but `ending` ones waits for a task, none will come: the idle workers end, so the simulation
 // ends as it would without them (SimGrid would otherwise see actors waiting for ever, a deadlock).
 void end_idle_workers_if_alone(size_t ending) {
-  if (idle_workers.empty() || s4u::Engine::get_instance()->get_actor_count() > idle_workers.size() + ending) return;
+  if (idle_workers.empty() || s4u::Engine::get_instance()->get_actor_count() > idle_workers.size() + ending + daemons)
+    return;
   const auto idle = std::move(idle_workers);
   idle_workers.clear();
   for (const auto& worker : idle) worker->wake->release();
@@ -112,6 +200,12 @@ Actor spawn(const std::string& name, Host* host, std::function<void()> body) {
     body();
     end_idle_workers_if_alone(1);
   }));
+}
+
+void spawn_daemon(const std::string& name, std::function<void()> body) {
+  ++daemons;
+  auto* host = s4u::Engine::get_instance()->get_all_hosts().front();
+  s4u::Actor::create(name, host, std::move(body))->daemonize();
 }
 
 void run_task(const char* kind, Host* host, std::function<void()> task) {
@@ -185,9 +279,15 @@ Channel::Pending::~Pending() = default;
 Channel::Pending::Pending(Pending&&) noexcept = default;
 void Channel::Pending::wait() { comm_->wait(); }
 Channel::Pending Channel::send_async(double bytes) {
+  Host* self = s4u::this_actor::get_host();
+  starting(self, self);
   return Pending(mailbox_->put_async(&payload, static_cast<uint64_t>(bytes)));
 }
-void Channel::receive() { mailbox_->get<int>(); }
+void Channel::receive() {
+  Host* self = s4u::this_actor::get_host();
+  starting(self, self);
+  mailbox_->get<int>();
+}
 
 namespace {
 // The process's SimGrid engine, set up as every simulation wants it: made by the first start_simgrid() or
@@ -229,15 +329,20 @@ struct Engine::Impl {
   bool only_idle_workers_left = false;  // SimGrid saw a deadlock, but of idle task workers only
 };
 
-Engine::Engine(const std::string& network_model) {
+Engine::Engine(const NetworkSettings& network) {
   if (engine_used) throw std::logic_error("a second simulation in one process: run each in its own (isolate.hpp)");
   engine_used = true;
   impl_ = std::make_unique<Impl>();
   keep_freed_memory_in_heap();  // actors' stacks: reused from the heap, not mapped and unmapped one by one
-  s4u::Engine::set_config("network/model:" + network_model);
+  s4u::Engine::set_config("network/model:" + network.model);
+  // Set before the platform exists: the model then takes them instead of its defaults.
+  if (network.bandwidth_factor) s4u::Engine::set_config("network/bandwidth-factor", *network.bandwidth_factor);
+  if (network.latency_factor) s4u::Engine::set_config("network/latency-factor", *network.latency_factor);
+  if (network.tcp_gamma_bytes) s4u::Engine::set_config("network/TCP-gamma", *network.tcp_gamma_bytes);
+  if (network.cross_traffic) s4u::Engine::set_config("network/crosstraffic", *network.cross_traffic);
   // Idle task workers left after a killed actor are no deadlock (end_idle_workers_if_alone could not run).
   s4u::Engine::on_deadlock_cb([this] {
-    impl_->only_idle_workers_left = impl_->engine.get_actor_count() <= idle_workers.size();
+    impl_->only_idle_workers_left = impl_->engine.get_actor_count() <= idle_workers.size() + daemons;
     impl_->deadlock = !impl_->only_idle_workers_left;
   });
 }
@@ -245,10 +350,14 @@ Engine::Engine(const std::string& network_model) {
 Engine::~Engine() = default;
 
 Engine::End Engine::run(double horizon_s, const std::function<void(double now_s)>& on_advance) {
-  s4u::Engine::on_time_advance_cb([on_advance](double) { on_advance(s4u::Engine::get_clock()); });
+  s4u::Engine::on_time_advance_cb([on_advance](double) {
+    const double now_s = s4u::Engine::get_clock();
+    if (nic_credits) nic_credits->advance(now_s);  // the NICs' use since the last event, before anything acts on it
+    on_advance(now_s);
+  });
   impl_->engine.run_until(horizon_s);
   const size_t left = impl_->engine.get_actor_count();
-  const bool finished = left == idle_workers.size() || impl_->only_idle_workers_left;
+  const bool finished = left <= idle_workers.size() + daemons || impl_->only_idle_workers_left;
   idle_workers.clear();
   if (abandoned) return End::Abandoned;
   if (impl_->deadlock) return End::Deadlocked;

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace p2psim::sg {
 
 /// A simulated machine. Only its pointer travels outside the adapter.
 using Host = simgrid::s4u::Host;
+/// A link whose rate changes during a run (sg/platform.hpp keeps them). Only its pointer travels.
+using Link = simgrid::s4u::Link;
 
 /// Work is counted in reference seconds: seconds of the calibration CPU. A host of speed factor f does one
 /// reference second in 1/f seconds (platform.cpp gives every host its speed).
@@ -24,27 +27,32 @@ void sleep_for(double seconds);
 void sleep_until(double date_s);
 /// Moves `bytes` from one host to another over the platform's route, sharing links with every other flow.
 void transfer(Host* from, Host* to, double bytes);
-/// `count` transfers of `bytes_each`, one after another, as one flow: the latencies of all `count` (one measured
-/// on an empty transfer, the others repeated: a route's latency does not depend on its load), then all the
-/// bytes. The same time as the `count` transfers while the flow's bandwidth share stays the same; when it
-/// changes meanwhile, the bytes see the share of the end of the sequence, not of each transfer's own moment.
-void transfer_sequence(Host* from, Host* to, double bytes_each, int count);
-/// A route as a lone flow on it sees it under SimGrid's CM02/LV08 model (src/surf/network_cm02.cpp,
-/// comm_action_set_bounds and comm_action_set_variable, in SimGrid 3.32): the latency it pays (the links'
-/// latencies times the latency factor) and its rate (the bandwidth factor times the smaller of the narrowest
-/// link and the TCP window's bound, gamma / (2 x the links' latency)).
-struct LoneRoute {
-  double latency_paid_s = 0;
-  double rate_bps = 0;
+/// A client's own route, crossed by its flows only: a NIC of `nic_bps` that its flows share, and a cap of
+/// `flow_cap_bps` on each (the storage service's streams), `latency_s` in all.
+struct PrivateRoute {
+  double latency_s = 0;
+  double nic_bps = 0, flow_cap_bps = 0;
 };
-/// The route of links whose latencies sum to `latency_s` and whose narrowest carries `narrowest_bps`, with the
-/// network model's factors (its settings: call after the Engine is made).
-LoneRoute lone_route(double latency_s, double narrowest_bps);
-/// When a transfer of `bytes` started at `start_s` ends on `route` if no other flow shares any of its links
-/// meanwhile, added in the order SimGrid adds it: the latency, then the bytes at the rate. For a caller that knows
-/// its route is its own (a function slot's NIC, Platform::function_slots_virtual) and computes instead of
-/// simulating.
-double lone_transfer_end_s(const LoneRoute& route, double bytes, double start_s);
+/// One of several concurrent flows of one request: it starts `start_after_s` after the request (its requests'
+/// first bytes and route latencies before it) and carries `bytes`.
+struct Stream {
+  double start_after_s = 0;
+  double bytes = 0;
+};
+/// When each of `streams`, requested at `start_s` on `route` and alone on it, has arrived, computed as SimGrid's
+/// CM02/LV08 model would simulate them (src/surf/network_cm02.cpp in SimGrid 3.32, comm_action_set_bounds,
+/// comm_action_set_variable and the max-min sharing of the NIC): each flow pays the route's latency times the
+/// latency factor, then moves at the bandwidth factor times the smaller of its bound (the narrowest link, the TCP
+/// window's gamma / (2 x the route's latency)) and its fair share of the NIC among the flows moving then. For a
+/// caller that knows its route is its own (a function slot's, Platform::function_slots_virtual) and computes
+/// instead of simulating. The network model's settings: call after the Engine is made.
+std::vector<double> private_flows_end_s(const PrivateRoute& route, const std::vector<Stream>& streams, double start_s);
+/// What a flow from `from` to `to` pays before its first byte moves: its route's latency times the latency factor.
+double route_latency_paid_s(Host* from, Host* to);
+/// The same for a route of `latency_s` (a PrivateRoute's).
+double latency_paid_s(double latency_s);
+/// `streams` from `from` to `to`, each starting its flow `start_after_s` after now; returns when all have arrived.
+void transfer_streams(Host* from, Host* to, const std::vector<Stream>& streams);
 /// Several transfers at once (sharing whatever links they share); returns when all have arrived.
 struct Transfer {
   Host* from;
@@ -79,6 +87,9 @@ void set_throttled(Host* host, bool throttled);
 
 /// Starts an actor running `body` on `host`.
 Actor spawn(const std::string& name, Host* host, std::function<void()> body);
+/// Starts a daemon actor running `body` on no particular host: it never keeps the simulation alive, and is killed
+/// once every other actor has ended (a watcher of the platform's state, e.g. sg/nic_credits.hpp).
+void spawn_daemon(const std::string& name, std::function<void()> body);
 /// Runs `task` as an actor of its own, as spawn does, but on an actor whose earlier task ended, when one is
 /// idle (it then keeps its first host and name; what a task computes or sends names its hosts anyway). `kind`
 /// names a new actor ("fn", "reducer"): a reused actor would not show a name formatted for each task. For the
@@ -170,10 +181,17 @@ class Channel {
 /// CPU), as does each copy a sweep forks. Nothing is simulated here: each process still runs one simulation.
 void start_simgrid();
 
+/// SimGrid's network model and its TCP factors; a factor left empty keeps the model's own.
+struct NetworkSettings {
+  std::string model = "LV08";
+  std::optional<double> bandwidth_factor = std::nullopt, latency_factor = std::nullopt, tcp_gamma_bytes = std::nullopt;
+  std::optional<bool> cross_traffic = std::nullopt;
+};
+
 /// One simulation: SimGrid allows a single engine per process, run once (see isolate.hpp).
 class Engine {
  public:
-  explicit Engine(const std::string& network_model);
+  explicit Engine(const NetworkSettings& network);
   ~Engine();
   enum class End { Finished, Deadlocked, PastHorizon, Abandoned };
   /// Runs every actor to the end (Finished), until actors are left blocked for ever (Deadlocked), until the

@@ -57,11 +57,22 @@ Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor, dou
   return zone->create_host(name, speeds)->seal();
 }
 
-// What the peers can draw from storage at most: each its NIC or its connection, the slower.
+// What the peers can draw from storage at most: each its NIC, or as many streams as it keeps open, the slower.
 double peers_storage_bps(const PlatformSpec& p) {
   double bps = 0;
-  for (const auto& m : p.peers) bps += std::min(m.nic_bps, p.storage_per_connection_bps);
+  for (const auto& m : p.peers) bps += std::min(m.nic_bps, p.peer_storage_streams * p.storage_stream_bps);
   return bps;
+}
+
+// A link that caps each flow crossing it at `bandwidth_bps` without sharing it (SimGrid's FATPIPE), split duplex
+// so that a flow's ACKs on the way back (cross-traffic) land on the other direction's constraint, not on its own.
+// One per client: a link every client crossed would couple all their flows in the solver's updates.
+s4u::SplitDuplexLink* flow_cap(s4u::NetZone* zone, const std::string& name, double bandwidth_bps, double latency_s) {
+  auto* link = zone->create_split_duplex_link(name, bandwidth_bps);
+  link->set_sharing_policy(s4u::Link::SharingPolicy::FATPIPE);
+  link->set_latency(latency_s);
+  link->seal();
+  return link;
 }
 
 }  // namespace
@@ -70,7 +81,7 @@ bool storage_link_may_bind(const PlatformSpec& p) {
   double rest_bps = p.function_slots * p.function_nic_bps;
   for (const auto& m : p.servers) rest_bps += m.nic_bps;
   // Each way, everyone's transfers that way and the cross-traffic of everyone's the other way.
-  return (1 + kCrossTrafficShare) * (peers_storage_bps(p) + rest_bps) > p.storage_aggregate_bps;
+  return (1 + cross_traffic_share(p.cross_traffic)) * (peers_storage_bps(p) + rest_bps) > p.storage_aggregate_bps;
 }
 
 namespace {
@@ -81,7 +92,7 @@ struct StorageLayout {
   bool never_binds;     // nobody's route crosses the link
   bool watch;           // function slots and servers have private copies of their share, watched
   double s3_bps;        // the share of the link that function slots and servers cross
-  bool slot_nic_only;   // a function slot's route to storage is its NIC alone
+  bool slots_private;   // a function slot's route to storage is its NIC and its stream cap alone
 };
 
 StorageLayout storage_layout(const PlatformSpec& p) {
@@ -93,34 +104,37 @@ StorageLayout storage_layout(const PlatformSpec& p) {
   l.watch = !l.never_binds && p.storage_sharing == StorageSharing::Optimistic;
   // A function slot whose NIC carries its storage route only (no route to peers or servers) needs no private
   // path beside it: every flow on that path crosses the slot's NIC first, so a path at least as wide can never
-  // bind, and the NIC can carry the route's whole latency (x + x == 2x exactly). Same bound, same latency, same
-  // allocation (the paper grid's results and traces byte-identical), one split-duplex link fewer per slot: up to
-  // ~940 in the grid's heaviest scenarios, 5.5 % of their CPU (bench/README.md, "A sixth pass").
-  l.slot_nic_only = (l.never_binds || l.watch) && !p.functions_reach_peers && p.servers.empty() &&
+  // bind. Same bound, same allocation (the paper grid's results and traces byte-identical), one split-duplex
+  // link fewer per slot: up to ~940 in the grid's heaviest scenarios, 5.5 % of their CPU (bench/README.md, "A
+  // sixth pass").
+  l.slots_private = (l.never_binds || l.watch) && !p.functions_reach_peers && p.servers.empty() &&
                     p.function_nic_bps <= (l.watch ? l.s3_bps : p.storage_aggregate_bps);
   return l;
 }
 
 }  // namespace
 
-bool function_routes_private(const PlatformSpec& p) { return storage_layout(p).slot_nic_only; }
+bool function_routes_private(const PlatformSpec& p) { return storage_layout(p).slots_private; }
 
 Platform build_platform(const PlatformSpec& p) {
   if (p.function_slots_virtual && !function_routes_private(p))
     throw std::logic_error("virtual function slots on a platform where their routes are not private");
-  // Each route crosses two NICs: each carries half of the one-way latency.
+  // Every route carries the one-way latency: half on the sender's NIC, half on the far end's first link (the
+  // receiver's NIC, or the storage streams' cap of the client's route to storage).
   const double half_latency_s = p.one_way_latency_s / 2;
   auto* zone = s4u::create_empty_zone("cloud");  // routed by bypass routes only (connect)
   Platform h;
+  h.one_way_latency_s = p.one_way_latency_s;
   h.storage = host(zone, "s3", 1);
   h.broker = host(zone, "broker", 1);
+  h.storage_watch.set_cross_traffic_share(cross_traffic_share(p.cross_traffic));
   // The storage service's aggregate bandwidth, in each direction. One link that every transfer to storage
   // crosses couples all of them in SimGrid's max-min solver, whose work per event then grows with every flow in
   // flight (128 peers x 10 serverless VGG-11 iterations: 11.3 s with the shared link, 2.0 s without). So the
   // peers' transfers share it in small groups at most (docs/architecture.md, "Scale"):
-  // - when peers, functions and servers together cannot fill it (each is capped by its own NIC or connection,
-  //   plus its cross-traffic the other way), it never binds: nobody's route crosses it, and every allocation
-  //   is the same;
+  // - when peers, functions and servers together cannot fill it (each is capped by its own NIC, or by the
+  //   streams it keeps open, plus its cross-traffic the other way), it never binds: nobody's route crosses it,
+  //   and every allocation is the same;
   // - else, when the peers' largest share is under half of it, that share is reserved for them and only the
   //   functions and servers share the rest: the same allocations while they cannot fill the rest, otherwise up
   //   to the peers' share less for them while peers are idle;
@@ -131,66 +145,79 @@ Platform build_platform(const PlatformSpec& p) {
   //   share of the link in proportion to its peers' largest share: a slice's peers share its capacity as they
   //   would the link's; they do not take up what another slice leaves idle.
   // Functions and servers that share the link cross it only in an exact platform. In an optimistic one each has
-  // a private path of the link's bandwidth and latency instead, and the storage watch voids the run if those in
-  // flight could ever have filled the link (storage_link_watch.hpp).
+  // a private path of the link's bandwidth instead, and the storage watch voids the run if those in flight could
+  // ever have filled the link (storage_link_watch.hpp).
+  // Each client's route to storage also crosses its own cap on one stream's rate (flow_cap): one TCP stream to
+  // the service carries at most that, and a client moves more only by opening more (ranged GETs, multipart PUTs).
   const StorageLayout layout = storage_layout(p);
   const double peers_bps = layout.peers_bps, s3_bps = layout.s3_bps;
   const bool never_binds = layout.never_binds, watch = layout.watch;
-  auto* s3_link = nic(zone, "s3_aggregate", s3_bps, half_latency_s);
+  auto* s3_link = nic(zone, "s3_aggregate", s3_bps, 0);
   std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
   if (peers_bps > p.storage_aggregate_bps)
     for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
       double slice_bps = 0;
       for (size_t i = first; i < std::min(p.peers.size(), first + kPeersPerStorageSlice); ++i)
-        slice_bps += std::min(p.peers[i].nic_bps, p.storage_per_connection_bps);
+        slice_bps += std::min(p.peers[i].nic_bps, p.peer_storage_streams * p.storage_stream_bps);
       slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()),
-                           p.storage_aggregate_bps * slice_bps / peers_bps, half_latency_s));
+                           p.storage_aggregate_bps * slice_bps / peers_bps, 0));
     }
-  // A function slot's or server's route to storage: its NIC, then the shared link, or a path of its own, split
-  // duplex as the link is, that carries the storage end's half of the latency: watched, a copy of the link (its
-  // bandwidth too: the route's bandwidths set a flow's bound and its sharing penalty); when the link never
-  // binds, one of the whole aggregate, which never binds either.
-  // `nic_only`: the NIC carries the whole latency and no path is needed (function slots, below).
-  auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, double nic_bps, const std::string& name,
-                        bool nic_only = false) {
-    if (!never_binds && !watch) return connect(zone, from, h.storage, {{from_nic, End::A}, {s3_link, End::B}});
-    if (nic_only) {
-      connect(zone, from, h.storage, {{from_nic, End::A}});
+  // A function slot's or server's route to storage: its NIC and its stream cap, then the shared link, or a path
+  // of its own, split duplex as the link is: watched, a copy of the link (its bandwidth too: the route's
+  // bandwidths set a flow's bound and its sharing penalty); when the link never binds, one of the whole
+  // aggregate, which never binds either. `slot_private`: no path at all (function slots, below).
+  auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, s4u::SplitDuplexLink* stream, double nic_bps,
+                        const std::string& name, bool slot_private = false) {
+    if (!never_binds && !watch)
+      return connect(zone, from, h.storage, {{from_nic, End::A}, {stream, End::B}, {s3_link, End::B}});
+    if (slot_private) {
+      connect(zone, from, h.storage, {{from_nic, End::A}, {stream, End::B}});
     } else {
-      auto* path = nic(zone, name + "_s3_path", watch ? s3_bps : p.storage_aggregate_bps, half_latency_s);
-      connect(zone, from, h.storage, {{from_nic, End::A}, {path, End::B}});
+      auto* path = nic(zone, name + "_s3_path", watch ? s3_bps : p.storage_aggregate_bps, 0);
+      connect(zone, from, h.storage, {{from_nic, End::A}, {stream, End::B}, {path, End::B}});
     }
     if (watch) h.storage_watch.watch(from, nic_bps, s3_bps);
   };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
-  std::vector<s4u::SplitDuplexLink*> peer_nics;
+  // Instance-to-instance flows: each capped at the single-flow limit where a NIC could exceed it.
+  double fastest_nic_bps = p.broker_nic_bps;
+  for (const auto& m : p.peers) fastest_nic_bps = std::max(fastest_nic_bps, m.nic_bps);
+  for (const auto& m : p.servers) fastest_nic_bps = std::max(fastest_nic_bps, m.nic_bps);
+  const bool cap_flows = p.single_flow_bps > 0 && p.single_flow_bps < fastest_nic_bps;
+  // The route from machine a (its NIC, and its flow cap when flows are capped) to machine b's NIC.
+  auto between = [&](s4u::SplitDuplexLink* a_nic, s4u::SplitDuplexLink* a_cap, s4u::SplitDuplexLink* b_nic) {
+    std::vector<std::pair<s4u::Link*, End>> path{{a_nic, End::A}};
+    if (a_cap) path.emplace_back(a_cap, End::A);
+    path.emplace_back(b_nic, End::B);
+    return path;
+  };
+  std::vector<s4u::SplitDuplexLink*> peer_nics, peer_caps;
   for (const auto& m : p.peers) {
     auto* peer = host(zone, m.name, m.speed_factor, m.throttled_speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
-    // A peer fetches one object at a time (the paper's loop), so one link caps its storage connection.
-    auto* conn = zone->create_link(m.name + "_s3_connection", p.storage_per_connection_bps);
-    if (slices.empty()) {
-      conn->set_latency(half_latency_s)->seal();  // the storage end's half of the latency
-      connect(zone, peer, h.storage, {{link, End::A}, {conn, End::Middle}});
-    } else {
-      conn->seal();
-      connect(zone, peer, h.storage, {{link, End::A}, {conn, End::Middle}, {slices[h.peers.size() / kPeersPerStorageSlice], End::B}});
-    }
-    connect(zone, peer, h.broker, {{link, End::A}, {broker_link, End::B}});
+    auto* cap = cap_flows ? flow_cap(zone, m.name + "_flow_cap", p.single_flow_bps, 0) : nullptr;
+    auto* stream = flow_cap(zone, m.name + "_s3_stream", p.storage_stream_bps, half_latency_s);
+    if (slices.empty())
+      connect(zone, peer, h.storage, {{link, End::A}, {stream, End::B}});
+    else
+      connect(zone, peer, h.storage, {{link, End::A}, {stream, End::B}, {slices[h.peers.size() / kPeersPerStorageSlice], End::B}});
+    connect(zone, peer, h.broker, between(link, cap, broker_link));
     if (p.peer_to_peer)
-      for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], peer, {{peer_nics[j], End::A}, {link, End::B}});
+      for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], peer, between(peer_nics[j], peer_caps[j], link));
     else if (p.peer_ring && !h.peers.empty())
-      connect(zone, h.peers.back(), peer, {{peer_nics.back(), End::A}, {link, End::B}});
+      connect(zone, h.peers.back(), peer, between(peer_nics.back(), peer_caps.back(), link));
+    if (m.nic_baseline_bps > 0 && m.nic_baseline_bps < m.nic_bps)
+      h.nic_credits->add(peer, link, m.nic_baseline_bps, m.nic_bps, m.nic_credit_bytes, static_cast<int>(h.peers.size()));
     h.peers.push_back(peer);
     peer_nics.push_back(link);
+    peer_caps.push_back(cap);
+    h.peer_nics.push_back(link);
   }
   if (p.peer_ring && h.peers.size() > 2)  // close the ring (two peers are already connected both ways)
-    connect(zone, h.peers.back(), h.peers.front(), {{peer_nics.back(), End::A}, {peer_nics.front(), End::B}});
-  const bool slot_nic_only = layout.slot_nic_only;
-  // Virtual slots: what a real slot's route would be (its NIC, carrying the whole latency: slot_nic_only holds),
-  // watched by their index where the link may bind.
+    connect(zone, h.peers.back(), h.peers.front(), between(peer_nics.back(), peer_caps.back(), peer_nics.front()));
+  // Virtual slots: no hosts; each one's transfers are computed on a route like a real slot's (its NIC and its
+  // stream cap), watched by their index where the link may bind.
   h.function_slots_virtual = p.function_slots_virtual;
-  h.function_route = lone_route(2 * half_latency_s, p.function_nic_bps);
   if (p.function_slots_virtual) {
     h.function_slots.assign(p.function_slots, nullptr);
     if (watch) h.storage_watch.watch_slots(p.function_slots, p.function_nic_bps, s3_bps);
@@ -199,25 +226,31 @@ Platform build_platform(const PlatformSpec& p) {
   for (int k = 0; k < (p.function_slots_virtual ? 0 : p.function_slots); ++k) {
     const std::string name = "function-" + std::to_string(k);
     auto* slot = host(zone, name, p.function_speed_factor);
-    auto* link = nic(zone, name + "_nic", p.function_nic_bps, slot_nic_only ? 2 * half_latency_s : half_latency_s);
-    to_storage(slot, link, p.function_nic_bps, name, slot_nic_only);
+    auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
+    auto* stream = flow_cap(zone, name + "_s3_stream", p.function_stream_bps, half_latency_s);
+    to_storage(slot, link, stream, p.function_nic_bps, name, layout.slots_private);
     if (p.functions_reach_peers)
       for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);
     function_nics.push_back(link);
+    h.function_nics.push_back(link);
+    h.function_streams.push_back(stream);
   }
-  std::vector<s4u::SplitDuplexLink*> server_nics;
+  std::vector<s4u::SplitDuplexLink*> server_nics, server_caps;
   for (const auto& m : p.servers) {
     auto* server = host(zone, m.name, m.speed_factor);
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
-    to_storage(server, link, m.nic_bps, m.name);
-    connect(zone, server, h.broker, {{link, End::A}, {broker_link, End::B}});
-    for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, {{server_nics[j], End::A}, {link, End::B}});
-    for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, {{peer_nics[j], End::A}, {link, End::B}});
+    auto* cap = cap_flows ? flow_cap(zone, m.name + "_flow_cap", p.single_flow_bps, 0) : nullptr;
+    auto* stream = flow_cap(zone, m.name + "_s3_stream", p.storage_stream_bps, half_latency_s);
+    to_storage(server, link, stream, m.nic_bps, m.name);
+    connect(zone, server, h.broker, between(link, cap, broker_link));
+    for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, between(server_nics[j], server_caps[j], link));
+    for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, between(peer_nics[j], peer_caps[j], link));
     for (size_t k = 0; k < h.function_slots.size(); ++k)
       connect(zone, h.function_slots[k], server, {{function_nics[k], End::A}, {link, End::B}});
     h.servers.push_back(server);
     server_nics.push_back(link);
+    server_caps.push_back(cap);
   }
   // A host's transfers to itself cross the network model's loopback link, as a full zone's do. (A pair with no
   // route is SimGrid's fatal error in an empty zone; a full zone gave it an empty route: a free, instant flow.)
@@ -225,7 +258,16 @@ Platform build_platform(const PlatformSpec& p) {
   for (auto* host : zone->get_all_hosts())
     zone->add_bypass_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {s4u::LinkInRoute(loopback)});
   zone->seal();
+  set_nic_credits(h.nic_credits->any() ? h.nic_credits.get() : nullptr);
   return h;
+}
+
+void set_function_slot_network(const Platform& platform, int slot, double nic_bps, double stream_bps) {
+  if (platform.function_slots_virtual) return;
+  auto* nic = platform.function_nics.at(static_cast<size_t>(slot));
+  auto* stream = platform.function_streams.at(static_cast<size_t>(slot));
+  if (nic->get_bandwidth() != nic_bps) nic->set_bandwidth(nic_bps);
+  if (stream->get_bandwidth() != stream_bps) stream->set_bandwidth(stream_bps);
 }
 
 }  // namespace p2psim::sg

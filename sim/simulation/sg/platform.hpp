@@ -1,10 +1,12 @@
 // The simulated cloud as SimGrid hosts and links, built from plain values (the caller takes them from the
 // cloud profile and the scenario): what exists, how fast it computes, and which routes connect it.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "adapter.hpp"
+#include "nic_credits.hpp"
 #include "storage_link_watch.hpp"
 
 namespace p2psim::sg {
@@ -23,23 +25,34 @@ enum class StorageSharing {
 
 struct PlatformSpec {
   double one_way_latency_s = 0;
-  double storage_aggregate_bps = 0, storage_per_connection_bps = 0;
+  double storage_aggregate_bps = 0;
+  double storage_stream_bps = 0;  // what one TCP stream to or from storage carries at most
+  /// What one flow between two instances carries at most (EC2's single-flow limit); 0: no limit of its own.
+  double single_flow_bps = 0;
+  bool cross_traffic = true;  // SimGrid's network/crosstraffic: a flow's ACKs on the way back
   double broker_nic_bps = 0;
   std::vector<std::pair<double, double>> broker_outages;  // [from, to) windows in which the broker's NIC is down
   struct Machine {
     std::string name;
     double speed_factor = 1;  // reference seconds done per second
-    double nic_bps = 0;
+    double nic_bps = 0;       // each way, at the start (an "up to" type's burst rate; NicCredits lowers it)
     double throttled_speed_factor = 0;  // > 0: a second, slower speed (burstable credits run out)
+    double nic_baseline_bps = 0;  // below nic_bps: an "up to" NIC, back to this once its credits run out ...
+    double nic_credit_bytes = 0;  // ... which it holds at launch (sg/nic_credits.hpp)
   };
-  std::vector<Machine> peers;  // each reaches storage (one connection at a time), the broker and the servers
+  std::vector<Machine> peers;  // each reaches storage, the broker and the servers
+  /// Storage streams a peer keeps open at once, at most (its design's transfers): bounds what peers can draw.
+  int peer_storage_streams = 1;
   bool peer_to_peer = false;   // a route between every two peers (ring, tree and parameter-server designs)
   bool peer_ring = false;      // a route from each peer to the next only, the last to the first (ring all-reduce)
   bool functions_reach_peers = false;  // a route from every function slot to every peer (a database on a peer)
   std::vector<Machine> servers;  // parameter servers, databases: reach storage, the broker, every peer, function
                                  // slot and other server
   int function_slots = 0;        // network slots of function containers: reach storage and the servers
-  double function_speed_factor = 1, function_nic_bps = 0;
+  double function_speed_factor = 1;
+  /// A container's network, the fastest any of the design's functions may have: its NIC (all its streams)
+  /// and one stream. Each container sets its slot's own when it starts (set_function_slot_network).
+  double function_nic_bps = 0, function_stream_bps = 0;
   StorageSharing storage_sharing = StorageSharing::Exact;
   /// The function slots get no hosts: every function transfer is computed as a lone flow on a slot's route
   /// (strategies/computed_invocations.hpp). Only where function_routes_private(spec) holds.
@@ -50,10 +63,10 @@ struct PlatformSpec {
 /// is the link in anybody's route, and only then does StorageSharing matter.
 bool storage_link_may_bind(const PlatformSpec& spec);
 
-/// Whether each function slot's route to storage is its NIC alone, crossed by nothing else: the storage link
-/// never binds, or the platform is optimistic (the link's watch voids the run once it could), and function
-/// slots reach neither peers nor servers. A slot's transfer is then alone on its route (one container per
-/// slot) and takes sg::lone_transfer_end_s on Platform::function_route.
+/// Whether each function slot's route to storage is its own (its NIC and its stream cap), crossed by nothing
+/// else: the storage link never binds, or the platform is optimistic (the link's watch voids the run once it
+/// could), and function slots reach neither peers nor servers. A slot's transfers are then alone on their route
+/// (one container per slot) and take sg::lone_flows_end_s on it.
 bool function_routes_private(const PlatformSpec& spec);
 
 struct Platform {
@@ -61,14 +74,24 @@ struct Platform {
   Host* storage = nullptr;
   Host* broker = nullptr;
   StorageLinkWatch storage_watch;  // watching, only in an optimistic platform whose storage link may bind
-  /// PlatformSpec::function_slots_virtual: `function_slots` holds null hosts (their count is the slots'). Where
-  /// function_routes_private(spec) holds, every slot's route to storage is `function_route`.
+  /// The "up to" NICs' credits (peers'), followed as the run goes (Engine::run's time advances). Shared: the
+  /// adapter's transfers report to it (set_nic_credits) while this platform runs.
+  std::shared_ptr<NicCredits> nic_credits = std::make_shared<NicCredits>();
+  /// PlatformSpec::function_slots_virtual: `function_slots` holds null hosts (their count is the slots').
   bool function_slots_virtual = false;
-  LoneRoute function_route;
+  double one_way_latency_s = 0;
+  /// Each slot's NIC and stream cap (empty when the slots are virtual), and the peers' NICs: their rates
+  /// change during a run (a container's memory size, an "up to" instance's network credits).
+  std::vector<Link*> function_nics, function_streams, peer_nics;
 };
 
-/// Builds one zone, routed by a map of its routes: per-machine NICs (split duplex), per-peer storage connection
-/// caps, the storage service's aggregate link and the broker's NIC. Call once, after the Engine exists.
+/// Builds one zone, routed by a map of its routes: per-machine NICs (split duplex), the storage streams' cap,
+/// the storage service's aggregate link and the broker's NIC. Call once, after the Engine exists.
 Platform build_platform(const PlatformSpec& spec);
+
+/// A function container of a given memory size takes slot `slot`: its NIC carries `nic_bps` each way, one of
+/// its streams at most `stream_bps` (already the smaller of the function's and the storage service's). No-op on
+/// virtual slots, whose transfers are computed with these rates.
+void set_function_slot_network(const Platform& platform, int slot, double nic_bps, double stream_bps);
 
 }  // namespace p2psim::sg

@@ -13,9 +13,10 @@ namespace p2psim::sg {
 /// What a TCP flow also takes on its route's reverse direction, as a share of its rate: SimGrid's cross-traffic
 /// (the ACKs; `network/crosstraffic`, on by default), whose weight 0.05 is in SimGrid's src/surf/network_cm02.cpp.
 constexpr double kCrossTrafficShare = 0.05;
+inline double cross_traffic_share(bool cross_traffic) { return cross_traffic ? kCrossTrafficShare : 0.0; }
 
 /// A user of the link (a function slot, a server) draws at most its NIC from it in the direction it transfers,
-/// whatever else it does, and at most kCrossTrafficShare of that in the other
+/// whatever else it does, and at most the cross-traffic share of that in the other
 /// (https://simgrid.org/doc/latest/Configuring_SimGrid.html, network/crosstraffic). While
 /// those bounds of the users with a transfer in flight sum to no more than the link, in each direction, the
 /// link cannot bind: max-min sharing then gives every transfer what it would get with no such link, so private
@@ -24,6 +25,8 @@ constexpr double kCrossTrafficShare = 0.05;
 /// simulated again, exactly.
 class StorageLinkWatch {
  public:
+  /// What each transfer takes in the other direction (cross_traffic_share).
+  void set_cross_traffic_share(double share) { cross_traffic_share_ = share; }
   /// `user`'s transfers to and from storage would cross a link of `link_bps` (each direction).
   void watch(const Host* user, double nic_bps, double link_bps) {
     users_[user].nic_bps = static_cast<std::int64_t>(std::ceil(nic_bps));  // whole bytes/s: exact sums, no drift
@@ -69,6 +72,7 @@ class StorageLinkWatch {
   std::unordered_map<const Host*, User> users_;
   std::vector<User> slots_;  // virtual function slots, by index
   double link_bps_ = 0;
+  double cross_traffic_share_ = kCrossTrafficShare;
   std::int64_t nics_bps_[2] = {0, 0};  // the NICs of the users with a transfer in flight, per direction
   bool exceeded_ = false;
 
@@ -87,7 +91,7 @@ class StorageLinkWatch {
 
   bool could_bind() const {
     for (int d = 0; d < 2; ++d)
-      if (static_cast<double>(nics_bps_[d]) + kCrossTrafficShare * static_cast<double>(nics_bps_[1 - d]) > link_bps_)
+      if (static_cast<double>(nics_bps_[d]) + cross_traffic_share_ * static_cast<double>(nics_bps_[1 - d]) > link_bps_)
         return true;
     return false;
   }

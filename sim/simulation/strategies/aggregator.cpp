@@ -25,14 +25,16 @@ std::string aggregator_too_large(const Context& c, const std::string& what, int 
 void run_aggregator(Context& c, const AggregatorJob& job) {
   const auto container = c.functions.start(job.function, job.memory_mb, {job.iteration, job.index});
   if (container.cold) c.trace(-1, job.iteration, Phase::ColdStart, container.init_started_s, job.index);
+  auto client = c.function_client(
+      container, c.random.stream(Draw::StorageRequest, {job.iteration, job.index}, Random::id_of(job.function)));
   const double run_start = sg::now();
   // A single-threaded kernel, time-sliced below one vCPU.
   const double add_s = c.s.average_seconds(job.elements, 2) / std::min(1.0, c.functions.vcpus(job.memory_mb));
   for (int i = 0; i < job.inputs; ++i) {
-    c.storage.get(container.host, job.input_bytes);
+    c.storage.get(client, job.input_bytes);
     if (i > 0) c.functions.compute(container, add_s);  // the running sum
   }
-  c.storage.put(container.host, job.input_bytes);
+  c.storage.put(client, job.input_bytes);
   c.trace(-1, job.iteration, Phase::Reduce, run_start, job.index);
   const double run_s = sg::now() - run_start, timeout_s = c.s.profile.functions.max_timeout_s;
   if (run_s > timeout_s) {  // the platform would have killed it at the timeout: the design cannot work so

@@ -80,12 +80,10 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
     c_.trace_ahead(peer, iteration, Phase::ColdStart, now_s, t, k);
   }
   inv->run_start_s = t;
+  inv->client = c_.function_client(container, gradient_request_draws(c_, peer, inv->instance, iteration, k, inv->attempt));
   long long samples = 0;
   for (long long b : s.invocations[k]) samples += b;
-  const double fetch_bytes = static_cast<double>(samples * s.sample_bytes);
-  const double fetched_s = c_.storage.lone_request_end_s(c_.hosts.function_route, fetch_bytes, t);
-  watch_transfer(t, fetched_s, container.slot, false);
-  c_.pending.add(fetched_s, PendingRecords::Kind::StorageGet);
+  const double fetched_s = transfer(*inv, false, static_cast<double>(samples * s.sample_bytes), t);
   c_.trace_ahead(peer, iteration, Phase::DataFetch, t, fetched_s, k);
 
   const auto plan = plan_attempt(c_, peer, inv->instance, iteration, k, inv->attempt, fetched_s - t);
@@ -101,18 +99,19 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   inv->upload_start_s = computed_s;
   double u = computed_s;
   if (s.function_encode_s > 0) u += c_.functions.compute_s(s.function_encode_s);
-  const double put_start_s = u;
-  u = c_.storage.lone_request_end_s(c_.hosts.function_route, s.function_gradient_bytes, u);
-  watch_transfer(put_start_s, u, container.slot, true);
-  c_.pending.add(u, PendingRecords::Kind::StoragePut);
+  u = transfer(*inv, true, s.function_gradient_bytes, u);
   schedule(u + c_.broker.request_latency_s(), Kind::AtBroker, inv);  // publishes the key to the peer's queue
 }
 
-void ComputedInvocations::watch_transfer(double request_s, double end_s, int slot, bool upload) {
-  if (!c_.hosts.storage_watch.watching()) return;
-  // In flight from its first byte on, as ObjectStorage::get and put count it.
-  c_.pending.add_slot_transfer(request_s + c_.storage.first_byte_latency_s(), PendingRecords::Kind::SlotTransferStarts, slot, upload);
-  c_.pending.add_slot_transfer(end_s, PendingRecords::Kind::SlotTransferEnds, slot, upload);
+double ComputedInvocations::transfer(Invocation& inv, bool upload, double bytes, double start_s) {
+  const auto plan = c_.storage.plan(inv.client, upload, bytes);
+  const auto t = c_.storage.compute(inv.client, plan, start_s);
+  c_.pending.add_requests(t.end_s, plan.get_requests, plan.put_requests);
+  if (c_.hosts.storage_watch.watching()) {  // in flight from its first flow on, as ObjectStorage::get and put count it
+    c_.pending.add_slot_transfer(t.first_flow_s, PendingRecords::Kind::SlotTransferStarts, inv.container.slot, upload);
+    c_.pending.add_slot_transfer(t.end_s, PendingRecords::Kind::SlotTransferEnds, inv.container.slot, upload);
+  }
+  return t.end_s;
 }
 
 void ComputedInvocations::at_broker(double now_s, const std::shared_ptr<Invocation>& inv) {

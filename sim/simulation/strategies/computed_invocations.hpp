@@ -3,7 +3,7 @@
 // reaches the broker (the broker's CPU, first come first served, shared with the peers' messages) and when it
 // ends (its container back to the pool, its execution's branch count). Between them it is alone: its slot's NIC
 // carries nothing but its own transfers to and from storage (sg::Platform::function_routes_private), so each
-// takes SimGrid's time for a lone flow (sg::lone_transfer_end_s), and its work is already a sleep. So one task
+// takes SimGrid's time for its flows alone on that route (sg::private_flows_end_s), and its work is already a sleep. So one task
 // per system keeps those three kinds of event in a queue ordered by time, then by the order they were made,
 // sleeps to the next and handles it: no actor, stack or SimGrid activity per invocation (docs/architecture.md,
 // "Scale": the function invocations' actors were most of the paper grid's page faults).
@@ -29,6 +29,9 @@ struct AttemptPlan {
 };
 AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iteration, int k, int attempt,
                          double fetched_after_s);
+/// The stream of first-byte latencies of a gradient invocation's storage requests (one per attempt).
+Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t instance, int iteration, int k,
+                                      int attempt);
 
 /// Whether invocations are computed when they can be (true unless a test asks for the simulated reference).
 void set_computed_invocations(bool enabled);
@@ -55,6 +58,7 @@ class ComputedInvocations {
     std::shared_ptr<Execution> exec;
     int attempt = 0;
     FunctionService::Container container;
+    StorageClient client;  // the attempt's: its container's route, its own latency draws
     double run_start_s = 0, upload_start_s = 0;
     bool died = false;
     std::string error;
@@ -74,8 +78,9 @@ class ComputedInvocations {
   void drive();  // the task: handles events in order until none is left
   void start(double now_s, const std::shared_ptr<Invocation>& inv);
   void at_broker(double now_s, const std::shared_ptr<Invocation>& inv);
-  /// Shows the storage link's watch a computed transfer requested at `request_s` and done at `end_s`.
-  void watch_transfer(double request_s, double end_s, int slot, bool upload);
+  /// A GET or PUT of `bytes` by the invocation's container, requested at `start_s`, computed: its requests and
+  /// (where the storage link is watched) its time in flight recorded ahead. Returns when it ends.
+  double transfer(Invocation& inv, bool upload, double bytes, double start_s);
   void end(double now_s, const std::shared_ptr<Invocation>& inv);
 
   Context& c_;

@@ -34,10 +34,11 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
     if (attempt > 0) c.workflow.retry_branch();
     const auto container = c.functions.start("gradient", s.experiment.functions.memory_mb, {peer, iteration, k, attempt}, instance);
     if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s, k);
+    auto client = c.function_client(container, gradient_request_draws(c, peer, instance, iteration, k, attempt));
     const double run_start = sg::now();
     long long samples = 0;
     for (long long b : batches) samples += b;
-    c.storage.get(container.host, static_cast<double>(samples * s.sample_bytes));
+    c.storage.get(client, static_cast<double>(samples * s.sample_bytes));
     if (database) database->read(container.host, static_cast<double>(s.gradient_bytes));  // the parameters
     c.trace(peer, iteration, Phase::DataFetch, run_start, k);
 
@@ -56,7 +57,7 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
     if (database) {
       database->write(container.host, s.function_gradient_bytes);  // RPUSH onto the iteration's list
     } else {
-      c.storage.put(container.host, s.function_gradient_bytes);
+      c.storage.put(client, s.function_gradient_bytes);
       c.broker.request();  // publish the key to the peer's lambda queue
       c.broker.process_message();
     }
@@ -123,7 +124,7 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   const double collect_start = sg::now();
   for (int k = 0; k < invocations; ++k) {
     c.broker.request();  // basic_get on the lambda queue: an S3 key
-    c.storage.get(c.hosts.peers[peer], s.function_gradient_bytes);
+    c.storage.get(c.storage_client(peer), s.function_gradient_bytes);
     if (s.experiment.exchange.compress_functions) peer_cpu(c, peer, s.decode_s);
   }
   c.trace(peer, iteration, Phase::Collect, collect_start);
@@ -134,6 +135,11 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
 }
 
 }  // namespace
+
+Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t instance, int iteration, int k,
+                                      int attempt) {
+  return c.random.stream(Draw::StorageRequest, {peer, iteration, k, attempt}, Random::id_of("gradient") ^ instance);
+}
 
 AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iteration, int k, int attempt,
                          double fetched_after_s) {
@@ -214,7 +220,7 @@ void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus) {
 
 void load_shard(Context& c, int peer, int iteration) {
   const double start = sg::now();
-  c.storage.get(c.hosts.peers[peer], static_cast<double>(c.s.shard_samples * c.s.sample_bytes));
+  c.storage.get(c.storage_client(peer), static_cast<double>(c.s.shard_samples * c.s.sample_bytes));
   c.trace(peer, iteration, Phase::DataFetch, start);
 }
 

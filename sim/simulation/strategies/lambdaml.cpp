@@ -37,7 +37,8 @@ class LambdaMl : public Strategy {
 
  private:
   void worker(Context& c, int w);
-  void synchronise(Context& c, int w, int iteration, const FunctionService::Container& container, double add_share);
+  void synchronise(Context& c, int w, int iteration, const FunctionService::Container& container,
+                   StorageClient& host, double add_share);
   const Scenario& s_;
   bool scatter_ = false;
   std::vector<sg::Counter> uploaded_, merged_;  // per iteration: workers' uploads, merged results in storage
@@ -67,8 +68,8 @@ void LambdaMl::launch(Context& c) {
   for (int w = 0; w < c.peers(); ++w) sg::spawn("worker-" + std::to_string(w), c.hosts.peers[w], [this, &c, w] { worker(c, w); });
 }
 
-void LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Container& container, double add_share) {
-  sg::Host* host = container.host;
+void LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Container& container,
+                           StorageClient& host, double add_share) {
   const int n = c.peers();
   const double bytes = static_cast<double>(s_.gradient_bytes);
   const double e = static_cast<double>(s_.parameters);
@@ -122,10 +123,12 @@ void LambdaMl::worker(Context& c, int w) {
     const int first_of_invocation = it;
     const auto container = c.functions.start("lambdaml-worker", memory_mb, {w, invocation});
     if (container.cold) c.trace(w, it, Phase::ColdStart, container.init_started_s);  // the worker's own row
+    auto client = c.function_client(
+        container, c.random.stream(Draw::StorageRequest, {w, invocation}, Random::id_of("lambdaml-worker")));
     const double run_start = sg::now();
     const double load_start = sg::now();
-    if (invocation > 0) c.storage.get(container.host, model_bytes);  // the checkpoint
-    c.storage.get(container.host, partition_bytes);
+    if (invocation > 0) c.storage.get(client, model_bytes);  // the checkpoint
+    c.storage.get(client, partition_bytes);
     c.trace(w, it, Phase::DataFetch, load_start);
     if (invocation == 0 && s_.memory_checked && s_.peer_need_bytes > s_.function_memory_bytes) {  // cannot fit
       c.out.failure = fmt::format("{}: out of memory: a worker's {}-sample step needs {:.2f} GiB but a {} MB function "
@@ -156,7 +159,7 @@ void LambdaMl::worker(Context& c, int w) {
                      static_cast<double>(s_.minibatches.size() - 1);
       c.functions.compute(container, reference_s);
       c.trace(w, it, Phase::Compute, start);
-      synchronise(c, w, it, container, add_share);
+      synchronise(c, w, it, container, client, add_share);
       const double update_start = sg::now();
       c.functions.compute(container, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
       c.trace(w, it, Phase::AggregateUpdate, update_start);
@@ -175,7 +178,7 @@ void LambdaMl::worker(Context& c, int w) {
     }
     if (it < iterations) {  // near the timeout: save the model, end, invoke again
       const double checkpoint_start = sg::now();
-      c.storage.put(container.host, model_bytes);
+      c.storage.put(client, model_bytes);
       c.trace(w, it, Phase::Checkpoint, checkpoint_start);
     }
     c.functions.finish(container, sg::now() - run_start, arch, false);

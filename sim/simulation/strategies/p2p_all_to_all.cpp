@@ -104,7 +104,7 @@ void P2pAllToAll::send_gradient(Context& c, int peer, int iteration) {
   if (inline_) {
     c.broker.receive_inline(c.hosts.peers[peer], s_.exchange_bytes);
   } else {
-    c.storage.put(c.hosts.peers[peer], s_.exchange_bytes);
+    c.storage.put(c.storage_client(peer), s_.exchange_bytes);
     c.broker.request();
   }
   c.broker.process_message();
@@ -120,7 +120,7 @@ void P2pAllToAll::fetch_gradient(Context& c, int peer, int producer, int iterati
     c.broker.process_message();
     c.broker.deliver_inline(c.hosts.peers[peer], s_.exchange_bytes);
   } else {
-    c.storage.get(c.hosts.peers[peer], s_.exchange_bytes);
+    c.storage.get(c.storage_client(peer), s_.exchange_bytes);
   }
   peer_cpu(c, peer, s_.decode_s);
   c.out.deliveries.push_back({peer, producer, iteration});
@@ -267,6 +267,7 @@ void P2pAllToAll::inject_crash(Context& c) {
   sg::sleep_until(e.crash_at_s + e.rejoin_after_s);
   c.trace(peer, iteration_[peer], Phase::Down, start);
   c.peer_started_s[peer] = sg::now();
+  c.renew_storage_client(peer);
   c.credits[peer] = CpuCredits(s_.peer_type);
   down_[peer] = false;
   actors_[peer] = sg::spawn("peer-" + std::to_string(peer) + "-rejoined", c.hosts.peers[peer],

@@ -30,6 +30,8 @@ struct PlatformNeeds {
   bool functions_only_gradient_tasks = false;
   std::vector<ServerNeed> servers;
   bool peers_are_instances = true;  // false: the participants are functions (no peer instance is billed)
+  /// Memory sizes of the design's functions (gradient tasks, aggregators): the fastest network any may have.
+  std::vector<int> function_memory_mb;
 };
 
 class Strategy {
@@ -40,6 +42,16 @@ class Strategy {
   virtual void launch(Context& c) = 0;
   /// How gradients travel between participants, for the results (e.g. "inline", "storage", "peer_to_peer").
   virtual std::string transport() const = 0;
+  /// How the design's participants move objects to and from storage, as its code does (boto3's get_object and
+  /// put_object: one request, one stream, unless it says otherwise). A <system>'s storage_streams,
+  /// storage_part_mb and storage_threshold_mb set it instead (make_strategy).
+  virtual TransferConfig default_transfers() const { return {}; }
+  /// What this system uses: its design's, or what its <system> says.
+  const TransferConfig& transfers() const { return transfers_; }
+
+ private:
+  friend std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario& s);
+  TransferConfig transfers_;
 };
 
 using StrategyFactory = std::unique_ptr<Strategy> (*)(const SystemSpec& system, const Scenario& s);

@@ -1,0 +1,93 @@
+#include "nic_credits.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace p2psim::sg {
+
+void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner) {
+  auto* split = static_cast<simgrid::s4u::SplitDuplexLink*>(nic);
+  for (Link* direction : {split->get_link_up(), split->get_link_down()}) {
+    of_host_[host].push_back(buckets_.size());
+    Bucket b;
+    b.direction = direction;
+    b.baseline_bps = baseline_bps;
+    b.burst_bps = burst_bps;
+    b.capacity_bytes = b.credits_bytes = bucket_bytes;
+    b.owner = owner;
+    buckets_.push_back(b);
+  }
+  if (static_cast<size_t>(owner) >= exhausted_at_s_.size()) exhausted_at_s_.resize(static_cast<size_t>(owner) + 1, -1);
+}
+
+void NicCredits::touched(const Host* host) {
+  const auto it = of_host_.find(host);
+  if (it == of_host_.end()) return;
+  for (size_t i : it->second)
+    if (!buckets_[i].followed) {
+      buckets_[i].followed = true;
+      followed_.push_back(i);
+    }
+  if (!watcher_started_) {
+    watcher_started_ = true;
+    wake_ = std::make_shared<Semaphore>(0);
+    spawn_daemon("nic-credits", [this] { watch(); });
+  } else {
+    wake_->release();  // its next look may be sooner now
+  }
+}
+
+double NicCredits::earliest_dry_s() const {
+  double earliest = std::numeric_limits<double>::infinity();
+  for (size_t i : followed_) {
+    const Bucket& b = buckets_[i];
+    if (!b.throttled) earliest = std::min(earliest, last_s_ + b.credits_bytes / (b.burst_bps - b.baseline_bps));
+  }
+  return earliest;
+}
+
+void NicCredits::watch() {
+  for (;;) {
+    const double next_s = earliest_dry_s();
+    if (std::isinf(next_s))
+      wake_->acquire();
+    else
+      wake_->acquire_until(std::max(next_s, now()));  // a wake-up: the clock advances, advance() looks
+    // (Releases that piled up while it slept each bring it round once more, harmlessly.)
+  }
+}
+
+void NicCredits::advance(double now_s) {
+  const double dt = now_s - last_s_;
+  last_s_ = now_s;
+  if (dt <= 0) return;
+  // What each direction carried over the interval: SimGrid's rates were constant over it.
+  for (size_t k = 0; k < followed_.size();) {
+    Bucket& b = buckets_[followed_[k]];
+    const double used_bps = b.direction->get_usage();
+    b.credits_bytes = std::clamp(b.credits_bytes + (b.baseline_bps - used_bps) * dt, 0.0, b.capacity_bytes);
+    if (!b.throttled && b.credits_bytes <= 1e-9 * b.capacity_bytes) {  // dry (to rounding): down to the baseline
+      b.throttled = true;
+      b.direction->set_bandwidth(b.baseline_bps);
+      auto& first = exhausted_at_s_[static_cast<size_t>(b.owner)];
+      if (first < 0) first = now_s;
+    } else if (b.throttled && b.credits_bytes >= std::min(b.capacity_bytes, b.burst_bps - b.baseline_bps)) {
+      // A second's worth of burst earned back (or a full balance): bursting again (not at every byte, or it would
+      // flutter between the two rates).
+      b.throttled = false;
+      b.direction->set_bandwidth(b.burst_bps);
+    }
+    if (!b.throttled && used_bps <= 0 && b.credits_bytes >= b.capacity_bytes) {  // full and idle: nothing to follow
+      b.followed = false;
+      followed_[k] = followed_.back();
+      followed_.pop_back();
+      continue;
+    }
+    ++k;
+  }
+}
+
+}  // namespace p2psim::sg
