@@ -157,6 +157,26 @@ static void print_accuracy_rows(const Result& r, Row& row, std::FILE* out) {
   }
 }
 
+// p10 / p50 / p90 of time and cost over the replicates, per system.
+template <typename Row>
+static void print_replicate_rows(const Result& r, Row& row) {
+  const auto& reps = *r.replicates;
+  auto band = [&](const char* quantity, const char* format) {
+    return [&reps, quantity, format](const SystemResult& a) -> std::string {
+      const auto* sr = reps.of(a.name);
+      if (!sr || sr->feasible == 0) return "n/a";
+      const Band& b = sr->bands.at(quantity);
+      return fmt::format(fmt::runtime(format), b.p10, b.p50, b.p90);
+    };
+  };
+  row(fmt::format("total (s) p10/p50/p90, {} reps", reps.n).c_str(), band("total_s", "{:.0f}/{:.0f}/{:.0f}"), "{:>14}");
+  row("cost (USD) p10/p50/p90", band("total_usd", "{:.3g}/{:.3g}/{:.3g}"), "{:>14}");
+  row("replicates that finished", [&reps](const SystemResult& a) {
+    const auto* sr = reps.of(a.name);
+    return fmt::format("{}/{}", sr ? sr->feasible : 0, reps.n);
+  }, "{:>14}");
+}
+
 void print_table(const Result& r, std::FILE* out) {
   const Scenario& s = *r.scenario;
   const auto& e = s.experiment;
@@ -168,6 +188,7 @@ void print_table(const Result& r, std::FILE* out) {
   // Columns wide enough for every system's name and strategy.
   size_t width = 14;
   for (const auto& a : r.systems) width = std::max({width, a.name.size() + 1, a.strategy.size() + 1});
+  if (r.replicates) width = std::max<size_t>(width, 24);  // p10/p50/p90 in one cell
   fmt::print(out, "{:<34}", "");
   for (const auto& a : r.systems) fmt::print(out, "{:>{}}", a.name, width);
   fmt::print(out, "\n");
@@ -208,6 +229,7 @@ void print_table(const Result& r, std::FILE* out) {
   row("cost: storage requests (USD)", [](auto& a) { return a.cost.storage_usd; }, "{:>14.6f}");
   row("cost: total (USD)", [](auto& a) { return a.cost.total_usd(); }, "{:>14.6f}");
   if (e.accuracy.enabled) print_accuracy_rows(r, row, out);
+  if (r.replicates) print_replicate_rows(r, row);
   for (const auto& a : r.systems)
     if (!a.feasible())
       fmt::print(out, "\n{} is INFEASIBLE, its times mean nothing; the cost is what was spent before it failed:\n  {}\n",
@@ -285,6 +307,7 @@ nlohmann::ordered_json result_json(const Result& r) {
       {"peer_steps_measured_on_target", s.peer_steps.has_value()},
       {"function_steps_measured_on_target", s.function_steps.has_value()}};
   j["cost_ratio_includes_broker"] = e.cost_includes_broker;
+  if (r.replicates) j["replicates"] = {{"n", r.replicates->n}, {"seed", r.replicates->seed}};
   j["baseline"] = e.baseline;
   for (const auto& system : r.systems) {
     const auto* a = &system;
@@ -322,6 +345,15 @@ nlohmann::ordered_json result_json(const Result& r) {
           {"staleness_max_iterations", a->staleness_max()},
           {"credits_exhausted_at_s_per_peer", a->run.credits_exhausted_at_s}}}};
     if (a->accuracy) entry["accuracy"] = accuracy_json(*a->accuracy, e.accuracy.target);
+    if (r.replicates) {
+      const auto* sr = r.replicates->of(a->name);
+      nlohmann::ordered_json bands;
+      bands["n"] = r.replicates->n;
+      bands["finished"] = sr ? sr->feasible : 0;
+      if (sr)
+        for (const auto& [quantity, b] : sr->bands) bands[quantity] = {{"p10", b.p10}, {"p50", b.p50}, {"p90", b.p90}};
+      entry["replicates"] = std::move(bands);
+    }
     if (auto cmp = r.comparison(system))
       entry["vs_baseline"] = {{"gradient_time_improvement_percent", cmp->gradient_improvement_percent},
                               {"cost_ratio", cmp->cost_ratio}};
@@ -340,6 +372,17 @@ static std::string accuracy_columns(const std::optional<AccuracyResult>& a, cons
   return cols;
 }
 
+// replicates .. total_usd_p90: empty without replicates, or when the system never finished in them.
+static std::string replicate_columns(const Result& r, const std::string& system) {
+  if (!r.replicates) return ",,,,,,,";
+  const auto* sr = r.replicates->of(system);
+  if (!sr || sr->feasible == 0) return fmt::format(",{},,,,,,", r.replicates->n);
+  const Band& t = sr->bands.at("total_s");
+  const Band& c = sr->bands.at("total_usd");
+  return fmt::format(",{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}", r.replicates->n, t.p10, t.p50, t.p90, c.p10, c.p50,
+                     c.p90);
+}
+
 void write_results(const Result& r, const std::string& dir) {
   fs::create_directories(dir);
   write_file_atomically(fs::path(dir) / "result.json", result_json(r).dump(2) + "\n");
@@ -354,7 +397,8 @@ void write_results(const Result& r, const std::string& dir) {
   csv += ",cpu_credit_surplus_usd,credits_exhausted_at_s,baseline,gradient_improvement_vs_baseline_percent,"
          "cost_ratio_vs_baseline,compute_usd,orchestration_usd,counted_usd,cost_ratio_includes_broker,"
          "compute_extrapolated,target_accuracy,final_test_accuracy,iterations_to_target,time_to_target_s,"
-         "cost_to_target_usd,profile,p2psim_version,status,reason\n";
+         "cost_to_target_usd,profile,p2psim_version,status,reason,replicates,total_s_p10,total_s_p50,total_s_p90,"
+         "total_usd_p10,total_usd_p50,total_usd_p90\n";
   std::string trace = "system,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
   // Reserved, not grown by doubling: each doubling copies the rows into fresh pages, and a page's first touch
   // is most of what a row costs (a paper-grid trace is up to ~1 MB). 96 bytes: above the grid's longest row, 79.
@@ -386,8 +430,9 @@ void write_results(const Result& r, const std::string& dir) {
     csv += accuracy_columns(a->accuracy, e.accuracy);
     std::string reason;  // quoted as RFC 4180 says: it is free text (commas, quotes from a user's model name)
     for (char ch : a->run.failure) reason += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    csv += fmt::format(",{},{},{},\"{}\"\n", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
+    csv += fmt::format(",{},{},{},\"{}\"", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
                        reason);
+    csv += replicate_columns(r, a->name) + "\n";
     // Formatted in place, the format parsed at compile time: no string per row (2.3 M rows in the paper grid).
     for (const auto& p : a->run.trace)
       fmt::format_to(std::back_inserter(trace), FMT_COMPILE("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n"), a->name, p.peer,

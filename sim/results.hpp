@@ -8,6 +8,7 @@
 #include <string>
 
 #include "pricing.hpp"
+#include "replicates.hpp"
 #include "scenario.hpp"
 #include "simulation/run_output.hpp"
 
@@ -70,6 +71,7 @@ struct Result {
   const Scenario* scenario = nullptr;
   std::map<std::string, std::string> input_hashes;  // file -> xxh64, for provenance
   std::vector<SystemResult> systems;               // in the experiment's order
+  std::optional<Replicates> replicates;            // when asked for (run --replicates N)
   const SystemResult* baseline() const;
   /// Nothing for the baseline itself, or when either system is infeasible.
   std::optional<Comparison> comparison(const SystemResult& system) const;

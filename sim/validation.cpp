@@ -260,6 +260,7 @@ Summary summarise(const std::vector<Row>& rows, const std::string& group) {
     if (cost != (group == "cost")) continue;
     const double e = std::abs(row.error_percent());
     errors.push_back(e);
+    if (row.band) ++out.banded, out.covered += row.covered() ? 1 : 0;
     if (!out.worst || e > out.worst_abs_percent) out.worst = &row, out.worst_abs_percent = e;
   }
   out.n = static_cast<int>(errors.size());

@@ -4,6 +4,7 @@
 // Result, and compares them. Pure: it runs no simulation itself (the CLI does) and knows no SimGrid.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,13 +60,18 @@ struct Row {
   const Case* c = nullptr;
   const Metric* m = nullptr;
   double predicted = 0;
+  /// The prediction's p10-p90 band over the replicates (the profile's constants drawn from their spreads, other
+  /// seeds); empty when none ran. A well-calibrated model's bands hold about 80 % of the measured values.
+  std::optional<std::pair<double, double>> band = std::nullopt;
   double error_percent() const { return 100.0 * (predicted / m->measured - 1.0); }
+  bool covered() const { return band && m->measured >= band->first && m->measured <= band->second; }
 };
 
 struct Summary {
   int n = 0;
   double median_abs_percent = 0, worst_abs_percent = 0;
   const Row* worst = nullptr;
+  int banded = 0, covered = 0;  // rows with a replicate band, and those whose measured value lies inside it
 };
 /// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost).
 Summary summarise(const std::vector<Row>& rows, const std::string& group);

@@ -117,6 +117,16 @@ TEST_CASE("validate: the summary leaves calibration cases out; the guard flags g
   CHECK(grown[0].find("b t: error 30.0 % grew past the recorded 24.9 %") == 0);
   CHECK(grown[1].find("a k: no recorded error") == 0);
   CHECK(v::regressions(rows, recorded, 5.2).size() == 1);  // 30 - 24.9 = 5.1 points: within 5.2
+
+  // Coverage: the validation rows whose measured value lies in their predicted p10-p90 band.
+  auto banded = rows;
+  banded[0].band = std::make_pair(9.0, 12.0);    // holds 10
+  banded[1].band = std::make_pair(6.0, 9.0);     // misses 10
+  banded[2].band = std::make_pair(99.0, 101.0);  // a calibration case: not counted
+  const auto covered = v::summarise(banded, "time");
+  CHECK(covered.banded == 2);
+  CHECK(covered.covered == 1);
+  CHECK(v::summarise(banded, "cost").banded == 0);  // no band: no coverage claimed
 }
 
 TEST_CASE("validate: a malformed case is refused with its file, line and field") {

@@ -17,7 +17,9 @@
 #include "../experiment.hpp"
 #include "../input_error.hpp"
 #include "../limits.hpp"
+#include "../parse_number.hpp"
 #include "../read_text.hpp"
+#include "../replicates.hpp"
 #include "../results.hpp"
 #include "../run_memo.hpp"
 #include "../simulation/simulate.hpp"
@@ -66,6 +68,15 @@ int print_memory_check(const Scenario& s) {
   throw std::runtime_error(std::string("cannot run p2psim again: ") + std::strerror(errno));
 }
 
+// --replicates N: 1 to kMaxReplicates.
+int replicate_count(const po::variables_map& vm) {
+  const std::string text = vm["replicates"].as<std::string>();
+  const auto n = parse_integer(text);
+  if (!n || *n < 1 || *n > kMaxReplicates)
+    throw UsageError(fmt::format("--replicates: expected 1 to {} replicates, got '{}'", kMaxReplicates, text));
+  return static_cast<int>(*n);
+}
+
 }  // namespace
 
 bool run_last_system_in_process = false;
@@ -77,6 +88,9 @@ int cmd_run(int argc, char** argv) {
                                                   "experiment file (XML)")(
       "out,o", po::value<std::string>(), "write result.json, result.csv and trace.csv into this directory")(
       "quiet,q", "do not print the table")(
+      "replicates", po::value<std::string>(),
+      "also simulate N replicates (1-1000), each with the profile's constants drawn from their spreads and a seed of "
+      "its own, and report p10/p50/p90 of each system's time and cost")(
       "check", "only check that functions and peers can hold a training step, and exit")(
       "exact-storage-sharing",
       "route functions' and servers' storage transfers through the storage's shared link even while they cannot "
@@ -138,9 +152,11 @@ int cmd_run(int argc, char** argv) {
       std::optional<RunOutput> reused = key.empty() ? std::nullopt : memo->find(key);
       if (reused && !function_timing.empty())  // billed at the size of the scenario that stored it: this one's
         for (auto& run : reused->ledger.function_runs) run.memory_mb = scenario.experiment.functions.memory_mb;
-      RunOutput out = reused                                  ? std::move(*reused)
-                      : last && run_last_system_in_process ? simulate(scenario, system, sharing)
-                                                           : simulate_isolated(scenario, system, sharing);
+      // (Replicates follow, each in processes forked from this one: its SimGrid must not have run.)
+      const bool in_process = last && run_last_system_in_process && !vm.count("replicates");
+      RunOutput out = reused        ? std::move(*reused)
+                      : in_process ? simulate(scenario, system, sharing)
+                                   : simulate_isolated(scenario, system, sharing);
       // Simulated in this process, whose SimGrid has run: only a fresh process can simulate it again.
       if (out.void_storage_link_bound) run_again_with_exact_storage_sharing(argc, argv);
       if (!key.empty() && !reused) memo->store(key, out);
@@ -162,6 +178,7 @@ int cmd_run(int argc, char** argv) {
         std::filesystem::remove_all(tmp);
       }
     }
+    if (vm.count("replicates")) result.replicates = run_replicates(experiment, scenario.profile, replicate_count(vm));
     if (!vm.count("quiet")) print_table(result, stdout);
     if (vm.count("out")) write_results(result, vm["out"].as<std::string>());
   } catch (const InputError& e) {

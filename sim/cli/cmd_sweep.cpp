@@ -30,6 +30,9 @@
 #include "../results.hpp"
 #include "../run_memo.hpp"
 #include "../sweep.hpp"
+#include <fmt/core.h>
+
+#include "../replicates.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "sweep_results.hpp"
@@ -143,13 +146,14 @@ void check_axis_values(const std::string& experiment_path, const fs::path& dir,
 // Runs `p2psim run` on one scenario into DIR/runs/.<id>.partial, stderr to DIR/runs/.<id>.stderr, in a forked
 // copy of this process: a crash or a timeout kills only the copy, and the copy starts without loading and
 // linking the binary's libraries again (SimGrid brings ns-3's): 56 ms of a small scenario's 100 ms.
-pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo) {
+pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo, const std::string& replicates) {
   const fs::path xml = dir / "scenarios" / (s.id + ".xml");
   if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
   const fs::path partial = dir / "runs" / ("." + s.id + ".partial");
   fs::remove_all(partial);
   const std::string stderr_path = (dir / "runs" / ("." + s.id + ".stderr")).string();
   std::vector<std::string> args{"run", xml.string(), "-q", "--out", partial.string()};
+  if (!replicates.empty()) args.insert(args.end(), {"--replicates", replicates});
   std::fflush(nullptr);  // nothing buffered is written twice
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot start a scenario: fork: ") + std::strerror(errno));
@@ -230,6 +234,9 @@ int cmd_sweep(int argc, char** argv) {
                  "once per group of scenarios that differ only in <functions> or in their other systems, and the "
                  "serverless all-to-all once per group that differ only in function memory sizes with the same "
                  "timing: docs/architecture.md, \"Scale\")")(
+      "replicates", po::value<std::string>(),
+      "also simulate N replicates of every scenario (p10/p50/p90 of time and cost in results.csv; p2psim run "
+      "--help)")(
       "list", "list the scenarios and exit");
   po::positional_options_description pos;
   pos.add("experiment", 1);
@@ -246,6 +253,13 @@ int cmd_sweep(int argc, char** argv) {
   if (!timeout || *timeout < 0)
     throw UsageError("--timeout: expected seconds >= 0 (0: none), got '" + vm["timeout"].as<std::string>() + "'");
   const double timeout_s = *timeout;
+  std::string replicates;  // checked here, not in every scenario: a bad count is one error, before any run
+  if (vm.count("replicates")) {
+    replicates = vm["replicates"].as<std::string>();
+    const auto n = p2psim::parse_integer(replicates);
+    if (!n || *n < 1 || *n > kMaxReplicates)
+      throw UsageError(fmt::format("--replicates: expected 1 to {} replicates, got '{}'", kMaxReplicates, replicates));
+  }
   std::vector<SweepScenario> scenarios;
   try {
     scenarios = expand_sweep(vm["experiment"].as<std::string>());
@@ -299,7 +313,7 @@ int cmd_sweep(int argc, char** argv) {
   int done = 0, failed = 0;
   while ((!todo.empty() || !running.empty()) && !g_stop_signal) {
     while (!todo.empty() && static_cast<int>(running.size()) < jobs) {
-      pid_t pid = spawn_run(dir, todo.front(), memo);
+      pid_t pid = spawn_run(dir, todo.front(), memo, replicates);
       running[pid] = {std::move(todo.front()), Clock::now()};
       todo.pop_front();
     }

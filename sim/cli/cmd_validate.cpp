@@ -14,6 +14,8 @@
 #include "../data_dir.hpp"
 #include "../experiment.hpp"
 #include "../limits.hpp"
+#include "../parse_number.hpp"
+#include "../replicates.hpp"
 #include "../simulation/simulate.hpp"
 #include "../validation.hpp"
 #include "args.hpp"
@@ -30,9 +32,9 @@ using validation::Row;
 
 constexpr int kExitRegression = 3;
 
-// Simulates the systems the cases read from one experiment and fills their rows.
-void run_experiment(const std::string& path, const std::vector<const Case*>& cases, std::vector<Row>& rows) {
-  const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
+// The predictions of every metric the cases read from `experiment` (each system simulated once), in order.
+std::vector<double> predictions(const std::string& path, const Experiment& experiment,
+                                const std::vector<const Case*>& cases) {
   const Scenario scenario = resolve_scenario(experiment);
   check_systems(scenario);
   limits::check_fits_in_memory(scenario);
@@ -46,19 +48,53 @@ void run_experiment(const std::string& path, const std::vector<const Case*>& cas
         throw InputError(c->file, m.line, "metric/@system", "experiment " + path + " has no system '" + m.system + "'");
       results.emplace(m.system, summarise(scenario, *spec, simulate_isolated(scenario, *spec)));
     }
+  std::vector<double> out;
   for (const Case* c : cases)
-    for (const auto& m : c->metrics)
-      rows.push_back({c, &m, validation::predict(*c, m, scenario, results.at(m.system))});
+    for (const auto& m : c->metrics) out.push_back(validation::predict(*c, m, scenario, results.at(m.system)));
+  return out;
+}
+
+// Simulates the systems the cases read from one experiment and fills their rows; with replicates, each row's
+// p10-p90 band too (a replicate in which a system cannot run leaves that replicate out of its band).
+void run_experiment(const std::string& path, const std::vector<const Case*>& cases, int replicates,
+                    std::vector<Row>& rows) {
+  const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
+  const auto nominal = predictions(path, experiment, cases);
+  std::vector<std::vector<double>> drawn(nominal.size());
+  const CloudProfile profile = resolve_scenario(experiment).profile;
+  for (int r = 0; r < replicates; ++r) {
+    std::vector<double> values;
+    try {
+      values = predictions(path, replicate_experiment(experiment, profile, r), cases);
+    } catch (const InputError&) {  // e.g. a drawn function too slow for the timeout: no values this time
+      continue;
+    }
+    for (size_t k = 0; k < values.size(); ++k) drawn[k].push_back(values[k]);
+  }
+  size_t k = 0;
+  for (const Case* c : cases)
+    for (const auto& m : c->metrics) {
+      Row row{c, &m, nominal[k], std::nullopt};
+      if (!drawn[k].empty()) {
+        const Band b = band_of(drawn[k]);
+        row.band = std::make_pair(b.p10, b.p90);
+      }
+      rows.push_back(row);
+      ++k;
+    }
 }
 
 std::string fmt_value(double v) { return fmt::format("{:.4g}", v); }
 
 void print_rows(const std::vector<Row>& rows) {
-  fmt::print("{:<36} {:<30} {:>12} {:>12} {:>8}  {}\n", "case", "metric", "measured", "predicted", "error", "design");
+  fmt::print("{:<36} {:<30} {:>12} {:>12} {:>8} {:>21}  {}\n", "case", "metric", "measured", "predicted", "error",
+             "p10-p90", "design");
   for (const auto& r : rows)
-    fmt::print("{:<36} {:<30} {:>12} {:>12} {:>+7.1f}%  {}{}\n", r.c->name, r.m->name + " (" + r.m->unit + ")",
-               fmt_value(r.m->measured), fmt_value(r.predicted), r.error_percent(), r.c->design,
-               r.c->role == "calibration" ? " [calibration: not in the summary]" : "");
+    fmt::print("{:<36} {:<30} {:>12} {:>12} {:>+7.1f}% {:>21}  {}{}\n", r.c->name, r.m->name + " (" + r.m->unit + ")",
+               fmt_value(r.m->measured), fmt_value(r.predicted), r.error_percent(),
+               r.band ? fmt::format("{}{}-{}", r.covered() ? "" : "! ", fmt_value(r.band->first), fmt_value(r.band->second))
+                      : "",
+               r.c->design, r.c->role == "calibration" ? " [calibration: not in the summary]" : "");
 }
 
 void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
@@ -69,8 +105,12 @@ void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
       fmt::print("  {:<4}: no case\n", group);
       continue;
     }
-    fmt::print("  {:<4}: {} metrics, median |error| {:.1f} %, worst {:.1f} % ({} {})\n", group, s.n,
+    fmt::print("  {:<4}: {} metrics, median |error| {:.1f} %, worst {:.1f} % ({} {})", group, s.n,
                s.median_abs_percent, s.worst_abs_percent, s.worst->c->name, s.worst->m->name);
+    if (s.banded > 0)
+      fmt::print("; coverage {:.0f} % ({} of {} measured values inside the predicted p10-p90)", 100.0 * s.covered / s.banded,
+                 s.covered, s.banded);
+    fmt::print("\n");
   }
 }
 
@@ -81,7 +121,10 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
     const auto s = validation::summarise(rows, group);
     j["summary"][group] = {{"metrics", s.n}, {"median_abs_error_percent", s.median_abs_percent},
                            {"worst_abs_error_percent", s.worst_abs_percent},
-                           {"worst", s.worst ? s.worst->c->name + " " + s.worst->m->name : ""}};
+                           {"worst", s.worst ? s.worst->c->name + " " + s.worst->m->name : ""},
+                           {"with_band", s.banded},
+                           {"coverage_percent", s.banded > 0 ? nlohmann::ordered_json(100.0 * s.covered / s.banded)
+                                                             : nlohmann::ordered_json()}};
   }
   for (const auto& r : rows) {
     const auto& c = *r.c;
@@ -89,7 +132,10 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
     j["rows"].push_back({{"case", c.name}, {"metric", m.name}, {"role", c.role}, {"design", c.design},
                          {"kind", m.kind}, {"unit", m.unit}, {"measured", m.measured}, {"spread", m.spread},
                          {"spread_kind", m.spread_kind}, {"predicted", r.predicted},
-                         {"error_percent", r.error_percent()}, {"quantity", m.quantity}, {"system", m.system},
+                         {"error_percent", r.error_percent()},
+                         {"predicted_p10", r.band ? nlohmann::ordered_json(r.band->first) : nlohmann::ordered_json()},
+                         {"predicted_p90", r.band ? nlohmann::ordered_json(r.band->second) : nlohmann::ordered_json()},
+                         {"quantity", m.quantity}, {"system", m.system},
                          {"source_group", c.source.group}, {"reference", c.source.reference},
                          {"url", c.source.url}, {"where", c.source.where}, {"measured_when", c.source.measured},
                          {"derivation", m.derivation}, {"experiment", c.experiment_path}, {"notes", c.notes}});
@@ -98,11 +144,14 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
 }
 
 std::string rows_csv(const std::vector<Row>& rows) {
-  std::string out = "case,metric,role,design,source_group,kind,unit,measured,spread,spread_kind,predicted,error_percent\n";
+  std::string out = "case,metric,role,design,source_group,kind,unit,measured,spread,spread_kind,predicted,error_percent,"
+                    "predicted_p10,predicted_p90\n";
   for (const auto& r : rows)  // every text field is a checked name or one of a few choices: nothing to quote
-    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{},{:.9g},{:.3f}\n", r.c->name, r.m->name, r.c->role,
+    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{},{:.9g},{:.3f},{},{}\n", r.c->name, r.m->name, r.c->role,
                        r.c->design, r.c->source.group, r.m->kind, r.m->unit, r.m->measured, r.m->spread,
-                       r.m->spread_kind, r.predicted, r.error_percent());
+                       r.m->spread_kind, r.predicted, r.error_percent(),
+                       r.band ? fmt::format("{:.9g}", r.band->first) : "",
+                       r.band ? fmt::format("{:.9g}", r.band->second) : "");
   return out;
 }
 
@@ -130,6 +179,8 @@ int cmd_validate(int argc, char** argv) {
       "check-recorded", "exit 3 when any error grew past its recorded value by more than --tolerance-points")(
       "tolerance-points", po::value<std::string>()->default_value("5"), "allowed growth of an error, in points")(
       "record", "rewrite the recorded errors (CASES/recorded_errors.csv) with this run's")(
+      "replicates", po::value<std::string>()->default_value("20"),
+      "replicates per case for the predictions' p10-p90 bands and their coverage (0: none; p2psim run --help)")(
       "quiet,q", "print only the summary");
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc,
@@ -144,6 +195,11 @@ int cmd_validate(int argc, char** argv) {
   if (!tolerance_parsed || !(*tolerance_parsed >= 0 && *tolerance_parsed <= 100))
     throw UsageError("--tolerance-points: expected a number of percentage points in [0, 100]");
   const double tolerance = *tolerance_parsed;
+  const auto replicates_parsed = parse_integer(vm["replicates"].as<std::string>());
+  if (!replicates_parsed || *replicates_parsed < 0 || *replicates_parsed > kMaxReplicates)
+    throw UsageError(fmt::format("--replicates: expected 0 to {} replicates, got '{}'", kMaxReplicates,
+                                 vm["replicates"].as<std::string>()));
+  const int replicates = static_cast<int>(*replicates_parsed);
   std::vector<Row> rows;
   std::vector<Case> cases;
   try {
@@ -160,7 +216,7 @@ int cmd_validate(int argc, char** argv) {
     if (cases.empty()) throw UsageError(dir + ": no *.case.xml");
     std::map<std::string, std::vector<const Case*>> by_experiment;  // each experiment simulated once
     for (const auto& c : cases) by_experiment[c.experiment_path].push_back(&c);
-    for (const auto& [path, its_cases] : by_experiment) run_experiment(path, its_cases, rows);
+    for (const auto& [path, its_cases] : by_experiment) run_experiment(path, its_cases, replicates, rows);
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }

@@ -1,0 +1,138 @@
+// Spreads on constants (spread.hpp) and replicates of a run (replicates.hpp): parsing with clear errors, draws
+// that hit the stated percentiles, and the CLI's --replicates end to end.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "cloud_profile.hpp"
+#include "input_error.hpp"
+#include "replicates.hpp"
+#include "run_cli.hpp"
+#include "spread.hpp"
+#include "temp_dir.hpp"
+
+using namespace p2psim;
+
+namespace {
+const std::string kProfile = std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The test profile with `from` replaced by `to` (once), written into `dir`.
+std::string profile_with(const TempDir& dir, const std::string& from, const std::string& to) {
+  std::string text = read_file(kProfile);
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  const std::string path = dir.path("profile.xml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const std::string& profile) {
+  try {
+    load_cloud_profile(profile);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("spreads: a band's draws have its p10, median and p90; an sd's lognormal has its mean") {
+  Spread band;
+  band.nominal = 10, band.min = 0, band.max = 1e9;
+  band.kind = Spread::Kind::Band, band.p10 = 6, band.p90 = 20;  // asymmetric: each side its own width
+  CHECK(band.at(-1.2815515655446004) == doctest::Approx(6).epsilon(1e-12));
+  CHECK(band.at(0) == doctest::Approx(10).epsilon(1e-12));
+  CHECK(band.at(1.2815515655446004) == doctest::Approx(20).epsilon(1e-12));
+  Spread sd;
+  sd.nominal = 100, sd.min = 0, sd.max = 1e9, sd.sd = 30;
+  double sum = 0, sum2 = 0;
+  const int n = 20000;
+  for (int r = 0; r < n; ++r) {
+    const double v = sd.draw(7, r);
+    sum += v, sum2 += v * v;
+  }
+  const double mean = sum / n, var = sum2 / n - mean * mean;
+  CHECK(mean == doctest::Approx(100).epsilon(0.01));
+  CHECK(std::sqrt(var) == doctest::Approx(30).epsilon(0.03));
+  Spread clamped = band;
+  clamped.max = 15;  // a draw never leaves the field's range
+  CHECK(clamped.at(3) == 15);
+  CHECK(sd.draw(7, 3) == sd.draw(7, 3));  // deterministic
+  CHECK(quantile({3, 1, 2, 4}, 0.5) == doctest::Approx(2.5));
+  CHECK(quantile({1, 2, 3, 4, 5}, 0.1) == doctest::Approx(1.4));
+}
+
+TEST_CASE("spreads: the profile's are read with the attribute they belong to; an override drops its value's") {
+  TempDir dir;
+  const auto path = profile_with(dir, R"(stream_bandwidth_bps="87500000")",
+                                 R"(stream_bandwidth_bps="87500000" stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="99000000")");
+  const auto p = load_cloud_profile(path);
+  REQUIRE(p.spreads.size() == 1);
+  CHECK(p.spreads[0].select == "object_storage[1]/@stream_bandwidth_bps");
+  CHECK(p.spreads[0].p10 == 8e7);
+  CHECK(p.spreads[0].p90 == 9.9e7);
+  // A replicate's draw goes back in as an override of that very attribute.
+  const ProfileOverride drawn{p.spreads[0].select, "91000000", "x.xml", 1};
+  const auto replicate = load_cloud_profile(path, {drawn});
+  CHECK(replicate.storage.stream_bandwidth_bps == 9.1e7);
+  CHECK(replicate.spreads.empty());  // the override's value has no spread of the profile's
+}
+
+TEST_CASE("spreads: bad ones are refused with file, line and field") {
+  TempDir dir;
+  const std::string base = R"(stream_bandwidth_bps="87500000")";
+  auto check = [&](const std::string& to, const std::string& field, const std::string& what) {
+    const std::string e = error_of(profile_with(dir, base, to));
+    CHECK_MESSAGE(e.find("profile.xml:") != std::string::npos, e);
+    CHECK_MESSAGE(e.find(field) != std::string::npos, e);
+    CHECK_MESSAGE(e.find(what) != std::string::npos, e);
+  };
+  check(base + R"( stream_bandwidth_bps_sd="-1")", "stream_bandwidth_bps_sd", "expected a number in");
+  check(base + R"( stream_bandwidth_bps_p10="90000000" stream_bandwidth_bps_p90="99000000")",
+        "stream_bandwidth_bps_p10", "must not exceed the value");
+  check(base + R"( stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="70000000")",
+        "stream_bandwidth_bps_p90", "must not be below the value");
+  check(base + R"( stream_bandwidth_bps_p10="80000000")", "stream_bandwidth_bps_p90", "needs both");
+  check(base + R"( stream_bandwidth_bps_sd="1" stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="90000000")",
+        "stream_bandwidth_bps_sd", "not both");
+  // Beside a text attribute, or in a file that takes none (an experiment), a spread is an error too.
+  const std::string e = error_of(profile_with(dir, R"(name="test_profile")", R"(name="test_profile" name_sd="1")"));
+  CHECK(e.find("name_sd") != std::string::npos);
+}
+
+TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a bad count is exit 2") {
+  TempDir dir;
+  const std::string experiment = std::string(P2PSIM_SOURCE_DIR) + "/experiments/squeezenet_mnist.xml";
+  for (const char* out : {"a", "b"})
+    REQUIRE(run_cli("run " + experiment + " -q --replicates 6 --out " + dir.path(out)).exit_code == 0);
+  CHECK(read_file(dir.path("a/result.csv")) == read_file(dir.path("b/result.csv")));
+  CHECK(read_file(dir.path("a/result.json")) == read_file(dir.path("b/result.json")));
+  const auto j = nlohmann::json::parse(read_file(dir.path("a/result.json")));
+  CHECK(j["replicates"]["n"] == 6);
+  for (const auto& [name, system] : j["systems"].items()) {
+    const auto& t = system["replicates"]["total_s"];
+    CHECK(system["replicates"]["finished"] == 6);
+    CHECK(t["p10"].get<double>() <= t["p50"].get<double>());
+    CHECK(t["p50"].get<double>() <= t["p90"].get<double>());
+    CHECK(t["p10"].get<double>() < t["p90"].get<double>());  // the shipped profile's spreads move the result
+  }
+  const std::string csv = read_file(dir.path("a/result.csv"));
+  CHECK(csv.find("total_s_p10,total_s_p50,total_s_p90,total_usd_p10") != std::string::npos);
+  for (const char* bad : {"0", "1001", "x"}) {
+    const auto r = run_cli("run " + experiment + " -q --replicates " + std::string(bad));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--replicates") != std::string::npos);
+  }
+}
