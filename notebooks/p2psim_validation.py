@@ -1,6 +1,7 @@
 """The validation figure: p2psim's predictions against published measurements (`p2psim validate --out DIR`
 writes DIR/validation.csv; this draws DIR/validation.png and .svg). Log-log, y = x with +-10 % and +-25 % bands,
-one marker per design measured; cases whose data derived a constant (role calibration) are drawn hollow."""
+one marker per design measured, each prediction's p10-p90 band over its replicates as a vertical bar (when the
+table has one); cases whose data derived a constant (role calibration) are drawn hollow and not counted."""
 import os
 
 import matplotlib.pyplot as plt
@@ -58,6 +59,10 @@ def fig_validation(df):
                 pts = rows[(rows["design"] == d) & (rows["role"] == role)]
                 if pts.empty:
                     continue
+                if {"predicted_p10", "predicted_p90"} <= set(pts.columns):
+                    banded = pts.dropna(subset=["predicted_p10", "predicted_p90"])
+                    ax.vlines(banded["measured"], banded["predicted_p10"], banded["predicted_p90"], color=color[d],
+                              linewidth=1.2, zorder=2)
                 ax.scatter(pts["measured"], pts["predicted"], marker=marker[d], s=36, zorder=3,
                            facecolors=color[d] if filled else "none", edgecolors="black" if filled else color[d],
                            label=d if filled else f"{d} (calibration)")
@@ -67,7 +72,13 @@ def fig_validation(df):
         ax.set_ylim(lo, hi)
         ax.set_xlabel(f"measured ({unit})")
         ax.set_ylabel(f"predicted by p2psim ({unit})")
-        ax.set_title(f"{title}: {len(rows)} metrics")
+        validated = rows[rows["role"] == "validation"]
+        covered = ""
+        if "predicted_p10" in validated.columns and validated["predicted_p10"].notna().any():
+            banded = validated.dropna(subset=["predicted_p10", "predicted_p90"])
+            inside = ((banded["measured"] >= banded["predicted_p10"]) & (banded["measured"] <= banded["predicted_p90"]))
+            covered = f", {100 * inside.mean():.0f} % inside their p10-p90 bar"
+        ax.set_title(f"{title}: {len(validated)} validation metrics{covered}", fontsize=10)
         ax.legend(fontsize=7, loc="upper left")
     fig.suptitle("p2psim against published measurements of real cloud runs")
     fig.tight_layout()

@@ -222,7 +222,8 @@ int cmd_validate(int argc, char** argv) {
   }
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.c->name < b.c->name; });
   std::set<std::string> groups;
-  for (const auto& c : cases) groups.insert(c.source.group);
+  for (const auto& c : cases)
+    if (c.role == "validation") groups.insert(c.source.group);  // the summary's: calibration cases are apart
   if (!vm.count("quiet")) print_rows(rows);
   print_summary(rows, groups);
   if (vm.count("out")) {
