@@ -56,15 +56,15 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
             handle, text = _infeasible_handle(failed)
             handles, names = handles + [handle], names + [f"{text}, not drawn"]
         fig, axes, legend_ax = style.panel_figure(
-            size, len(panels), MAX_COLS[size], legend_entries=len(names), legend_chars=max(map(len, names)),
-            title="Time against cost of every feasible configuration; lines join each system's Pareto front")
+            size, len(panels), MAX_COLS[size], panel_aspect=0.85, legend_entries=len(names),
+            legend_chars=max(map(len, names)), title="Time against cost of every feasible configuration; lines join each system's Pareto front")
         cols = min(len(panels), MAX_COLS[size])
         for ax, (label, rows) in zip(axes, panels):
             ok = feasible(rows)
             for system, group in ok.groupby("system"):
                 color, marker = styles[system]
                 ax.scatter(group[TIME], group[COST], marker=marker, color=color, alpha=0.5, edgecolors="0.25",
-                           linewidths=0.3, s=style.FONT_PT[size] * 2.5, zorder=2)
+                           linewidths=0.3, s=matplotlib.rcParams["lines.markersize"] ** 2 * 0.8, zorder=2)
                 front = group[pareto_mask(group)].sort_values(TIME)
                 ax.plot(front[TIME], front[COST], "-", marker=marker, color=color, markeredgecolor="0.25",
                         markeredgewidth=0.3, zorder=3)
@@ -252,6 +252,9 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
         return None
     x, y = axes
     axes_values = [grids[0][1].columns, grids[0][1].index]
+    panels = list(dict.fromkeys(panel for panel, _ in keys))
+    if len(panels) == 1:  # one workload: named once, in the title, and the panels by system alone
+        grids = [(system, grid, failed) for (_, grid, failed), (_, system) in zip(grids, keys)]
     norm = _diverging_norm(metric, np.concatenate([grid.to_numpy(dtype=float).ravel() for _, grid, _ in grids]))
     baseline = df["baseline"].dropna().iloc[0] if "baseline" in df.columns and df["baseline"].notna().any() else "baseline"
     others = [a for a in config_axes(df) if a not in axes]
@@ -260,7 +263,8 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
     with style.drawing(size):
         fig, panel_axes, _ = style.panel_figure(
             size, max(slots) + 1, cols, panel_aspect=min(1.0, max(0.5, len(axes_values[1]) / len(axes_values[0]))) + 0.15,
-            title=f"{what.capitalize()} of each system against the baseline ({baseline}); blue: better{over}")
+            title=f"{what.capitalize()} of each system against the baseline ({baseline}); blue: better{over}"
+                  + (f"; {panels[0]}" if len(panels) == 1 and panels[0] else ""))
         for ax in panel_axes:
             ax.set_visible(False)
         for slot, (title, grid, failed) in zip(slots, grids):
@@ -280,7 +284,8 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
         bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40, pad=0.02)
         bar.set_label(f"{what} vs {baseline}" + (" (log scale)" if metric == "cost_ratio" else ""))
         bar.set_ticks(_colorbar_ticks(metric, norm))
-        bar.ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: _cell_text(metric, v)))
+        bar.ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+            lambda v, _: f"{v:g}\u00d7" if metric == "cost_ratio" else style.format_percent(v)))
         bar.ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         return _done(fig)
 

@@ -44,7 +44,7 @@ from p2psim_recommend import recommend, recommend_command  # noqa: E402,F401
 from p2psim_style import PALETTE, SIZES  # noqa: E402,F401
 from p2psim_tables import (COST, TIME, CONFIG_COLUMNS, ResultsError, apply_where, comparison, config_axes,  # noqa: E402,F401
                            facets, feasible, heatmap_axes, infeasible, load_results, pareto_mask, pareto_table,
-                           swept_axes, system_colors, to_target, workload_of)
+                           representative_rows, swept_axes, system_colors, to_target, workload_of)
 from p2psim_labels import describe, config_label  # noqa: E402,F401
 
 FORMATS = ("png", "svg", "pdf")

@@ -85,7 +85,7 @@ def drawing(size):
     pt = FONT_PT[check_size(size)]
     with plt.rc_context({"font.size": pt, "axes.titlesize": pt, "axes.labelsize": pt,
                          "xtick.labelsize": pt * 0.9, "ytick.labelsize": pt * 0.9, "legend.fontsize": pt * 0.9,
-                         "figure.titlesize": pt * 1.1, "lines.markersize": pt * 0.6, "lines.linewidth": pt / 7,
+                         "figure.titlesize": pt * 1.1, "lines.markersize": pt * 0.5, "lines.linewidth": pt / 7,
                          "axes.linewidth": pt / 12, "xtick.major.width": pt / 12, "ytick.major.width": pt / 12,
                          "axes.titlepad": pt * 0.5, "legend.handlelength": 1.6, "legend.columnspacing": 1.2}):
         yield pt
@@ -185,6 +185,8 @@ def scale_axis(ax, which, values, log=None):
         if labels_2_and_5(min(values), max(values)):
             axis.set_minor_locator(matplotlib.ticker.LogLocator(base=10, subs=(2, 5), numticks=12))
             axis.set_minor_formatter(matplotlib.ticker.FuncFormatter(plain_number))
+            # Labelled minor ticks as long as the major ones, so that all labels sit on one line.
+            ax.tick_params(axis=which, which="minor", length=matplotlib.rcParams[f"{which}tick.major.size"])
         else:
             axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     else:
@@ -283,10 +285,13 @@ def snap(value, center):
 
 
 def format_ratio(value):
-    """A ratio to the baseline: '1.00x' when equal, '0.50x', '12.3x' (never '-0.0')."""
+    """A ratio to the baseline: '1.00x' when equal, '0.50x', '0.017x' (two significant digits below 0.1),
+    '12.3x'."""
     if value != value:
         return ""
     value = snap(value, 1.0)
+    if value < 0.0995:
+        return f"{value:.2g}\u00d7"
     if value < 10:
         return f"{value:.2f}\u00d7"
     return f"{value:.1f}\u00d7" if value < 100 else f"{value:.0f}\u00d7"

@@ -295,6 +295,74 @@ class ValidationFigure(unittest.TestCase):
                 p2psim_validation.load_validation(d)
 
 
+class RecommendCommand(unittest.TestCase):
+    """`recommend` as a user meets it: per workload, runners-up that are alternatives, clear refusals."""
+
+    def run_command(self, df, *args, **kwargs):
+        import contextlib
+        import io
+        out, err = io.StringIO(), io.StringIO()
+        with tempfile.TemporaryDirectory() as d:
+            df.to_csv(os.path.join(d, "results.csv"), index=False)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = p.recommend_command(d, *args, **kwargs)
+        return code, out.getvalue(), err.getvalue()
+
+    def test_runners_up_are_never_the_same_or_worse_in_time_and_cost(self):
+        df = table([("a", "serverless", 4, 1024, 1, 100, 0.10),
+                    ("b", "serverless", 4, 2048, 1, 100, 0.12),  # same time, dearer: dominated by a
+                    ("c", "serverless", 8, 1024, 1, 120, 0.15),  # slower and dearer than a
+                    ("d", "serverless", 8, 2048, 1, 80, 0.20)])  # faster: an alternative
+        best, others, _ = p.recommend(df, deadline_s=200)
+        self.assertEqual(best["scenario_id"], "a")
+        self.assertEqual(list(others["scenario_id"]), ["d"])
+
+    def test_exit_3_only_when_no_workload_has_an_answer(self):
+        df = LikeWithLike.df
+        code, out, _ = self.run_command(df, 50, None)  # squeezenet's 10 s fits, vgg11's 100 s does not
+        self.assertEqual(code, 0)
+        self.assertIn("no configuration meets the deadline of 50 s", out)
+        self.assertIn("(scenario c)", out)
+        self.assertEqual(self.run_command(df, 5, None)[0], 3)
+
+    def test_the_best_reached_accuracy_when_none_reaches_the_target(self):
+        df = TimeToAccuracy.df.assign(final_test_accuracy=[0.8225, 0.69, 0.75])
+        code, out, _ = self.run_command(df.assign(target_accuracy=0.85, time_to_target_s=None), 500, None,
+                                        target_accuracy=0.85)
+        self.assertEqual(code, 3)
+        self.assertIn("no configuration reaches 0.85 test accuracy; the best reached 0.8225 (sync)", out)
+
+    def test_a_warning_when_the_compared_rows_end_at_different_accuracies(self):
+        df = TimeToAccuracy.df.assign(final_test_accuracy=[0.8225, 0.69, 0.75])
+        code, _, err = self.run_command(df, 500, None)
+        self.assertEqual(code, 0)
+        self.assertIn("warning: these configurations end at different test accuracies (0.69 to 0.8225)", err)
+        self.assertEqual(self.run_command(df.assign(final_test_accuracy=0.7), 500, None)[2], "")
+
+    def test_meaningless_limits_exit_2_with_one_message(self):
+        import contextlib
+        import io
+        with tempfile.TemporaryDirectory() as d:
+            LikeWithLike.df.to_csv(os.path.join(d, "results.csv"), index=False)
+            for args, message in ((["--deadline-s", "nan"], "--deadline-s nan: expected a number >= 0"),
+                                  (["--budget-usd", "-1"], "--budget-usd -1: expected a number >= 0"),
+                                  (["--deadline-s", "9", "--target-accuracy", "0"], "in (0, 1]"),
+                                  (["--deadline-s", "9", "--target-accuracy", "1.2"], "in (0, 1]"),
+                                  (["--deadline-s", "9", "--runners-up", "-2"], "expected a count >= 0")):
+                err = io.StringIO()
+                with self.subTest(args=args), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(p.main(["recommend", d, *args]), 2)
+                    self.assertIn(message, err.getvalue())
+                    self.assertEqual(err.getvalue().count("\n"), 1)
+
+    def test_labels_are_words_not_xpaths(self):
+        df = table([("a", "serverless", 4, 1024, 1, 100, 0.1), ("b", "serverless", 8, 1024, 1, 90, 0.2)])
+        df["workload/@batch_size"] = [64, 256]
+        _, out, _ = self.run_command(df, 500, None)
+        self.assertIn("serverless, 4 peers, batch 64", out)
+        self.assertNotIn("@", out)
+
+
 class TimeToAccuracy(unittest.TestCase):
     df = pd.DataFrame([
         ("a", "sync", 100.0, 1.0, 0.7, 40.0, 0.4),
