@@ -49,9 +49,11 @@ def fig_validation(df, size="screen"):
         handles.append(matplotlib.lines.Line2D([], [], color=color, marker=marker, markeredgecolor="black",
                                                markeredgewidth=0.4, linestyle="none"))
         names.append(d)
-    handles += [matplotlib.lines.Line2D([], [], color="0.4", marker="o", markerfacecolor="none", linestyle="none"),
-                matplotlib.patches.Patch(color="#bbbbbb"), matplotlib.patches.Patch(color="#dddddd")]
-    names += ["hollow: calibration (its data set a constant)", "\u00b110 %", "\u00b125 %"]
+    if (df["role"] == "calibration").any():
+        handles.append(matplotlib.lines.Line2D([], [], color="0.4", marker="o", markerfacecolor="none", linestyle="none"))
+        names.append("hollow: calibration (its data set a constant)")
+    handles += [matplotlib.patches.Patch(color="#bbbbbb"), matplotlib.patches.Patch(color="#dddddd")]
+    names += ["\u00b110 %", "\u00b125 %"]
     with style.drawing(size):
         fig, axes, legend_ax = style.panel_figure(size, 2, 2, panel_aspect=0.9, legend_entries=len(names),
                                                   legend_chars=max(map(len, names)),
