@@ -21,10 +21,11 @@ from p2psim_tables import (COST, PHASES, SERVICES, TIME, comparison, config_axes
 MAX_COLS = {"screen": 3, "one-column": 2, "two-column": 3}
 
 
-def _system_handles(systems, styles, line=False):
-    handles = [matplotlib.lines.Line2D([], [], color=styles[s][0], marker=styles[s][1], markeredgecolor="0.25",
-                                       markeredgewidth=0.3, linestyle="-" if line else "none") for s in systems]
-    return handles, list(systems)
+def _system_handles(styles):
+    """Legend entries of the systems: their colour, marker and line."""
+    handles = [matplotlib.lines.Line2D([], [], color=color, marker=marker, markeredgecolor="0.25",
+                                       markeredgewidth=0.3) for color, marker in styles.values()]
+    return handles, list(styles)
 
 
 def _infeasible_handle(count):
@@ -51,13 +52,14 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
         panels = facets(df, facet)
         styles = style.system_styles(df["system"])
         failed = len(infeasible(df))
-        handles, names = _system_handles(styles, styles, line=True)
+        handles, names = _system_handles(styles)
         if failed:
             handle, text = _infeasible_handle(failed)
             handles, names = handles + [handle], names + [f"{text}, not drawn"]
         fig, axes, legend_ax = style.panel_figure(
             size, len(panels), MAX_COLS[size], panel_aspect=0.85, legend_entries=len(names),
-            legend_chars=max(map(len, names)), title="Time against cost of every feasible configuration; lines join each system's Pareto front")
+            legend_chars=max(map(len, names)),
+            title="Time against cost of every feasible configuration; lines join each system's Pareto front")
         cols = min(len(panels), MAX_COLS[size])
         for ax, (label, rows) in zip(axes, panels):
             ok = feasible(rows)
@@ -90,12 +92,12 @@ def fig_against_axis(df, axis, facet=None, size="screen"):
         panels = facets(df, facet)
         styles = style.system_styles(df["system"])
         failed = infeasible(df)
-        handles, names = _system_handles(styles, styles, line=True)
+        handles, names = _system_handles(styles)
         if not failed.empty:
             handle, text = _infeasible_handle(len(failed))
             handles, names = handles + [handle], names + [f"{text} (hollow, below the lines)"]
         fig, axes, legend_ax = style.panel_figure(
-            size, 2 * len(panels), 2, legend_entries=len(names), legend_chars=max(map(len, names)),
+            size, 2 * len(panels), 2, panel_aspect=0.6, legend_entries=len(names), legend_chars=max(map(len, names)),
             title=f"Median time and cost against {labels.label(axis)}, over the other swept settings")
         for i, (label, rows) in enumerate(panels):
             for ax, metric in zip(axes[2 * i:2 * i + 2], (TIME, COST)):
@@ -115,8 +117,8 @@ def _draw_medians(ax, rows, axis, metric, styles):
         ax.plot(med.index, med.values, "-", marker=marker, color=color, markeredgecolor="0.25", markeredgewidth=0.3)
         medians.extend(med.values)
     values = sorted(rows[axis].dropna().unique())
-    if pd.api.types.is_numeric_dtype(rows[axis]) and style.spans_decade(values):
-        ax.set_xscale("log")
+    if pd.api.types.is_numeric_dtype(rows[axis]) and min(values) > 0 and max(values) / min(values) >= 4:
+        ax.set_xscale("log")  # swept values are mostly geometric (peers 2..16, memory 1024..10240): evenly spaced
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(values))  # every swept value, and only those
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: labels.plain(float(v))))
@@ -133,7 +135,8 @@ def _draw_medians(ax, rows, axis, metric, styles):
 
 def _bar_label(row, axes, size):
     """The configuration of a bar in words, wrapped to at most 40 % of the figure's width."""
-    return style.wrap(labels.config_label(row, ["system"] + axes), 0.4 * style.SIZES[size], style.FONT_PT[size] * 0.9)
+    return style.wrap(labels.config_label(row, ["system"] + axes), 0.4 * style.SIZES[size],
+                      style.FONT_PT[size] * 0.9)
 
 
 def _stacked_bars(df, parts, total, rows, facet, size, title, xlabel, rest_label):
@@ -245,29 +248,28 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
     improvement in gradient-computation time (%) or cost ratio, each against the baseline system, on one colour
     scale centred on the baseline (values within rounding of it shown as equal). Hatched: infeasible there.
     `axes`: (x, y) columns, else chosen by p2psim_tables.heatmap_axes. None when the table has nothing to show."""
-    column, what, cmap, center = METRICS[metric]
-    axes = heatmap_axes(df, axes)
-    grids, keys = _heatmap_grids(df, column, center, *axes, facet) if axes else ([], [])
+    _, what, cmap, _ = METRICS[metric]
+    axes = heatmap_axes(df, axes, facet)
+    grids = _heatmap_grids(df, metric, *axes, facet) if axes else []
     if not grids:
         return None
     x, y = axes
-    axes_values = [grids[0][1].columns, grids[0][1].index]
-    panels = list(dict.fromkeys(panel for panel, _ in keys))
-    if len(panels) == 1:  # one workload: named once, in the title, and the panels by system alone
-        grids = [(system, grid, failed) for (_, grid, failed), (_, system) in zip(grids, keys)]
-    norm = _diverging_norm(metric, np.concatenate([grid.to_numpy(dtype=float).ravel() for _, grid, _ in grids]))
-    baseline = df["baseline"].dropna().iloc[0] if "baseline" in df.columns and df["baseline"].notna().any() else "baseline"
+    panels = list(dict.fromkeys(panel for panel, _, _, _ in grids))
+    single = len(panels) == 1  # one workload: named once, in the title, and its panels by system alone
+    norm = _diverging_norm(metric, np.concatenate([grid.to_numpy(dtype=float).ravel() for _, _, grid, _ in grids]))
+    baseline = _baseline(df)
     others = [a for a in config_axes(df) if a not in axes]
     over = f", median over {', '.join(labels.label(a) for a in others)}" if others else ""
-    slots, cols = _heatmap_slots(keys, MAX_COLS[size])
+    slots, cols = _heatmap_slots([(panel, system) for panel, system, _, _ in grids], MAX_COLS[size])
+    n_rows, n_cols = grids[0][2].shape
     with style.drawing(size):
         fig, panel_axes, _ = style.panel_figure(
-            size, max(slots) + 1, cols, panel_aspect=min(1.0, max(0.5, len(axes_values[1]) / len(axes_values[0]))) + 0.15,
+            size, max(slots) + 1, cols, panel_aspect=min(1.0, max(0.5, n_rows / n_cols)) + 0.15,
             title=f"{what.capitalize()} of each system against the baseline ({baseline}); blue: better{over}"
-                  + (f"; {panels[0]}" if len(panels) == 1 and panels[0] else ""))
+                  + (f"; {panels[0]}" if single and panels[0] else ""))
         for ax in panel_axes:
-            ax.set_visible(False)
-        for slot, (title, grid, failed) in zip(slots, grids):
+            ax.set_visible(False)  # slots without a grid stay empty
+        for slot, (panel, system, grid, failed) in zip(slots, grids):
             ax = panel_axes[slot]
             ax.set_visible(True)
             image = ax.imshow(np.ma.masked_invalid(grid.to_numpy(dtype=float)), cmap=cmap, norm=norm, aspect="auto",
@@ -280,8 +282,9 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
                 ax.set_xlabel(labels.label(x))
             if slot % cols == 0:
                 ax.set_ylabel(labels.label(y))
-            _panel_title(ax, title, size, cols)
-        bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40, pad=0.02)
+            _panel_title(ax, system if single or not panel else f"{panel}: {system}", size, cols)
+        bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40,
+                           pad=0.02)
         bar.set_label(f"{what} vs {baseline}" + (" (log scale)" if metric == "cost_ratio" else ""))
         bar.set_ticks(_colorbar_ticks(metric, norm))
         bar.ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
@@ -290,25 +293,31 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
         return _done(fig)
 
 
-def _heatmap_grids(df, column, center, x, y, facet):
-    """(title, grid of medians with values within rounding of the baseline snapped to it, infeasible cells as
-    (column, row)) per panel and non-baseline system."""
+def _baseline(df):
+    names = df["baseline"].dropna() if "baseline" in df.columns else []
+    return names.iloc[0] if len(names) else "the baseline"
+
+
+def _heatmap_grids(df, metric, x, y, facet):
+    """(panel, system, grid of medians, infeasible cells as (column, row)) per panel and non-baseline system;
+    medians within rounding of the baseline are snapped to it. A system infeasible everywhere still has its
+    (hatched) grid."""
+    column, _, _, center = METRICS[metric]
     x_values = sorted(df[x].dropna().unique())
     y_values = sorted(df[y].dropna().unique())
     grids = []
-    for label, panel in facets(df, facet):
-        comp = comparison(panel, [x, y])
-        comp[column] = [style.snap(v, center) for v in comp[column]]
-        failed = infeasible(panel)
-        for system in style.system_order(comp["system"]):
+    for panel, rows in facets(df, facet):
+        comp = comparison(rows, [x, y])
+        failed = infeasible(rows)
+        compared = set(comp["system"]) | (set(failed["system"]) - {_baseline(df)} if len(comp) else set())
+        for system in style.system_order(compared):
             grid = (comp[comp["system"] == system].pivot_table(index=y, columns=x, values=column, aggfunc="median")
-                    .reindex(index=y_values, columns=x_values))
-            grid = grid.applymap(lambda v: style.snap(v, center))  # a median of snapped values can drift again
+                    .reindex(index=y_values, columns=x_values)
+                    .applymap(lambda v: style.snap(v, center)))
             mine = failed[failed["system"] == system]
             cells = {(x_values.index(fx), y_values.index(fy)) for fx, fy in zip(mine[x], mine[y])}
-            grids.append((f"{label}: {system}" if label else system, grid,
-                          {(c, r) for c, r in cells if np.isnan(grid.iat[r, c])}, label, system))
-    return [grid[:3] for grid in grids], [grid[3:] for grid in grids]
+            grids.append((panel, system, grid, {(c, r) for c, r in cells if np.isnan(grid.iat[r, c])}))
+    return grids
 
 
 def _heatmap_slots(keys, max_cols):
@@ -332,7 +341,7 @@ def _annotate_cells(ax, grid, metric, norm, cmap, panel_width_in):
     """Each cell's value, in a font small enough for the widest text to fit its cell, dark on light cells and
     light on dark ones. No text at all when even 4 pt would not fit: the colour scale still reads."""
     texts = [[_cell_text(metric, v) for v in row] for row in grid.to_numpy(dtype=float)]
-    widest = max((len(t) for row in texts for t in row), default=1)
+    widest = max([len(t) for row in texts for t in row] + [1])
     cell_pt = panel_width_in * 0.8 * 72 / max(1, grid.shape[1])
     font = min(matplotlib.rcParams["font.size"] * 0.9, cell_pt * 0.85 / (0.6 * widest))
     if font < 4:

@@ -38,14 +38,22 @@ import p2psim_labels as labels  # noqa: E402
 import p2psim_style as style  # noqa: E402
 import p2psim_timeline  # noqa: E402
 import p2psim_validation  # noqa: E402
-from p2psim_figures import (METRICS, all_figures, fig_against_axis, fig_cost_by_service, fig_heatmap,  # noqa: E402,F401
-                            fig_phase_breakdown, fig_time_vs_cost, numeric_axes)
-from p2psim_recommend import recommend, recommend_command  # noqa: E402,F401
-from p2psim_style import PALETTE, SIZES  # noqa: E402,F401
-from p2psim_tables import (COST, TIME, CONFIG_COLUMNS, ResultsError, apply_where, comparison, config_axes,  # noqa: E402,F401
-                           facets, feasible, heatmap_axes, infeasible, load_results, pareto_mask, pareto_table,
-                           representative_rows, swept_axes, system_colors, to_target, workload_of)
-from p2psim_labels import describe, config_label  # noqa: E402,F401
+from p2psim_figures import (METRICS, all_figures, fig_against_axis, fig_cost_by_service,  # noqa: E402
+                            fig_heatmap, fig_phase_breakdown, fig_time_vs_cost, numeric_axes)
+from p2psim_labels import config_label, describe  # noqa: E402
+from p2psim_recommend import recommend, recommend_command  # noqa: E402
+from p2psim_style import PALETTE, SIZES  # noqa: E402
+from p2psim_tables import (COST, CONFIG_COLUMNS, TIME, ResultsError, apply_where, comparison,  # noqa: E402
+                           config_axes, facets, feasible, heatmap_axes, infeasible, load_results, pareto_mask,
+                           pareto_table, representative_rows, swept_axes, system_colors, to_target, workload_of)
+
+# The import surface of the analysis layer (the notebook and tests use these names).
+__all__ = ["METRICS", "all_figures", "fig_against_axis", "fig_cost_by_service", "fig_heatmap", "fig_phase_breakdown",
+           "fig_time_vs_cost", "numeric_axes", "fig_accuracy", "fig_to_target", "config_label", "describe",
+           "recommend", "recommend_command", "PALETTE", "SIZES", "COST", "CONFIG_COLUMNS", "TIME", "ResultsError",
+           "apply_where", "comparison", "config_axes", "facets", "feasible", "heatmap_axes", "infeasible",
+           "load_results", "pareto_mask", "pareto_table", "representative_rows", "swept_axes", "system_colors",
+           "to_target", "workload_of", "report", "save_figure", "chart_specs", "main"]
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -103,14 +111,26 @@ def writable_folder(out):
 
 # ---- report --------------------------------------------------------------------------------------------------
 
+def load_trace(path):
+    try:
+        return p2psim_timeline.load_trace(path)
+    except Exception as e:  # pandas raises several types for malformed CSV
+        message = str(e)
+        raise ResultsError(message if message.startswith(path) else f"{path}: cannot read the trace: {e}") from e
+
+
+def strategies(df):
+    """{system: strategy} of a table (the timeline names its rows by the design's roles)."""
+    return dict(zip(df["system"], df["strategy"])) if "strategy" in df.columns else {}
+
+
 def folder_figures(base, df, size):
     """(name, figure) of what lies beside the table: one run's timelines, a validation, accuracy replays."""
     trace_path = os.path.join(base, "trace.csv")
     if os.path.isfile(trace_path):
-        trace = p2psim_timeline.load_trace(trace_path)
-        strategies = dict(zip(df["system"], df["strategy"])) if "strategy" in df.columns else {}
+        trace = load_trace(trace_path)
         for system in trace["system"].unique():
-            yield f"timeline_{system}", p2psim_timeline.fig_timeline(trace, system, strategies.get(system), size)
+            yield f"timeline_{system}", p2psim_timeline.fig_timeline(trace, system, strategies(df).get(system), size)
     for folder in (base, os.path.join(base, "validation")):  # `p2psim validate --out DIR` or --out DIR/validation
         if os.path.isfile(os.path.join(folder, "validation.csv")):
             try:
@@ -152,9 +172,7 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
             figures.append((name, save_figure(fig, out, name, formats, description)))
     trace_path = os.path.join(base, "trace.csv")
     if os.path.isfile(trace_path):
-        strategies = dict(zip(df["system"], df["strategy"])) if "strategy" in df.columns else {}
-        p2psim_timeline.write_chrome_trace(p2psim_timeline.load_trace(trace_path), os.path.join(out, "trace.json"),
-                                           strategies)
+        p2psim_timeline.write_chrome_trace(load_trace(trace_path), os.path.join(out, "trace.json"), strategies(df))
     page = p2psim_html.page("p2psim report", f"{description}; {len(df)} rows", chart_specs(df),
                             [("Pareto-optimal configurations (time, cost), per workload", pareto_html(df))],
                             [(name, base64.b64encode(png).decode()) for name, png in figures])

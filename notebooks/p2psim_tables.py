@@ -119,17 +119,21 @@ def workload_of(df):
 
 
 def facets(df, facet=None):
-    """(label, rows) panels: by `facet` (a column), by workload when the table holds several, else one."""
+    """(label, rows) panels, one workload each: per workload; with `facet` (a column), per workload and value of
+    that column (a value the workload's name already says adds nothing to the label); 'none': one panel."""
     if facet == "none":
         return [("", df)]
-    if facet:
-        if facet not in df.columns:
-            raise ResultsError(f"--facet: no column '{facet}' (columns: {', '.join(df.columns)})")
-        return [(p2psim_labels.value_label(facet, value), rows) for value, rows in df.groupby(facet, sort=True)]
+    if facet and facet not in df.columns:
+        raise ResultsError(f"--facet: no column '{facet}' (columns: {', '.join(df.columns)})")
     workloads = workload_of(df)
-    if workloads.nunique() <= 1:  # one panel, still named by its workload (when the table names one)
-        return [("" if workloads.iloc[0] == "all" else workloads.iloc[0], df)] if len(df) else [("", df)]
-    return [(label, df[workloads == label]) for label in sorted(workloads.unique())]
+    if not facet:
+        return [("" if label == "all" else label, df[workloads == label]) for label in sorted(workloads.unique())]
+    panels = []
+    for (workload, value), rows in df.groupby([workloads, df[facet]], sort=True):
+        words = p2psim_labels.value_label(facet, value)
+        label = workload if words in workload.split() else ", ".join(w for w in (workload, words) if w != "all")
+        panels.append((label, rows))
+    return panels
 
 
 def feasible(df):
@@ -210,10 +214,10 @@ def linked(df, a, b):
     return pairs <= max(df[a].nunique(), df[b].nunique())
 
 
-def heatmap_axes(df, chosen=None):
+def heatmap_axes(df, chosen=None, facet=None):
     """The two axes of the heatmaps: the chosen pair (checked), else the first two swept axes that vary
-    independently within a workload (numeric axes first); None when the table has no such pair."""
-    candidates = config_axes(df)
+    independently within a panel (numeric axes first, never the facet column); None when there is no such pair."""
+    candidates = [a for a in config_axes(df) if a != facet]
     if chosen:
         if len(chosen) != 2 or chosen[0] == chosen[1]:
             raise ResultsError(f"--heatmap {','.join(chosen)}: expected two different columns X,Y")
@@ -222,7 +226,7 @@ def heatmap_axes(df, chosen=None):
                 raise ResultsError(f"--heatmap: no column '{axis}' (swept here: {', '.join(candidates) or 'none'})")
             if df[axis].nunique() < 2:
                 raise ResultsError(f"--heatmap: column '{axis}' takes one value only in this table")
-        if any(linked(rows, *chosen) for _, rows in facets(df)):
+        if any(linked(rows, *chosen) for _, rows in facets(df, facet)):
             raise ResultsError(f"--heatmap {','.join(chosen)}: these columns vary together in this sweep (each "
                                f"value of one goes with one of the other), so most cells would be empty; "
                                f"choose two of: {', '.join(candidates)}")
@@ -230,7 +234,7 @@ def heatmap_axes(df, chosen=None):
     numeric_first = sorted(candidates, key=lambda c: not pd.api.types.is_numeric_dtype(df[c]))
     for i, x in enumerate(numeric_first):
         for y in numeric_first[i + 1:]:
-            if not any(linked(rows, x, y) for _, rows in facets(df)):
+            if not any(linked(rows, x, y) for _, rows in facets(df, facet)):
                 return x, y
     return None
 

@@ -163,8 +163,11 @@ class LikeWithLike(unittest.TestCase):
                 p.recommend_command(d, 300, None, 3, where=["model=alexnet"])
 
     def test_facet_by_any_column(self):
-        panels = p.facets(self.df, "dataset")
-        self.assertEqual([label for label, _ in panels], ["cifar10", "mnist"])
+        panels = p.facets(self.df, "dataset")  # a workload column: the workloads' own panels
+        self.assertEqual([label for label, _ in panels], ["squeezenet1_1 3x21x21 mnist", "vgg11 3x32x32 cifar10"])
+        panels = p.facets(self.df.assign(peers=[4, 8, 4]), "peers")  # each workload split by the column
+        self.assertEqual([label for label, _ in panels], ["squeezenet1_1 3x21x21 mnist, 4 peers",
+                                                          "vgg11 3x32x32 cifar10, 4 peers", "vgg11 3x32x32 cifar10, 8 peers"])
         with self.assertRaisesRegex(p.ResultsError, "no column 'nope'"):
             p.facets(self.df, "nope")
 
