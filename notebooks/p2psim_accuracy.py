@@ -75,7 +75,7 @@ def fig_accuracy(curves, target=None, size="screen"):
         names += configs
     with style.drawing(size):
         fig, axes, legend_ax = style.panel_figure(
-            size, 2, 2, legend_entries=len(names), legend_chars=max(map(len, names)),
+            size, 2, 2, legend_entries=len(names), legend_chars=max(map(len, names)) + 2,
             title="Test accuracy of the models trained for real on the simulated schedule")
         for ax, (x, label) in zip(axes, (("time_s", "simulated time (s)"), ("cost_usd", "cost so far (USD)"))):
             for (config, system), rows in evaluated.groupby(["config", "system"], sort=True):
@@ -84,12 +84,13 @@ def fig_accuracy(curves, target=None, size="screen"):
             if target is not None:
                 ax.axhline(target, color="0.3", linestyle="--", linewidth=0.6)
                 ax.annotate(f"target {target:g}", (0, target), xycoords=("axes fraction", "data"),
-                            xytext=(2, 2), textcoords="offset points", fontsize="small", color="0.3")
+                            xytext=(2, 2), textcoords="offset points", fontsize="small", color="0.3",
+                            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
             style.scale_axis(ax, "x", evaluated[x])
             ax.set_xlabel(label)
             ax.set_ylabel("test accuracy")
             ax.grid(True, alpha=0.3)
-        style.put_legend(legend_ax, handles, names)
+        style.put_legend(legend_ax, handles, names, handlelength=3.2)  # long enough to tell dash-dot from solid
         style.thin_tick_labels(fig)
         return fig
 

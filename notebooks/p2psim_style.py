@@ -140,14 +140,15 @@ def legend_shape(width_in, pt, entries, chars):
     return cols, (rows * 1.45 + 0.6) * pt * 0.9 / 72
 
 
-def put_legend(legend_ax, handles, labels):
+def put_legend(legend_ax, handles, labels, handlelength=None):
+    """The legend in its own row (panel_figure); `handlelength` (in font sizes) long enough for line styles."""
     if legend_ax is None:
         return
     if not handles:
         legend_ax.set_visible(False)
         return
     legend_ax.legend(handles, labels, loc="center", ncol=min(len(labels), legend_ax.legend_cols), frameon=False,
-                     borderaxespad=0, borderpad=0.2)
+                     borderaxespad=0, borderpad=0.2, handlelength=handlelength)
 
 
 # ---- ticks ---------------------------------------------------------------------------------------------------

@@ -219,6 +219,20 @@ class PublicationOutput(unittest.TestCase):
             self.assertIn(b"/FontFile2", pdf)  # TrueType embedded, not referenced
             self.assertTrue(os.path.getsize(os.path.join(d, "f.svg")) > 1000)
 
+    def test_the_same_figure_gives_the_same_files_at_print_resolution(self):
+        from PIL import Image
+        df = table([("a", "ring", 2, 1024, 1, 100, 0.1), ("b", "ring", 4, 1024, 1, 50, 0.2)])
+        files = []
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("one", "two"):
+                p.save_figure(p.fig_time_vs_cost(df, size="one-column"), d, name, ("png", "pdf", "svg"), "provenance")
+                files.append([open(os.path.join(d, f"{name}.{fmt}"), "rb").read() for fmt in ("png", "pdf", "svg")])
+            self.assertEqual(files[0], files[1])  # no creation date, no random ids
+            png = Image.open(os.path.join(d, "one.png"))
+            self.assertAlmostEqual(png.info["dpi"][0], 300, delta=0.5)
+            self.assertEqual(png.size[0], 1050)  # 3.5 in at 300 dpi
+            self.assertEqual(png.info["Description"], "provenance")
+
 
 class Loading(unittest.TestCase):
     def test_missing_and_bad_tables_are_clear_errors(self):
