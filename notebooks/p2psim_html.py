@@ -57,7 +57,8 @@ window.onerror = function (message) {
       var px = x(v), half = spec.x.labels[i].length * CHAR / 2;
       el(svg, 'line', {x1: px, x2: px, y1: m.top, y2: height - m.bottom, stroke: '#e4e4e4'});
       if (px - half > right + 6 && px + half <= width) {
-        el(svg, 'text', {x: px, y: height - m.bottom + 14, 'font-size': FONT, 'text-anchor': 'middle'}, spec.x.labels[i]);
+        el(svg, 'text', {x: px, y: height - m.bottom + 14, 'font-size': FONT, 'text-anchor': 'middle'},
+           spec.x.labels[i]);
         right = px + half;
       }
     });
@@ -78,15 +79,16 @@ window.onerror = function (message) {
                      transform: 'rotate(-90 12 ' + (m.top + height - m.bottom) / 2 + ')'}, spec.y.label);
     spec.series.forEach(function (s) {
       if (s.front.length > 1)
-        el(svg, 'polyline', {points: s.front.map(function (p) { return x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1); }).join(' '),
-                             fill: 'none', stroke: s.color, 'stroke-width': 1.5});
+        el(svg, 'polyline', {fill: 'none', stroke: s.color, 'stroke-width': 1.5, points: s.front.map(function (p) {
+          return x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1); }).join(' ')});
       s.points.forEach(function (p) {
         var g = el(svg, 'g', {'data-row': '', 'data-tip': p[2], tabindex: 0});
         marker(g, s, x(p[0]), y(p[1]), 10, true);
       });
     });
     if (strip) {
-      var sy = height - strip / 2 - 2, left = m.left + 70, step = Math.min(16, (width - m.right - left) / spec.infeasible.length);
+      var sy = height - strip / 2 - 2, left = m.left + 70;
+      var step = Math.min(16, (width - m.right - left) / spec.infeasible.length);
       el(svg, 'text', {x: m.left, y: sy + 4, 'font-size': FONT}, 'infeasible:');
       spec.infeasible.forEach(function (p, i) {
         var g = el(svg, 'g', {'data-row': '', 'data-tip': p.tip, tabindex: 0});
@@ -244,7 +246,8 @@ def page(title, provenance, charts, tables, figures):
     """charts: chart_spec dicts; tables: (heading, table HTML); figures: (name, PNG as base64 text)."""
     sections = [f'<h2>{html.escape(name.replace("_", " "))}</h2>\n'
                 f'<img alt="{html.escape(name)}" src="data:image/png;base64,{png_b64}">' for name, png_b64 in figures]
-    table_sections = [f"<h2>{html.escape(heading)}</h2>\n<div class='scroll'>{table}</div>" for heading, table in tables]
+    table_sections = [f"<h2>{html.escape(heading)}</h2>\n<div class='scroll'>{table}</div>"
+                      for heading, table in tables]
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"

@@ -203,7 +203,8 @@ def parse_formats(value):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="p2psim", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="p2psim", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="render every figure and an HTML report into DIR/report/")
     rep.add_argument("dir")

@@ -57,13 +57,12 @@ def system_styles(names):
     styles = {n: SYSTEM_STYLES[n] for n in names if n in SYSTEM_STYLES}
     for name in system_order(n for n in names if n not in SYSTEM_STYLES):
         start = zlib.crc32(str(name).encode())
-        taken = set(styles.values())
-        for step in range(len(FALLBACK_COLORS) * len(FALLBACK_MARKERS)):
-            color = FALLBACK_COLORS[(start + step) % len(FALLBACK_COLORS)]
-            marker = FALLBACK_MARKERS[(start + step) % len(FALLBACK_MARKERS)]
-            if all(color != c for c, _ in taken) or step == len(FALLBACK_COLORS) * len(FALLBACK_MARKERS) - 1:
-                break
-        styles[name] = (color, marker)
+        used = {color for color, _ in styles.values()}
+        free = [i for i in range(len(FALLBACK_COLORS))
+                if FALLBACK_COLORS[(start + i) % len(FALLBACK_COLORS)] not in used]
+        step = free[0] if free else 0  # more names than colours: the marker still tells them apart
+        styles[name] = (FALLBACK_COLORS[(start + step) % len(FALLBACK_COLORS)],
+                        FALLBACK_MARKERS[(start + step) % len(FALLBACK_MARKERS)])
     return {n: styles[n] for n in system_order(names)}
 
 
@@ -118,7 +117,7 @@ def panel_figure(size, panels, max_cols, panel_aspect=0.72, row_heights=None, le
     if legend_entries:
         legend_ax = fig.add_subplot(grid[len(heights), :])
         legend_ax.set_axis_off()
-        legend_ax.legend_cols = legend_cols
+        legend_ax.legend_cols = legend_cols  # read by put_legend, which fills this row
     if title:
         fig.suptitle(title)
     return fig, axes, legend_ax

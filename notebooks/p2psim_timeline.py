@@ -134,7 +134,8 @@ def fig_timeline(trace, system, strategy=None, size="screen"):
             ax, ax_totals, legend_ax = (fig.add_subplot(grid[i, 0]) for i in range(3))
         else:
             grid = fig.add_gridspec(2, 2, height_ratios=[gantt_h, legend_h], width_ratios=[4, 1])
-            ax, ax_totals, legend_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1]), fig.add_subplot(grid[1, :])
+            ax, ax_totals = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+            legend_ax = fig.add_subplot(grid[1, :])
         _draw_rows(ax, part, rows, colors)
         ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
         ax.set_ylim(len(rows) - 0.5, -0.5)

@@ -1,6 +1,7 @@
 """The validation figure: p2psim's predictions against published measurements (`p2psim validate --out DIR`
 writes DIR/validation.csv; this draws DIR/validation.png and .svg). Log-log, y = x with +-10 % and +-25 % bands,
-each design in its colour and marker (p2psim_style); cases whose data derived a constant (role calibration) are drawn hollow."""
+each design in its colour and marker (p2psim_style); cases whose data derived a constant (role calibration) are
+drawn hollow."""
 import os
 
 import matplotlib.lines
@@ -50,14 +51,16 @@ def fig_validation(df, size="screen"):
                                                markeredgewidth=0.4, linestyle="none"))
         names.append(d)
     if (df["role"] == "calibration").any():
-        handles.append(matplotlib.lines.Line2D([], [], color="0.4", marker="o", markerfacecolor="none", linestyle="none"))
+        handles.append(matplotlib.lines.Line2D([], [], color="0.4", marker="o", markerfacecolor="none",
+                                               linestyle="none"))
         names.append("hollow: calibration (its data set a constant)")
     handles += [matplotlib.patches.Patch(color="#bbbbbb"), matplotlib.patches.Patch(color="#dddddd")]
     names += ["\u00b110 %", "\u00b125 %"]
     with style.drawing(size):
         fig, axes, legend_ax = style.panel_figure(size, 2, 2, panel_aspect=0.9, legend_entries=len(names),
                                                   legend_chars=max(map(len, names)),
-                                                  title="p2psim's predictions against published measurements of real cloud runs")
+                                                  title="p2psim's predictions against published measurements "
+                                                        "of real cloud runs")
         for ax, (title, kinds, unit) in zip(axes, PANELS):
             rows = df[df["kind"].isin(kinds)]
             if rows.empty:
