@@ -184,7 +184,9 @@ def representative_rows(df, scenarios=None, facet=None):
         rows = rows[rows["scenario_id"].isin(scenarios)] if "scenario_id" in rows.columns else rows.iloc[0:0]
         if rows.empty:
             raise ResultsError(f"--scenarios: no feasible row of scenario(s) {', '.join(scenarios)}")
-        return rows
+        order = p2psim_style.system_order(rows["system"])
+        return rows.assign(_order=[order.index(s) for s in rows["system"]]).sort_values(
+            ["_order", TIME], kind="mergesort").drop(columns="_order")
     parts = []
     for _, panel in facets(rows, facet):
         for system in p2psim_style.system_order(panel["system"]):
