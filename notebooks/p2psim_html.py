@@ -52,6 +52,7 @@ window.onerror = function (message) {
     box.innerHTML = '';
     var svg = el(box, 'svg', {width: width, height: height, role: 'img', 'aria-label': spec.title});
     var x = scale(spec.x, m.left, width - m.right), y = scale(spec.y, height - m.bottom, m.top);
+    var size = width < 500 ? 7 : 10;  // markers a little smaller on a phone, where points crowd
     var right = -1e9;
     spec.x.ticks.forEach(function (v, i) {  // a label only where it does not run into the previous one
       var px = x(v), half = spec.x.labels[i].length * CHAR / 2;
@@ -83,7 +84,7 @@ window.onerror = function (message) {
           return x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1); }).join(' ')});
       s.points.forEach(function (p) {
         var g = el(svg, 'g', {'data-row': '', 'data-tip': p[2], tabindex: 0});
-        marker(g, s, x(p[0]), y(p[1]), 10, true);
+        marker(g, s, x(p[0]), y(p[1]), size, true);
       });
     });
     if (strip) {
@@ -92,7 +93,7 @@ window.onerror = function (message) {
       el(svg, 'text', {x: m.left, y: sy + 4, 'font-size': FONT}, 'infeasible:');
       spec.infeasible.forEach(function (p, i) {
         var g = el(svg, 'g', {'data-row': '', 'data-tip': p.tip, tabindex: 0});
-        marker(g, p, left + i * step, sy, 9, false);
+        marker(g, p, left + i * step, sy, size - 1, false);
       });
     }
   }
