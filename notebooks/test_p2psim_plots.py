@@ -10,6 +10,9 @@ import p2psim_timeline
 import p2psim_validation
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def table(rows):
     return pd.DataFrame(rows, columns=["scenario_id", "system", "peers", "function_memory_mb",
                                        "gradient_s_per_iteration", "total_s", "total_usd"])
@@ -43,7 +46,8 @@ class Recommend(unittest.TestCase):
         best, others, slack = p.recommend(self.df, deadline_s=260)
         self.assertEqual(best["scenario_id"], "b")
         self.assertEqual(best[slack], 60)
-        self.assertEqual(list(others["scenario_id"]), ["d", "a"])  # by cost
+        # d (250 s, 0.6 USD) is slower and dearer than b: no alternative, so not a runner-up.
+        self.assertEqual(list(others["scenario_id"]), ["a"])
 
     def test_fastest_within_budget(self):
         best, others, slack = p.recommend(self.df, budget_usd=0.55)
@@ -113,7 +117,7 @@ class OddTables(unittest.TestCase):
             df.to_csv(os.path.join(d, "results.csv"), index=False)
             p.report(d)
             page = open(os.path.join(d, "report", "report.html")).read()
-            self.assertIn("1 row(s) with no time or no cost", page)
+            self.assertIn("1 infeasible run(s)", page)
 
     def test_phase_bars_add_up_to_the_iteration(self):
         df = table([("a", "ring", 2, 1024, 4.0, 100, 0.1)]).assign(
@@ -149,7 +153,7 @@ class LikeWithLike(unittest.TestCase):
                 self.assertEqual(p.recommend_command(d, 300, None, 3), 0)
             text = out.getvalue()
             self.assertEqual(text.count("== workload"), 2)
-            self.assertIn("scenario_id=b", text)  # vgg11's own cheapest, though c is cheaper overall
+            self.assertIn("(scenario b)", text)  # vgg11's own cheapest, though c is cheaper overall
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 p.recommend_command(d, 300, None, 3, where=["model=vgg11"])
@@ -159,8 +163,11 @@ class LikeWithLike(unittest.TestCase):
                 p.recommend_command(d, 300, None, 3, where=["model=alexnet"])
 
     def test_facet_by_any_column(self):
-        panels = p.facets(self.df, "dataset")
-        self.assertEqual([label for label, _ in panels], ["dataset = cifar10", "dataset = mnist"])
+        panels = p.facets(self.df, "dataset")  # a workload column: the workloads' own panels
+        self.assertEqual([label for label, _ in panels], ["squeezenet1_1 3x21x21 mnist", "vgg11 3x32x32 cifar10"])
+        panels = p.facets(self.df.assign(peers=[4, 8, 4]), "peers")  # each workload split by the column
+        self.assertEqual([label for label, _ in panels], ["squeezenet1_1 3x21x21 mnist, 4 peers",
+                                                          "vgg11 3x32x32 cifar10, 4 peers", "vgg11 3x32x32 cifar10, 8 peers"])
         with self.assertRaisesRegex(p.ResultsError, "no column 'nope'"):
             p.facets(self.df, "nope")
 
@@ -174,12 +181,22 @@ class Timeline(unittest.TestCase):
         ("s", 0, 1, -1, "compute", 3.0, 4.0),
     ], columns=["system", "peer", "iteration", "invocation", "phase", "start_s", "end_s"])
 
-    def test_rows_peers_first_then_functions_and_aggregators(self):
-        rows = p2psim_timeline.rows_of(self.trace)
-        self.assertEqual(rows, [(0, -1), (1, -1), (-1, 3), (0, 0)])
-        self.assertEqual([p2psim_timeline.row_label(*r) for r in rows],
-                         ["peer 0", "peer 1", "shared 3", "peer 0 fn 0"])
+    def test_rows_each_peer_with_its_functions_then_the_shared_ones_by_role(self):
+        rows = p2psim_timeline.rows_of(self.trace, "serverless_tree")
+        self.assertEqual(rows, [("peer 0", 0, [-1]), ("\u21b3 1 function", 0, [0]), ("peer 1", 1, [-1]),
+                                ("aggregator 3", -1, [3])])
+        self.assertEqual(p2psim_timeline.row_label(-1, 1, "parameter_server"), "server 1")
+        self.assertEqual(p2psim_timeline.row_label(2, -1, "lambdaml"), "worker 2")
+        self.assertEqual(p2psim_timeline.row_label(2, -1, p2psim_timeline.strategy_of("lml")), "worker 2")
         self.assertEqual(list(p2psim_timeline.iteration_starts(self.trace)), [0.0, 3.0])
+
+    def test_every_function_row_of_the_shipped_run_is_drawn(self):
+        trace = p2psim_timeline.load_trace(os.path.join(HERE, "example_run", "trace.csv"))
+        serverless = trace[trace["system"] == "serverless"]
+        rows = p2psim_timeline.rows_of(serverless, "p2p_all_to_all")
+        lanes = sum(len(invocations) for _, _, invocations in rows)
+        self.assertEqual(lanes, len(serverless[["peer", "invocation"]].drop_duplicates()))  # 4 peers, 52 functions
+        self.assertEqual([label for label, _, _ in rows][:2], ["peer 0", "\u21b3 13 functions"])
 
     def test_chrome_trace_is_complete_events_in_microseconds(self):
         events = p2psim_timeline.chrome_trace(self.trace)["traceEvents"]
@@ -188,19 +205,33 @@ class Timeline(unittest.TestCase):
         second = next(e for e in spans if e["name"] == "compute" and e["dur"] == 2e6)
         self.assertEqual(second["ts"], 0.0)
         names = {e["args"]["name"] for e in events if e["name"] == "thread_name"}
-        self.assertEqual(names, {"peer 0", "peer 1", "peer 0 fn 0", "shared 3"})
+        self.assertEqual(names, {"peer 0", "peer 1", "peer 0 function 0", "shared 3"})  # "s": no known design
 
 
 class PublicationOutput(unittest.TestCase):
     def test_pdf_embeds_its_fonts_and_sizes_follow_the_column(self):
         df = table([("a", "ring", 2, 1024, 1, 100, 0.1), ("b", "ring", 4, 1024, 1, 50, 0.2)])
-        fig = p.fig_time_vs_cost(df, width=p.SIZES["one-column"])
+        fig = p.fig_time_vs_cost(df, size="one-column")
         self.assertAlmostEqual(fig.get_size_inches()[0], 3.5)
         with tempfile.TemporaryDirectory() as d:
             p.save_figure(fig, d, "f", ("pdf", "svg"))
             pdf = open(os.path.join(d, "f.pdf"), "rb").read()
             self.assertIn(b"/FontFile2", pdf)  # TrueType embedded, not referenced
             self.assertTrue(os.path.getsize(os.path.join(d, "f.svg")) > 1000)
+
+    def test_the_same_figure_gives_the_same_files_at_print_resolution(self):
+        from PIL import Image
+        df = table([("a", "ring", 2, 1024, 1, 100, 0.1), ("b", "ring", 4, 1024, 1, 50, 0.2)])
+        files = []
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("one", "two"):
+                p.save_figure(p.fig_time_vs_cost(df, size="one-column"), d, name, ("png", "pdf", "svg"), "provenance")
+                files.append([open(os.path.join(d, f"{name}.{fmt}"), "rb").read() for fmt in ("png", "pdf", "svg")])
+            self.assertEqual(files[0], files[1])  # no creation date, no random ids
+            png = Image.open(os.path.join(d, "one.png"))
+            self.assertAlmostEqual(png.info["dpi"][0], 300, delta=0.5)
+            self.assertEqual(png.size[0], 1050)  # 3.5 in at 300 dpi
+            self.assertEqual(png.info["Description"], "provenance")
 
 
 class Loading(unittest.TestCase):
@@ -260,7 +291,7 @@ class ValidationFigure(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             self.write(d, self.ROWS)
             fig = p2psim_validation.fig_validation(p2psim_validation.load_validation(d))
-            time_ax, cost_ax = fig.axes
+            time_ax, cost_ax = fig.axes[:2]  # then the legend's own axes
             self.assertEqual(sum(len(c.get_offsets()) for c in time_ax.collections[2:]), 2)  # after the two bands
             self.assertEqual(sum(len(c.get_offsets()) for c in cost_ax.collections[2:]), 1)
             self.assertEqual(cost_ax.get_xscale(), "log")
@@ -281,8 +312,72 @@ class ValidationFigure(unittest.TestCase):
                 p2psim_validation.load_validation(d)
 
 
-if __name__ == "__main__":
-    unittest.main()
+class RecommendCommand(unittest.TestCase):
+    """`recommend` as a user meets it: per workload, runners-up that are alternatives, clear refusals."""
+
+    def run_command(self, df, *args, **kwargs):
+        import contextlib
+        import io
+        out, err = io.StringIO(), io.StringIO()
+        with tempfile.TemporaryDirectory() as d:
+            df.to_csv(os.path.join(d, "results.csv"), index=False)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = p.recommend_command(d, *args, **kwargs)
+        return code, out.getvalue(), err.getvalue()
+
+    def test_runners_up_are_never_the_same_or_worse_in_time_and_cost(self):
+        df = table([("a", "serverless", 4, 1024, 1, 100, 0.10),
+                    ("b", "serverless", 4, 2048, 1, 100, 0.12),  # same time, dearer: dominated by a
+                    ("c", "serverless", 8, 1024, 1, 120, 0.15),  # slower and dearer than a
+                    ("d", "serverless", 8, 2048, 1, 80, 0.20)])  # faster: an alternative
+        best, others, _ = p.recommend(df, deadline_s=200)
+        self.assertEqual(best["scenario_id"], "a")
+        self.assertEqual(list(others["scenario_id"]), ["d"])
+
+    def test_exit_3_only_when_no_workload_has_an_answer(self):
+        df = LikeWithLike.df
+        code, out, _ = self.run_command(df, 50, None)  # squeezenet's 10 s fits, vgg11's 100 s does not
+        self.assertEqual(code, 0)
+        self.assertIn("no configuration meets the deadline of 50 s", out)
+        self.assertIn("(scenario c)", out)
+        self.assertEqual(self.run_command(df, 5, None)[0], 3)
+
+    def test_the_best_reached_accuracy_when_none_reaches_the_target(self):
+        df = TimeToAccuracy.df.assign(final_test_accuracy=[0.8225, 0.69, 0.75])
+        code, out, _ = self.run_command(df.assign(target_accuracy=0.85, time_to_target_s=None), 500, None,
+                                        target_accuracy=0.85)
+        self.assertEqual(code, 3)
+        self.assertIn("no configuration reaches 0.85 test accuracy; the best reached 0.8225 (sync)", out)
+
+    def test_a_warning_when_the_compared_rows_end_at_different_accuracies(self):
+        df = TimeToAccuracy.df.assign(final_test_accuracy=[0.8225, 0.69, 0.75])
+        code, _, err = self.run_command(df, 500, None)
+        self.assertEqual(code, 0)
+        self.assertIn("warning: these configurations end at different test accuracies (0.69 to 0.8225)", err)
+        self.assertEqual(self.run_command(df.assign(final_test_accuracy=0.7), 500, None)[2], "")
+
+    def test_meaningless_limits_exit_2_with_one_message(self):
+        import contextlib
+        import io
+        with tempfile.TemporaryDirectory() as d:
+            LikeWithLike.df.to_csv(os.path.join(d, "results.csv"), index=False)
+            for args, message in ((["--deadline-s", "nan"], "--deadline-s nan: expected a number >= 0"),
+                                  (["--budget-usd", "-1"], "--budget-usd -1: expected a number >= 0"),
+                                  (["--deadline-s", "9", "--target-accuracy", "0"], "in (0, 1]"),
+                                  (["--deadline-s", "9", "--target-accuracy", "1.2"], "in (0, 1]"),
+                                  (["--deadline-s", "9", "--runners-up", "-2"], "expected a count >= 0")):
+                err = io.StringIO()
+                with self.subTest(args=args), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(p.main(["recommend", d, *args]), 2)
+                    self.assertIn(message, err.getvalue())
+                    self.assertEqual(err.getvalue().count("\n"), 1)
+
+    def test_labels_are_words_not_xpaths(self):
+        df = table([("a", "serverless", 4, 1024, 1, 100, 0.1), ("b", "serverless", 8, 1024, 1, 90, 0.2)])
+        df["workload/@batch_size"] = [64, 256]
+        _, out, _ = self.run_command(df, 500, None)
+        self.assertIn("serverless, 4 peers, batch 64", out)
+        self.assertNotIn("@", out)
 
 
 class TimeToAccuracy(unittest.TestCase):
@@ -329,10 +424,14 @@ class TimeToAccuracy(unittest.TestCase):
             with open(os.path.join(d, "runs", "s1", "scenario.json"), "w") as f:
                 f.write('{"scenario_id": "s1", "axes": {"synchronization/@mode": "async"}}')
             curves = acc.load_curves(d)
-            self.assertEqual(set(curves["curve"]), {"mode=async: x"})
+            self.assertEqual(set(curves["curve"]), {"async: x"})
             fig = acc.fig_accuracy(curves, 0.7)
             self.assertEqual(len(fig.axes[0].lines), 2)  # the evaluated curve and the target line
             with open(os.path.join(d, "runs", "s1", "accuracy.csv"), "w") as f:
                 f.write(header + "x,0,1.5\n")
             with self.assertRaisesRegex(acc.AccuracyError, "accuracy.csv"):
                 acc.load_curves(d)
+
+
+if __name__ == "__main__":
+    unittest.main()

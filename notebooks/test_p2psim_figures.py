@@ -1,0 +1,220 @@
+"""Unit tests of the figures, their palette, labels and numbers, and the HTML chart, on the shipped sweep
+example_grid/ (two workloads, six designs, infeasible runs) and small hand-made tables.
+Run: /usr/bin/python3 -m unittest test_p2psim_figures -v"""
+import contextlib
+import io
+import os
+import tempfile
+import unittest
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.colors  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import p2psim_figures as figures  # noqa: E402
+import p2psim_html  # noqa: E402
+import p2psim_labels as labels  # noqa: E402
+import p2psim_plots as p  # noqa: E402
+import p2psim_style as style  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GRID = p.load_results(os.path.join(HERE, "example_grid"))
+
+
+def titles(fig):
+    return [ax.get_title() for ax in fig.axes if ax.get_title()]
+
+
+class Palette(unittest.TestCase):
+    def test_a_system_has_one_colour_and_marker_whatever_else_the_table_holds(self):
+        alone = style.system_styles(["ring"])
+        among = style.system_styles(["instance", "serverless", "ring", "tree", "lambdaml"])
+        self.assertEqual(alone["ring"], among["ring"])
+        self.assertEqual(style.system_styles(["ring_allreduce"])["ring_allreduce"], alone["ring"])  # one design
+
+    def test_the_known_designs_are_distinct_okabe_ito_colours_and_markers(self):
+        names = ["instance", "serverless", "ring", "parameter_server", "sharded", "tree", "spirt", "lambdaml"]
+        styles = style.system_styles(names)
+        self.assertEqual(len({c for c, _ in styles.values()}), 8)
+        self.assertEqual(len({m for _, m in styles.values()}), 8)
+        self.assertTrue({c for c, _ in styles.values()} <= set(style.OKABE_ITO.values()))
+
+    def test_other_names_are_stable_and_never_alike_in_one_table(self):
+        first = style.system_styles(["mine", "yours", "instance"])
+        again = style.system_styles(["yours", "mine"])
+        self.assertEqual(first["mine"], again["mine"])
+        self.assertNotEqual(first["mine"][0], first["yours"][0])
+
+    def test_figures_and_the_html_chart_use_the_palette(self):
+        fig = p.fig_time_vs_cost(GRID, size="one-column")
+        ring = style.SYSTEM_STYLES["ring"][0].lower()
+        lines = [line for ax in fig.axes for line in ax.get_lines()]
+        self.assertIn(ring, [matplotlib.colors.to_hex(line.get_color()) for line in lines])
+        plt.close(fig)
+        spec = p.chart_specs(GRID)[0]
+        self.assertEqual({s["system"]: s["color"].lower() for s in spec["series"]}["ring"], ring)
+
+
+class Labels(unittest.TestCase):
+    def test_columns_read_as_words_with_units(self):
+        self.assertEqual(labels.label("workload/@batch_size"), "batch size")
+        self.assertEqual(labels.label("functions/@memory_mb"), "function memory (MB)")
+        self.assertEqual(labels.label("peers/@count"), "peers")
+        self.assertEqual(labels.label("barrier/@settle_s"), "barrier settle s")  # any other XPath
+
+    def test_a_configuration_in_words_names_only_what_its_design_uses(self):
+        row = pd.Series({"system": "ring", "model": "vgg11", "peers": 12.0, "function_memory_mb": 3008,
+                         "function_invocations": 0, "transport": float("nan")})
+        self.assertEqual(labels.config_label(row, ["model", "peers", "function_memory_mb", "transport"]),
+                         "vgg11, 12 peers")
+        row["function_invocations"] = 52
+        self.assertEqual(labels.config_label(row, ["model", "peers", "function_memory_mb"]), "vgg11, 12 peers, 3008 MB")
+
+    def test_figures_name_configurations_not_scenario_hashes(self):
+        fig = p.fig_phase_breakdown(GRID, size="two-column")
+        names = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
+        self.assertIn("ring, 16 peers", names)
+        self.assertFalse(any(s[:8] in " ".join(names) for s in GRID["scenario_id"]))
+        plt.close(fig)
+
+
+class Numbers(unittest.TestCase):
+    def test_values_within_rounding_of_the_baseline_print_as_equal(self):
+        self.assertEqual(style.format_ratio(1 + 1e-13), "1.00\u00d7")
+        self.assertEqual(style.format_percent(-4.4e-14), "0 %")
+        self.assertEqual(style.format_percent(-0.04), "0.0 %")  # rounded, never "-0.0"
+        self.assertEqual(style.format_percent(-1303.7), "-1304 %")
+        self.assertEqual(style.format_ratio(0.5), "0.50\u00d7")
+
+    def test_diverging_scales_are_centred_on_the_baseline(self):
+        ratio = figures._diverging_norm("cost_ratio", [0.5, 4.2])
+        self.assertAlmostEqual(float(ratio(1.0)), 0.5)
+        self.assertLess(float(ratio(0.5)), 0.5)  # cheaper: the blue half
+        improvement = figures._diverging_norm("improvement", [-1303.0, 75.0])
+        self.assertAlmostEqual(float(improvement(0.0)), 0.5)
+        self.assertGreater(float(improvement(75.0)), 0.5)  # faster: the blue half
+        # Twice as fast (+50 %) and twice as slow (-100 %) sit as far from the centre.
+        self.assertAlmostEqual(float(improvement(50.0)) - 0.5, 0.5 - float(improvement(-100.0)))
+
+    def test_rounding_noise_is_drawn_in_the_neutral_colour_and_printed_as_zero(self):
+        fig = p.fig_heatmap(GRID, "improvement", size="two-column")
+        ring = next(ax for ax in fig.axes if ax.get_title().endswith("ring") and ax.images)
+        self.assertEqual({t.get_text() for t in ring.texts}, {"0 %"})  # the grid holds 1e-14 noise
+        image = ring.images[0]
+        centre = image.cmap(image.norm(0.0))
+        self.assertTrue(np.allclose(image.to_rgba(image.get_array())[0, 0], centre))
+        plt.close(fig)
+
+    def test_log_axes_label_enough_ticks_inside_a_decade_and_a_half(self):
+        spec = p2psim_html.axis_spec([12.0, 150.0], "t")
+        self.assertTrue(spec["log"])
+        self.assertEqual(spec["labels"], ["20", "50", "100"])  # not "100" alone
+        narrow = p2psim_html.axis_spec([0.18, 0.41], "c")  # a single run's two points: linear, several ticks
+        self.assertFalse(narrow["log"])
+        self.assertGreaterEqual(len(narrow["ticks"]), 3)
+
+
+class Panels(unittest.TestCase):
+    def test_one_workload_per_panel_in_every_figure(self):
+        for name, fig in p.all_figures(GRID, size="two-column"):
+            with self.subTest(figure=name):
+                text = " ".join(titles(fig))
+                self.assertIn("squeezenet1_1", text)
+                self.assertIn("vgg11", text)
+            plt.close(fig)
+
+    def test_facet_applies_to_every_figure(self):
+        for name, fig in p.all_figures(GRID, facet="function_memory_mb", size="two-column"):
+            with self.subTest(figure=name):
+                self.assertIn("1024 MB", " ".join(titles(fig)))
+            plt.close(fig)
+
+    def test_log_y_only_where_the_range_spans_a_decade(self):
+        fig = p.fig_against_axis(GRID, "peers", size="two-column")
+        scales = {ax.get_title().split()[0] + " " + ax.get_ylabel(): ax.get_yscale() for ax in fig.axes[:4]}
+        self.assertEqual(scales["squeezenet1_1 total cost (USD)"], "log")  # 0.0017 to 0.042 USD
+        self.assertEqual(scales["vgg11 total training time (s)"], "linear")  # 138 to 556 s
+        plt.close(fig)
+
+    def test_infeasible_runs_neither_drawn_among_points_nor_stretching_the_axes(self):
+        fig = p.fig_time_vs_cost(GRID, size="two-column")
+        vgg = next(ax for ax in fig.axes if ax.get_title().startswith("vgg11"))
+        self.assertIn("6 infeasible", vgg.get_title())
+        feasible = GRID[(GRID["model"] == "vgg11") & (GRID["status"] == "ok")]
+        self.assertGreater(vgg.get_xlim()[0], 0.5 * feasible["total_s"].min())  # failures stopped at 3.5 to 22 s
+        plotted = np.concatenate([c.get_offsets()[:, 0] for c in vgg.collections])
+        self.assertGreaterEqual(plotted.min(), feasible["total_s"].min())
+        plt.close(fig)
+
+    def test_heatmap_axes_cross_independent_columns_only(self):
+        self.assertEqual(p.heatmap_axes(GRID), ("peers", "function_memory_mb"))
+        with self.assertRaisesRegex(p.ResultsError, "vary together"):
+            p.heatmap_axes(GRID, ("model", "input_shape"))
+        with self.assertRaisesRegex(p.ResultsError, "no column 'nope'"):
+            p.heatmap_axes(GRID, ("peers", "nope"))
+
+    def test_infeasible_heatmap_cells_are_hatched(self):
+        fig = p.fig_heatmap(GRID, "cost_ratio", size="two-column")
+        serverless = next(ax for ax in fig.axes if ax.get_title().replace("\n", " ") == "vgg11 3x32x32 cifar10: serverless")
+        self.assertEqual(sum(1 for patch in serverless.patches if patch.get_hatch()), 3)  # 1024 MB x 3 peer counts
+        plt.close(fig)
+
+    def test_cost_by_service_adds_up_to_the_bill(self):
+        fig = p.fig_cost_by_service(GRID, size="two-column")
+        ax = fig.axes[0]
+        right = max(patch.get_x() + patch.get_width() for patch in ax.patches)
+        shown = p.representative_rows(GRID)  # each system's fastest and cheapest configuration
+        self.assertAlmostEqual(right, shown[shown["model"] == "squeezenet1_1"]["total_usd"].max(), places=6)
+        plt.close(fig)
+
+
+class HtmlChart(unittest.TestCase):
+    def test_one_chart_per_workload_and_tooltips_with_time_cost_and_used_fields(self):
+        specs = p.chart_specs(GRID)
+        self.assertEqual([s["title"] for s in specs], ["squeezenet1_1 3x21x21 mnist", "vgg11 3x32x32 cifar10"])
+        ring = next(s for s in specs[1]["series"] if s["system"] == "ring")
+        tip = ring["points"][0][2]
+        self.assertRegex(tip, r"\d s, [\d.]+ USD")
+        self.assertNotIn("MB", tip)  # the ring invokes no function: its function memory means nothing
+        self.assertNotIn("nan", tip)
+        failed = specs[1]["infeasible"]
+        self.assertEqual(len(failed), 6)
+        self.assertIn("infeasible: ", failed[0]["tip"])
+        self.assertIn("out of memory", " ".join(f["tip"] for f in failed))
+
+    def test_the_page_reads_on_a_phone(self):
+        with tempfile.TemporaryDirectory() as d:
+            GRID.to_csv(os.path.join(d, "results.csv"), index=False)
+            with contextlib.redirect_stdout(io.StringIO()):
+                p.report(d, formats=("png",))
+            page = open(os.path.join(d, "report", "report.html")).read()
+        self.assertIn("<meta name='viewport' content='width=device-width, initial-scale=1'>", page)
+        self.assertIn("<div class='scroll'><table", page)
+        self.assertEqual(page.count('class="plot"'), 2)
+        self.assertIn("total training time (s)", page)  # headers from the schema, not total_s
+
+
+class CommandLine(unittest.TestCase):
+    def test_bad_options_are_one_clear_error_and_exit_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            GRID.to_csv(os.path.join(d, "results.csv"), index=False)
+            for args, message in ((["--heatmap", "model,input_shape"], "vary together"),
+                                  (["--heatmap", "peers"], "expected two columns"),
+                                  (["--facet", "nope"], "no column 'nope'"),
+                                  (["--format", "gif"], "expected a comma-separated list")):
+                err = io.StringIO()
+                with self.subTest(args=args), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(p.main(["report", d, *args]), 2)
+                    self.assertIn(message, err.getvalue())
+                    self.assertEqual(err.getvalue().count("\n"), 1)
+            with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as exit_:
+                p.main(["report", d, "--size", "poster"])
+            self.assertEqual(exit_.exception.code, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
