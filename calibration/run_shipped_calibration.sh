@@ -27,6 +27,10 @@ all_batches=1,2,4,8,16,32,64,128,256,512,1024
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \
   -o "$out/tensor_ops.csv"
+# Serialisation of each model's gradient (torch::save / torch::load to and from memory), on one thread.
+"$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
+  -m mobilenet_v2 -m mnist_cnn --no-train-steps --serialization-only --threads 1 --repeats 5 --min-repeats 3 \
+  --budget-s 10 -o "$out/serialization.csv"
 # ResNet-18-CIFAR takes seconds per 64-sample step on one thread: batches up to 256.
 "$P2PSIM" calibrate -m resnet18_cifar@3x32x32 --batch-sizes 1,2,4,8,16,32,64,128,256 $steps \
   -o "$out/train_steps_resnet18_cifar.csv"

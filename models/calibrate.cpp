@@ -293,7 +293,7 @@ void time_tensor_ops(const CalibrateOptions& o, Sampler& sampler) {
     for (int t : o.threads) {
       torch::set_num_threads(t);
       const std::string what = model + " gradient (" + std::to_string(elements) + " floats) threads " + std::to_string(t);
-      for (int n : o.average_counts) {
+      for (int n : o.serialization_only ? std::vector<int>{} : o.average_counts) {
         std::vector<torch::Tensor> grads;
         for (int i = 0; i < n; ++i) grads.push_back(torch::randn({elements}, gen));
         Row row{"average", model, o.num_classes, "", 0, t, n, elements, elements * 4};
@@ -305,7 +305,25 @@ void time_tensor_ops(const CalibrateOptions& o, Sampler& sampler) {
         }, "average of " + std::to_string(n) + " x " + what);
       }
       auto g = torch::randn({elements}, gen);
-      for (const auto& name : o.codecs) {
+      // A gradient crossing a process boundary: torch.save and torch.load (LibTorch's own, the same archive
+      // format as Python's) of the flat float32 tensor, to and from memory. On one thread: they use one.
+      if (o.serialization && t == o.threads.front()) {
+        std::string blob;
+        Row ser{"serialize", model, o.num_classes, "", 0, t, 1, elements, elements * 4};
+        sampler.sample(ser, [&] {
+          std::ostringstream out;
+          torch::save(g, out);
+          blob = out.str();
+        }, "serialize " + what);
+        Row des = ser;
+        des.kernel = "deserialize";
+        sampler.sample(des, [&] {
+          std::istringstream in(blob);
+          torch::Tensor back;
+          torch::load(back, in);
+        }, "deserialize " + what);
+      }
+      for (const auto& name : o.serialization_only ? std::vector<std::string>{} : o.codecs) {
         Codec codec = parse_codec(name);
         Encoded msg = encode(codec, g, o.topk_ratio, gen);
         Row enc{name + "_encode", model, o.num_classes, "", 0, t, 1, elements, msg.payload_bytes()};
@@ -342,7 +360,8 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
   meta["budget_per_configuration_s"] = o.budget_s;
   meta["columns"] = {
       {"kernel", "train_step (forward, cross-entropy loss, backward), average (running sum of n_tensors "
-                 "gradients, then a division), <codec>_encode / <codec>_decode"},
+                 "gradients, then a division), <codec>_encode / <codec>_decode, serialize / deserialize (torch::save / "
+                 "torch::load of the flat gradient to and from memory)"},
       {"input_shape", "channels x height x width of one sample (train_step only)"},
       {"elements", "float32 entries of the model's gradient"},
       {"payload_bytes", "bytes of the gradient (train_step, average) or of the encoded message (codecs)"},
@@ -389,7 +408,10 @@ void calibrate(const CalibrateOptions& o, std::ostream& progress) {
 
   const int configs = static_cast<int>(o.models.size() * o.threads.size());
   int total = o.train_steps ? configs * static_cast<int>(o.batch_sizes.size()) : 0;
-  if (o.tensor_ops) total += configs * static_cast<int>(o.average_counts.size() + 2 * o.codecs.size());
+  if (o.tensor_ops)
+    total += o.serialization_only ? 2 * static_cast<int>(o.models.size())
+                                  : configs * static_cast<int>(o.average_counts.size() + 2 * o.codecs.size()) +
+                                        (o.serialization ? 2 * static_cast<int>(o.models.size()) : 0);
 
   // Rows stream to a temporary file that replaces the output only when the run completes.
   const std::string tmp = o.out_csv + ".partial";

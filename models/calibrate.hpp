@@ -26,6 +26,8 @@ struct CalibrateOptions {
   double max_foreign_cpu = 0.1;  // a sample during which other processes took more of the CPUs is redone
   bool train_steps = true;  // time forward + loss + backward
   bool tensor_ops = true;   // time averaging and compression on tensors of each model's gradient size
+  bool serialization = true;       // with the tensor ops: torch::save and torch::load of a gradient
+  bool serialization_only = false;  // the tensor ops are serialisation only (no averaging, no codecs)
   bool memory_only = false; // training steps: only the warm-up and the memory run, as train_step_memory rows
   std::vector<int> average_counts{2, 4, 8};
   std::vector<std::string> codecs{"qsgd8_paper", "qsgd8_packed", "topk", "fp16"};

@@ -83,7 +83,8 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "codecs", po::value<std::string>()->default_value("qsgd8_paper,qsgd8_packed,topk,fp16"),
       "compression codecs to time")("topk-ratio", po::value<double>()->default_value(0.01), "fraction kept by topk")(
       "no-train-steps", "skip forward+backward timing")(
-      "memory-only", "training steps: measure peak memory only (one untimed warm-up, one memory run)")("no-tensor-ops", "skip averaging and compression timing")(
+      "memory-only", "training steps: measure peak memory only (one untimed warm-up, one memory run)")("no-tensor-ops", "skip averaging, compression and serialisation timing")(
+      "serialization-only", "tensor ops: time only serialisation (torch::save / torch::load of each gradient)")(
       "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs")(
       "out,o", po::value<std::string>()->required(), "output CSV (a .meta.json is written beside it)");
   po::variables_map vm;
@@ -119,6 +120,7 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
   if (!(o.topk_ratio > 0 && o.topk_ratio <= 1)) throw cli::UsageError("--topk-ratio must be in (0, 1]");
   o.train_steps = vm.count("no-train-steps") == 0;
   o.tensor_ops = vm.count("no-tensor-ops") == 0;
+  o.serialization_only = vm.count("serialization-only") > 0;
   o.memory_only = vm.count("memory-only") > 0;
   o.seed = vm["seed"].as<uint64_t>();
   o.out_csv = vm["out"].as<std::string>();

@@ -21,7 +21,7 @@ MAX_ROWS = 48
 # Phases in the order a reader meets them, each with a fixed colour (tab20), so that charts compare.
 PHASE_ORDER = ["data_fetch", "cold_start", "orchestration", "compute", "function_upload", "polling_wait", "collect",
                "local_average", "send", "receive", "reduce_scatter", "all_gather", "reduce", "aggregate_update",
-               "barrier", "checkpoint", "out_of_memory", "function_failure", "down"]
+               "barrier", "checkpoint", "out_of_memory", "function_failure", "down", "serialize", "deserialize"]
 # The roles of a trace's rows by design (docs/designs.md): what its peers are, and what its shared rows
 # (peer -1) are. Names of systems in experiments/*.xml that differ from their strategy's are listed too.
 PEER_ROLE = {"lambdaml": "worker"}
@@ -32,8 +32,9 @@ STRATEGY_OF = {"ps": "parameter_server", "lml": "lambdaml", "sharded": "serverle
 
 
 def phase_colors():
-    cmap = plt.get_cmap("tab20")
-    return {p: cmap(i % 20) for i, p in enumerate(PHASE_ORDER)}
+    # tab20 for the first twenty, then tab20b's darker shades: no two phases share a colour.
+    cmap, more = plt.get_cmap("tab20"), plt.get_cmap("tab20b")
+    return {p: cmap(i) if i < 20 else more(2 * (i - 20)) for i, p in enumerate(PHASE_ORDER)}
 
 
 def load_trace(path):

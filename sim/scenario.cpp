@@ -178,6 +178,14 @@ Scenario resolve_scenario(const Experiment& e) {
   } catch (const std::logic_error& ex) {
     throw e.error("workload", "model", ex.what());
   }
+  try {  // every design that moves tensors through storage or a broker charges their (de)serialisation
+    s.serialize_s(static_cast<double>(s.gradient_bytes));
+    s.deserialize_s(static_cast<double>(s.gradient_bytes));
+  } catch (const std::out_of_range& ex) {
+    throw e.error("calibration", "files", std::string(ex.what()) +
+                                             ": time them with p2psim calibrate (its serialize and deserialize "
+                                             "kernels; docs/calibrating.md)");
+  }
 
   // Memory: the largest minibatch of a peer (one after another) or of an invocation sets the peak.
   const auto& model = w.model;

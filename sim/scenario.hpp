@@ -77,6 +77,10 @@ struct Scenario {
   Extrapolation peer_extrapolation, function_extrapolation;
   /// Seconds of averaging `count` gradients of `elements` floats on one calibration-CPU thread.
   double average_seconds(double elements, int count) const { return compute.average_seconds(elements, count); }
+  /// Reference seconds (one calibration-CPU thread) of turning a tensor of `bytes` into bytes to send
+  /// (torch.save, pickle) and back (torch.load, unpickling): the calibration's serialize / deserialize kernels.
+  double serialize_s(double bytes) const { return compute.codec_seconds("serialize", bytes / 4); }
+  double deserialize_s(double bytes) const { return compute.codec_seconds("deserialize", bytes / 4); }
 };
 
 /// Loads the experiment's profile, calibration and model sizes and checks that they fit together.

@@ -1,6 +1,7 @@
 // Experiments for simulation tests: the test profile (tests/data/test_profile.xml: the shipped performance
 // values with round prices), made exact with overrides, and a hand-made calibration in which one mnist_cnn
-// step takes 1 + 1e-4 * batch seconds on one thread (0.6x that on two).
+// step takes 1 + 1e-4 * batch seconds on one thread (0.6x that on two), and serialisation costs next to nothing, 1e-12 s (its
+// own test charges it: "serialisation: ...", tests/test_simulation.cpp).
 #pragma once
 #include <fstream>
 #include <string>

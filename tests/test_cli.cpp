@@ -43,12 +43,16 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
   CHECK(r.output.find("[1/") != std::string::npos);  // progress on stderr
   std::ifstream in(csv);
   std::string line;
-  int train = 0, ops = 0;
+  int train = 0, ops = 0, serialization = 0;
   std::getline(in, line);
   CHECK(line.rfind("kernel,model,num_classes,input_shape,batch_size,threads", 0) == 0);
-  while (std::getline(in, line)) (line.rfind("train_step,mnist_cnn,10,1x28x28,", 0) == 0 ? train : ops)++;
+  while (std::getline(in, line)) {
+    if (line.rfind("serialize,", 0) == 0 || line.rfind("deserialize,", 0) == 0) ++serialization;
+    (line.rfind("train_step,mnist_cnn,10,1x28x28,", 0) == 0 ? train : ops)++;
+  }
   CHECK(train == 4);     // 2 batch sizes x 2 samples
-  CHECK(ops == 2 * 5);   // average + 2 codecs x (encode, decode), 2 samples each
+  CHECK(ops == 2 * 7);   // average + 2 codecs x (encode, decode) + serialize + deserialize, 2 samples each
+  CHECK(serialization == 2 * 2);
   auto meta = nlohmann::json::parse(std::ifstream(csv + ".meta.json"));
   CHECK(meta["torch_version"].get<std::string>().rfind("1.13", 0) == 0);
   CHECK(meta["command"].get<std::string>().find("calibrate -m mnist_cnn") != std::string::npos);
@@ -84,7 +88,7 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
     CHECK(std::stoll(f[faults_at]) >= 0);
     ++checked;
   }
-  CHECK(checked == 4 + 2 * 5);
+  CHECK(checked == 4 + 2 * 7);
 
   auto fit = run_cli("fit " + csv + " --model mnist_cnn --input 1x28x28 --batch 8");
   CHECK(fit.exit_code == 0);

@@ -24,7 +24,9 @@ std::string memory_calibration(const TempDir& dir) {
         << runtime + step << "," << runtime << "\n";
   }
   out << "average,mnist_cnn,10,,0,1,2,1199882,4799528,0,0.0024,0,-1,-1\n"
-         "average,mnist_cnn,10,,0,1,4,1199882,4799528,0,0.0048,0,-1,-1\n";
+         "average,mnist_cnn,10,,0,1,4,1199882,4799528,0,0.0048,0,-1,-1\n"
+         "serialize,mnist_cnn,10,,0,1,1,1199882,4799528,0,1e-12,0,-1,-1\n"
+         "deserialize,mnist_cnn,10,,0,1,1,1199882,4799528,0,1e-12,0,-1,-1\n";
   return path;
 }
 

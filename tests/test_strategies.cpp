@@ -3,6 +3,7 @@
 // and the hand calibration's (tests/data/hand_calibration.csv): a 2-vCPU mnist_cnn step of b samples takes
 // 0.6 (1 + 1e-4 b) s; averaging n gradients of e floats takes 0.0024 n e / (2 * 1,199,882) s.
 #include <doctest/doctest.h>
+#include <fmt/core.h>
 
 #include <optional>
 

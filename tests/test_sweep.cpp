@@ -344,7 +344,9 @@ TEST_CASE("a sweep over function memory marks exactly the sizes below the thresh
          "train_step,mnist_cnn,10,1x28x28,2000,1,0,1199882,4799528,0,1.2,0,629145600,314572800\n"
          "train_step,mnist_cnn,10,1x28x28,2000,2,0,1199882,4799528,0,0.72,0,629145600,314572800\n"
          "average,mnist_cnn,10,,0,1,2,1199882,4799528,0,0.0024,0,-1,-1\n"
-         "average,mnist_cnn,10,,0,1,4,1199882,4799528,0,0.0048,0,-1,-1\n";
+         "average,mnist_cnn,10,,0,1,4,1199882,4799528,0,0.0048,0,-1,-1\n"
+         "serialize,mnist_cnn,10,,0,1,1,1199882,4799528,0,1e-12,0,-1,-1\n"
+         "deserialize,mnist_cnn,10,,0,1,1,1199882,4799528,0,1e-12,0,-1,-1\n";
   std::ofstream(dir.path("sweep.xml")) << R"(<experiment name="m">
   <calibration files="memory.csv"/>
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1000" iterations="1"/>

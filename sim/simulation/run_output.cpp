@@ -128,6 +128,8 @@ const char* to_string(Phase p) {
     case Phase::AllGather: return "all_gather";
     case Phase::Reduce: return "reduce";
     case Phase::Checkpoint: return "checkpoint";
+    case Phase::Serialize: return "serialize";
+    case Phase::Deserialize: return "deserialize";
   }
   return "?";
 }

@@ -29,8 +29,13 @@ enum class Phase {
   AllGather,        // ring all-reduce: passing the summed chunks on
   Reduce,           // an aggregator function: fetching its inputs, summing, storing the result
   Checkpoint,       // a function near its timeout saving its state to storage before re-invoking itself
+  // Inside the phase that moves the tensor (send, receive, collect, a function's upload, a reducer's round): the
+  // CPU of turning a tensor into bytes and back (torch.save / torch.load, pickle) where it crosses a process
+  // boundary. Detail rows: the phase around them already counts their time.
+  Serialize,
+  Deserialize,
 };
-constexpr int kPhaseCount = static_cast<int>(Phase::Checkpoint) + 1;
+constexpr int kPhaseCount = static_cast<int>(Phase::Deserialize) + 1;
 const char* to_string(Phase p);
 
 struct PhaseRecord {

@@ -29,7 +29,15 @@ void starting(Host* from, Host* to) {
 void set_nic_credits(NicCredits* credits) { nic_credits = credits; }
 
 double now() { return s4u::Engine::get_clock(); }
-void sleep_for(double seconds) { s4u::this_actor::sleep_for(seconds); }
+namespace {
+// SimGrid's time precision (sg_surf_precision, 1e-9 s): an action shorter than it still takes about that long,
+// so what is shorter is not simulated at all (a nanosecond of work is nothing a run can show).
+constexpr double kTimePrecisionS = 1e-9;
+}  // namespace
+
+void sleep_for(double seconds) {
+  if (seconds >= kTimePrecisionS) s4u::this_actor::sleep_for(seconds);
+}
 void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) {
@@ -148,6 +156,7 @@ bool try_transfer(Host* from, Host* to, double bytes) {
 }
 
 void compute(Host* host, double reference_seconds) {
+  if (reference_seconds / host->get_speed() * kFlopsPerReferenceSecond < kTimePrecisionS) return;
   s4u::this_actor::exec_init(reference_seconds * kFlopsPerReferenceSecond)->set_host(host)->wait();
 }
 

@@ -28,12 +28,21 @@ void run_aggregator(Context& c, const AggregatorJob& job) {
   auto client = c.function_client(
       container, c.random.stream(Draw::StorageRequest, {job.iteration, job.index}, Random::id_of(job.function)));
   const double run_start = sg::now();
-  // A single-threaded kernel, time-sliced below one vCPU.
-  const double add_s = c.s.average_seconds(job.elements, 2) / std::min(1.0, c.functions.vcpus(job.memory_mb));
+  // Single-threaded kernels, time-sliced below one vCPU: the sum, and each input's unpickling and the output's
+  // pickling (numpy arrays through S3, as GradsSharding's aggregators do).
+  const double share = std::min(1.0, c.functions.vcpus(job.memory_mb));
+  const double add_s = c.s.average_seconds(job.elements, 2) / share;
+  auto cpu = [&](Phase phase, double reference_s) {
+    const double start = sg::now();
+    c.functions.compute(container, reference_s / share);
+    c.trace(-1, job.iteration, phase, start, job.index);
+  };
   for (int i = 0; i < job.inputs; ++i) {
     c.storage.get(client, job.input_bytes);
+    cpu(Phase::Deserialize, c.s.deserialize_s(job.input_bytes));
     if (i > 0) c.functions.compute(container, add_s);  // the running sum
   }
+  cpu(Phase::Serialize, c.s.serialize_s(job.input_bytes));
   c.storage.put(client, job.input_bytes);
   c.trace(-1, job.iteration, Phase::Reduce, run_start, job.index);
   const double run_s = sg::now() - run_start, timeout_s = c.s.profile.functions.max_timeout_s;

@@ -99,7 +99,9 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   inv->upload_start_s = computed_s;
   double u = computed_s;
   if (s.function_encode_s > 0) u += c_.functions.compute_s(s.function_encode_s);
-  u = transfer(*inv, true, s.function_gradient_bytes, u);
+  const double serialized_s = u + c_.functions.compute_s(function_serialize_s(s));
+  c_.trace_ahead(peer, iteration, Phase::Serialize, u, serialized_s, k);
+  u = transfer(*inv, true, s.function_gradient_bytes, serialized_s);
   schedule(u + c_.broker.request_latency_s(), Kind::AtBroker, inv);  // publishes the key to the peer's queue
 }
 

@@ -29,6 +29,8 @@ struct AttemptPlan {
 };
 AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iteration, int k, int attempt,
                          double fetched_after_s);
+/// A gradient function's serialisation of its gradient, in wall seconds on its CPU share.
+double function_serialize_s(const Scenario& s);
 /// The stream of first-byte latencies of a gradient invocation's storage requests (one per attempt).
 Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t instance, int iteration, int k,
                                       int attempt);

@@ -54,6 +54,9 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
 
     const double upload_start = sg::now();
     if (s.function_encode_s > 0) c.functions.compute(container, s.function_encode_s);
+    const double serialize_start = sg::now();
+    c.functions.compute(container, function_serialize_s(s));  // dill.dumps of the gradient
+    c.trace(peer, iteration, Phase::Serialize, serialize_start, k);
     if (database) {
       database->write(container.host, s.function_gradient_bytes);  // RPUSH onto the iteration's list
     } else {
@@ -125,6 +128,7 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   for (int k = 0; k < invocations; ++k) {
     c.broker.request();  // basic_get on the lambda queue: an S3 key
     c.storage.get(c.storage_client(peer), s.function_gradient_bytes);
+    deserialize(c, peer, iteration, s.function_gradient_bytes);  // dill.loads, as the paper's peer does
     if (s.experiment.exchange.compress_functions) peer_cpu(c, peer, s.decode_s);
   }
   c.trace(peer, iteration, Phase::Collect, collect_start);
@@ -135,6 +139,10 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
 }
 
 }  // namespace
+
+double function_serialize_s(const Scenario& s) {
+  return s.serialize_s(s.function_gradient_bytes) / std::min(1.0, s.function_vcpus);  // one thread, time-sliced
+}
 
 Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t instance, int iteration, int k,
                                       int attempt) {
@@ -216,6 +224,18 @@ void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus) {
     sg::set_throttled(host, true);
     sg::compute(host, reference_s * (1 - full_share));
   }
+}
+
+void serialize(Context& c, int peer, int iteration, double bytes) {
+  const double start = sg::now();
+  peer_cpu(c, peer, c.s.serialize_s(bytes));
+  c.trace(peer, iteration, Phase::Serialize, start);
+}
+
+void deserialize(Context& c, int peer, int iteration, double bytes) {
+  const double start = sg::now();
+  peer_cpu(c, peer, c.s.deserialize_s(bytes));
+  c.trace(peer, iteration, Phase::Deserialize, start);
 }
 
 void load_shard(Context& c, int peer, int iteration) {

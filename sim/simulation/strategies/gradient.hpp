@@ -26,6 +26,11 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
 /// busy (1 for single-threaded kernels), which is what burstable credits drain by.
 void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus = 1);
 
+/// The peer turns a tensor of `bytes` into bytes to send (torch.save, pickle), or back: on its CPU, traced as
+/// a serialize / deserialize row inside the phase that moves it.
+void serialize(Context& c, int peer, int iteration, double bytes);
+void deserialize(Context& c, int peer, int iteration, double bytes);
+
 /// GETs the peer's data shard from object storage (phase data_fetch).
 void load_shard(Context& c, int peer, int iteration);
 

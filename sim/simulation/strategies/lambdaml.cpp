@@ -73,39 +73,54 @@ void LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
   const int n = c.peers();
   const double bytes = static_cast<double>(s_.gradient_bytes);
   const double e = static_cast<double>(s_.parameters);
+  // Pickling before each PUT and unpickling after each GET, on the function's CPU (LambdaML's S3 channel).
+  auto pickle = [&](Phase phase, double of_bytes) {
+    const double start = sg::now();
+    c.functions.compute(container, (phase == Phase::Serialize ? s_.serialize_s(of_bytes) : s_.deserialize_s(of_bytes)) /
+                                       add_share);
+    c.trace(w, it, phase, start);
+  };
+  auto put = [&](double of_bytes) {
+    pickle(Phase::Serialize, of_bytes);
+    c.storage.put(host, of_bytes);
+  };
+  auto get = [&](double of_bytes) {
+    c.storage.get(host, of_bytes);
+    pickle(Phase::Deserialize, of_bytes);
+  };
   const double send_start = sg::now();
   if (!scatter_) {
-    c.storage.put(host, bytes);
+    put(bytes);
     c.trace(w, it, Phase::Send, send_start);
     uploaded_[it].add();
     const double receive_start = sg::now();
     if (w == 0) {  // the master merges
       uploaded_[it].wait_for(n);
-      for (int j = 1; j < n; ++j) c.storage.get(host, bytes);
+      for (int j = 1; j < n; ++j) get(bytes);
       c.functions.compute(container, s_.average_seconds(e, n) / add_share);
-      c.storage.put(host, bytes);
+      put(bytes);
       merged_[it].add();
     } else {
       merged_[it].wait_for(1);
-      c.storage.get(host, bytes);
+      get(bytes);
     }
     c.trace(w, it, Phase::Receive, receive_start);
     return;
   }
   const double chunk = bytes / n;
-  for (int j = 0; j < n - 1; ++j) c.storage.put(host, chunk);
+  for (int j = 0; j < n - 1; ++j) put(chunk);
   c.trace(w, it, Phase::Send, send_start);
   uploaded_[it].add();
   const double receive_start = sg::now();
   uploaded_[it].wait_for(n);
   for (int j = 0; j < n - 1; ++j) {  // the others' copies of my chunk, summed into mine as they arrive
-    c.storage.get(host, chunk);
+    get(chunk);
     c.functions.compute(container, s_.average_seconds(e / n, 2) / add_share);
   }
-  if (n > 1) c.storage.put(host, chunk);
+  if (n > 1) put(chunk);
   merged_[it].add();
   merged_[it].wait_for(n);
-  for (int j = 0; j < n - 1; ++j) c.storage.get(host, chunk);
+  for (int j = 0; j < n - 1; ++j) get(chunk);
   c.trace(w, it, Phase::Receive, receive_start);
 }
 

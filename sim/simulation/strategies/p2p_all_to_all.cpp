@@ -101,6 +101,8 @@ void P2pAllToAll::launch(Context& c) {
 void P2pAllToAll::send_gradient(Context& c, int peer, int iteration) {
   const double start = sg::now();
   peer_cpu(c, peer, s_.encode_s);
+  // Into bytes: torch.save to storage (the serverless script), numpy's tobytes inline (the instance one).
+  serialize(c, peer, iteration, s_.exchange_bytes);
   if (inline_) {
     c.broker.receive_inline(c.hosts.peers[peer], s_.exchange_bytes);
   } else {
@@ -121,6 +123,8 @@ void P2pAllToAll::fetch_gradient(Context& c, int peer, int producer, int iterati
     c.broker.deliver_inline(c.hosts.peers[peer], s_.exchange_bytes);
   } else {
     c.storage.get(c.storage_client(peer), s_.exchange_bytes);
+    // torch.load (inline, np.frombuffer copies nothing), in the consumer's iteration
+    deserialize(c, peer, iteration_[peer], s_.exchange_bytes);
   }
   peer_cpu(c, peer, s_.decode_s);
   c.out.deliveries.push_back({peer, producer, iteration});

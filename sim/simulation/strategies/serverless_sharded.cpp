@@ -74,6 +74,7 @@ void ServerlessSharded::peer(Context& c, int peer) {
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
     if (!compute_gradient(c, peer, it, compute_)) break;
     const double send_start = sg::now();
+    serialize(c, peer, it, shard_bytes * shards_);
     c.storage.put(c.storage_client(peer), shard_bytes, shards_);
     c.trace(peer, it, Phase::Send, send_start);
     if (++uploaded_[it] == c.peers())  // the last uploader invokes the reducers
@@ -82,6 +83,7 @@ void ServerlessSharded::peer(Context& c, int peer) {
     const double receive_start = sg::now();
     reduced_[it].wait_for(shards_);
     c.storage.get(c.storage_client(peer), shard_bytes, shards_);
+    deserialize(c, peer, it, shard_bytes * shards_);
     c.trace(peer, it, Phase::Receive, receive_start);
     apply_update(c, peer, it);  // the averaged gradient is in
   }

@@ -109,12 +109,14 @@ void ServerlessTree::peer(Context& c, int peer) {
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
     if (!compute_gradient(c, peer, it, compute_)) break;
     const double send_start = sg::now();
+    serialize(c, peer, it, bytes);
     c.storage.put(c.storage_client(peer), bytes);
     c.trace(peer, it, Phase::Send, send_start);
     input_ready(c, 0, peer / fan_in_, it);
     const double receive_start = sg::now();
     root_done_[it].wait_for(1);
     c.storage.get(c.storage_client(peer), bytes);
+    deserialize(c, peer, it, bytes);
     c.trace(peer, it, Phase::Receive, receive_start);
     apply_update(c, peer, it);  // the root's sum is the averaged gradient
   }
