@@ -57,6 +57,13 @@ FunctionService::NetworkPoint FunctionService::network_at(int memory_mb) const {
   return {memory_mb, network.back().stream_bps, network.back().total_bps};
 }
 
+FunctionService::StorageRates FunctionService::storage_rates(int memory_mb, double storage_stream_bps) const {
+  const auto network = network_at(memory_mb);
+  const double cpu_bps = storage_client_bps_per_vcpu, share = vcpus(memory_mb);
+  return {std::min(network.total_bps, share * cpu_bps),
+          std::min({network.stream_bps, std::min(1.0, share) * cpu_bps, storage_stream_bps})};
+}
+
 int FunctionService::visible_cores_for(int memory_mb) const {
   for (const auto& [up_to_mb, cores] : visible_cores)
     if (memory_mb <= up_to_mb) return cores;

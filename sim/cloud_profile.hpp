@@ -54,6 +54,12 @@ struct FunctionService {
   int visible_cores_for(int memory_mb) const;
   /// The network of a function of `memory_mb`: its rates interpolated between the measured sizes.
   NetworkPoint network_at(int memory_mb) const;
+  /// What a function of `memory_mb` moves to or from storage at most: all its streams together (its network and
+  /// its client's CPU share) and one stream (also at most one vCPU, and the service's `storage_stream_bps`).
+  struct StorageRates {
+    double all_streams_bps = 0, stream_bps = 0;
+  };
+  StorageRates storage_rates(int memory_mb, double storage_stream_bps) const;
 };
 
 struct WorkflowService {

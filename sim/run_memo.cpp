@@ -50,8 +50,16 @@ std::string function_memory_timing(const Scenario& s, const SystemSpec& system) 
     if (!s.invocation_fits(k)) return "";
     sizes.insert(s.invocations[k].begin(), s.invocations[k].end());
   }
-  std::string timing = fmt::format("speed {:a} share {:a} encode {:a} steps", s.function_speed_factor,
-                                   std::min(1.0, s.function_vcpus), s.function_encode_s);
+  // Its storage rates too, which follow the memory size (its CPU share). One stream per object (no
+  // storage_streams: the design's get_object / put_object) moves at the smaller of the two; several streams
+  // can draw on all its network.
+  const auto rates =
+      s.profile.functions.storage_rates(s.experiment.functions.memory_mb, s.profile.storage.stream_bandwidth_bps);
+  const bool one_stream = !system.params.count("storage_streams") || system.params.at("storage_streams") == "1";
+  const std::string storage = one_stream ? fmt::format("{:a}", std::min(rates.all_streams_bps, rates.stream_bps))
+                                         : fmt::format("{:a} {:a}", rates.all_streams_bps, rates.stream_bps);
+  std::string timing = fmt::format("speed {:a} share {:a} encode {:a} storage {} steps", s.function_speed_factor,
+                                   std::min(1.0, s.function_vcpus), s.function_encode_s, storage);
   for (long long b : sizes) timing += fmt::format(" {}:{:a}", b, s.reference_step_s(StepTarget::Function, b));
   return timing;
 }

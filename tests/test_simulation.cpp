@@ -10,6 +10,7 @@
 
 #include "isolate.hpp"
 #include "pricing.hpp"
+#include "results.hpp"
 #include "read_text.hpp"
 #include "sim_fixture.hpp"
 
@@ -51,19 +52,34 @@ TEST_CASE("one instance peer: every phase as computed by hand") {
 }
 
 TEST_CASE("one serverless peer, one function: every phase as computed by hand") {
+  // The paper's prototype as published (model_fetch="none": the function builds a fresh model) and a trainer
+  // (the default): the peer first PUTs its current model, and the function GETs it after its batch.
   TempDir dir;
   auto s = fixture::scenario(write_experiment(dir, R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
               compute_variability="none"/>
     <peers count="1" instance_type="t2.large"/>
-    <functions memory_mb="1769"/>)"));
-  auto r = fixture::simulate(s, "serverless");
-  const double function_start = 2 * kTransition + kTransition;  // StartExecution, ProcessInput, first branch
+    <functions memory_mb="1769"/>
+    <systems>
+      <system name="prototype" strategy="p2p_all_to_all" compute="functions" model_fetch="none"/>
+      <system name="serverless" strategy="p2p_all_to_all" compute="functions"/>
+    </systems>)"));
+  const double model_upload = kFirstByte + kGradient / kT2LargeNic;  // the peer's PUT of the model
+  const double model_fetch = kFirstByte + kGradient / kFunctionNet;  // the function's GET of it
+  for (const bool trainer : {false, true}) {
+  CAPTURE(trainer);
+  auto r = fixture::simulate(s, trainer ? "serverless" : "prototype");
+  const double before = trainer ? model_upload : 0;
+  const double function_start = before + 2 * kTransition + kTransition;  // StartExecution, ProcessInput, branch
   const double init = kImage + kImport;                         // 1769 MB = one vCPU
   const double fetch = kFirstByte + kShard / kFunctionNet;
   const double upload = kFirstByte + kGradient / kFunctionNet + kRequest + kBrokerCpu;
-  const double function_end = function_start + init + fetch + 7.0 + upload;
-  const double seen = 2 * std::ceil((function_end + kTransition) / 2);  // DescribeExecution every 2 s
+  const double model = trainer ? model_fetch : 0;
+  const double function_end = function_start + init + fetch + model + 7.0 + upload;
+  CHECK(phase_total(r, Phase::ModelUpload) == doctest::Approx(before).epsilon(1e-9));
+  CHECK(phase_total(r, Phase::ModelFetch) == doctest::Approx(model).epsilon(1e-9));
+  // DescribeExecution every 2 s from StartExecution, which follows the model's upload
+  const double seen = before + 2 * std::ceil((function_end + kTransition - before) / 2);
   const double collect = kRequest + kFirstByte + kGradient / kT2LargeNic;
   const double send = kFirstByte + kGradient / kT2LargeNic + kRequest + kBrokerCpu;
   CHECK(phase_total(r, Phase::ColdStart) == doctest::Approx(init).epsilon(1e-9));
@@ -72,12 +88,18 @@ TEST_CASE("one serverless peer, one function: every phase as computed by hand") 
   CHECK(phase_total(r, Phase::FunctionUpload) == doctest::Approx(upload).epsilon(1e-9));
   CHECK(phase_total(r, Phase::Collect) == doctest::Approx(collect).epsilon(1e-9));
   CHECK(r.peer_end_s[0] == doctest::Approx(seen + collect + 0.0012 + send + 0.0036).epsilon(1e-9));
+  // The gradient computation: p2psim's from the model's upload, the paper's timer from StartExecution, both to
+  // the local average (0.0012 s after the collect).
+  const auto summary = summarise(s, fixture::system(s, trainer ? "serverless" : "prototype"), r);
+  CHECK(summary.gradient_s == doctest::Approx(seen + collect + 0.0012).epsilon(1e-9));
+  CHECK(summary.paper_gradient_s == doctest::Approx(seen + collect + 0.0012 - before).epsilon(1e-9));
   REQUIRE(r.ledger.function_runs.size() == 1);
   CHECK(r.ledger.function_runs[0].init_s == doctest::Approx(init));
-  CHECK(r.ledger.function_runs[0].run_s == doctest::Approx(fetch + 7.0 + upload).epsilon(1e-9));
-  CHECK(r.ledger.storage_gets == 2);  // the batch, then the function's gradient
-  CHECK(r.ledger.storage_puts == 2);  // the function's gradient, then the peer's
+  CHECK(r.ledger.function_runs[0].run_s == doctest::Approx(fetch + model + 7.0 + upload).epsilon(1e-9));
+  CHECK(r.ledger.storage_gets == 2 + trainer);  // the batch, (the model,) then the function's gradient
+  CHECK(r.ledger.storage_puts == 2 + trainer);  // (the model,) the function's gradient, then the peer's
   CHECK(r.ledger.workflow_transitions == 3 + 1);
+  }
 }
 
 TEST_CASE("serialisation: every tensor that crosses a process boundary is (de)serialised on its mover's CPU, by hand") {
@@ -108,11 +130,17 @@ TEST_CASE("serialisation: every tensor that crosses a process boundary is (de)se
         doctest::Approx(0.5).epsilon(1e-9));
   CHECK(phase_total(r, Phase::Collect) - phase_total(free_run, Phase::Collect) == doctest::Approx(0.25).epsilon(1e-9));
   CHECK(phase_total(r, Phase::Send) - phase_total(free_run, Phase::Send) == doctest::Approx(0.5).epsilon(1e-9));
-  CHECK(phase_total(r, Phase::Serialize) == doctest::Approx(0.5 + 0.5).epsilon(1e-9));  // the function's, the peer's
-  CHECK(phase_total(r, Phase::Deserialize) == doctest::Approx(0.25).epsilon(1e-9));
-  // The function's pickling is billed; the polls see it (their 2 s grid may round the difference away).
-  CHECK(r.ledger.function_runs.at(0).run_s - free_run.ledger.function_runs.at(0).run_s ==
+  // The function's gradient and the peer's (to send, and its model for the functions), each 0.5 s; the
+  // function's gradient at the peer and the model at the function, each 0.25 s.
+  CHECK(phase_total(r, Phase::Serialize) == doctest::Approx(3 * 0.5).epsilon(1e-9));
+  CHECK(phase_total(r, Phase::Deserialize) == doctest::Approx(2 * 0.25).epsilon(1e-9));
+  CHECK(phase_total(r, Phase::ModelUpload) - phase_total(free_run, Phase::ModelUpload) ==
         doctest::Approx(0.5).epsilon(1e-9));
+  CHECK(phase_total(r, Phase::ModelFetch) - phase_total(free_run, Phase::ModelFetch) ==
+        doctest::Approx(0.25).epsilon(1e-9));
+  // The function's pickling and unpickling are billed; the polls see them (their 2 s grid may round it away).
+  CHECK(r.ledger.function_runs.at(0).run_s - free_run.ledger.function_runs.at(0).run_s ==
+        doctest::Approx(0.5 + 0.25).epsilon(1e-9));
 }
 
 TEST_CASE("a container stays warm within the keep-alive and is cold again after it") {

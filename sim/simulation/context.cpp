@@ -3,7 +3,7 @@
 namespace p2psim::simulation {
 
 Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Platform& platform,
-                 const TransferConfig& transfer_config)
+                 const TransferConfig& transfer_config, bool fetch_model)
     : s(scenario),
       system(sys),
       hosts(platform),
@@ -16,7 +16,9 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
       peer_started_s(scenario.experiment.peers, 0),
       pending(hosts.storage_watch),
-      transfers(transfer_config) {
+      transfers(transfer_config),
+      functions_fetch_model(fetch_model),
+      slot_model(platform.function_slots.size(), {-1, -1, -1}) {
   for (int i = 0; i < scenario.experiment.peers; ++i) {
     peer_storage.emplace_back();
     renew_storage_client(i);

@@ -2,6 +2,7 @@
 // the services, the records it emits and its random draws. SimGrid runs one actor at a time, so plain
 // members need no locking; simulated waiting goes through the adapter's Signal, Counter and Semaphore.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -26,7 +27,7 @@ class ComputedInvocations;  // strategies/computed_invocations.hpp
 struct Context {
   /// `transfers`: how the design's participants move objects to and from storage (its strategy says).
   Context(const Scenario& scenario, const SystemSpec& system, const sg::Platform& platform,
-          const TransferConfig& transfers);
+          const TransferConfig& transfers, bool functions_fetch_model);
 
   const Scenario& s;
   const SystemSpec& system;
@@ -41,6 +42,10 @@ struct Context {
   std::vector<double> peer_started_s;  // per peer: when its instance started (a rejoined peer's is new)
   PendingRecords pending;              // records of computed activities, until the clock reaches them
   TransferConfig transfers;            // how the design moves objects to and from storage
+  bool functions_fetch_model;          // gradient functions fetch the current model (Strategy::functions_fetch_model)
+  /// Per function slot: whose model of which iteration its container holds ({peer, instance, iteration}); a
+  /// container that holds the current one need not fetch it again.
+  std::vector<std::array<std::int64_t, 3>> slot_model;
   std::vector<StorageClient> peer_storage;  // per peer: its requests' client (a rejoined peer's is new)
   /// The gradient functions' invocations, when they are computed rather than simulated (made by the first
   /// execution that can: strategies/computed_invocations.hpp).

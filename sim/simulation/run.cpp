@@ -129,7 +129,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageShari
   spec.storage_sharing = storage_sharing;
   spec.function_slots_virtual = invocations_computable(s, needs, spec);
 
-  Context c(s, system, sg::build_platform(spec), strategy->transfers());
+  Context c(s, system, sg::build_platform(spec), strategy->transfers(), strategy->functions_fetch_model());
   c.out.transport = strategy->transport();
   strategy->launch(c);
   const auto end = engine.run(limits::kMaxSimulatedSeconds, progress_reporter(system, c));

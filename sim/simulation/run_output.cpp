@@ -130,6 +130,8 @@ const char* to_string(Phase p) {
     case Phase::Checkpoint: return "checkpoint";
     case Phase::Serialize: return "serialize";
     case Phase::Deserialize: return "deserialize";
+    case Phase::ModelUpload: return "model_upload";
+    case Phase::ModelFetch: return "model_fetch";
   }
   return "?";
 }

@@ -34,8 +34,10 @@ enum class Phase {
   // boundary. Detail rows: the phase around them already counts their time.
   Serialize,
   Deserialize,
+  ModelUpload,  // a peer putting its current model where its functions fetch it, once per iteration
+  ModelFetch,   // a function fetching the current model (and deserialising it) before it computes
 };
-constexpr int kPhaseCount = static_cast<int>(Phase::Deserialize) + 1;
+constexpr int kPhaseCount = static_cast<int>(Phase::ModelFetch) + 1;
 const char* to_string(Phase p);
 
 struct PhaseRecord {

@@ -19,12 +19,8 @@ FunctionService::FunctionService(const p2psim::FunctionService& params, const sg
 
 sg::PrivateRoute function_storage_route(const p2psim::FunctionService& params, double one_way_latency_s,
                                         double storage_stream_bps, int memory_mb) {
-  const auto network = params.network_at(memory_mb);
-  // The client's own CPU: all its streams share the function's CPU share, one stream at most one vCPU.
-  const double cpu_bps = params.storage_client_bps_per_vcpu;
-  const double vcpus = params.vcpus(memory_mb);
-  return {one_way_latency_s, std::min(network.total_bps, vcpus * cpu_bps),
-          std::min({network.stream_bps, std::min(1.0, vcpus) * cpu_bps, storage_stream_bps})};
+  const auto rates = params.storage_rates(memory_mb, storage_stream_bps);
+  return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps};
 }
 
 sg::PrivateRoute FunctionService::route(int memory_mb) const {

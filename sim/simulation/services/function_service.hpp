@@ -59,8 +59,11 @@ class FunctionService {
   /// would (to rounding: 1e-12 relative, tested), slept rather than computed: one actor switch to SimGrid's
   /// kernel and a solver variable fewer per step, for the thousands of steps a sweep's functions take.
   void compute(const Container& c, double reference_s) const;
-  /// How long compute() takes.
-  double compute_s(double reference_s) const { return reference_s / speed_factor_; }
+  /// How long compute() takes (nothing below SimGrid's precision, as sg::sleep_for).
+  double compute_s(double reference_s) const {
+    const double s = reference_s / speed_factor_;
+    return s < sg::kTimePrecisionS ? 0.0 : s;
+  }
 
   double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
   /// A container of `memory_mb`'s route to storage: its NIC (all its streams) and one stream's cap.

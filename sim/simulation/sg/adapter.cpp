@@ -29,12 +29,6 @@ void starting(Host* from, Host* to) {
 void set_nic_credits(NicCredits* credits) { nic_credits = credits; }
 
 double now() { return s4u::Engine::get_clock(); }
-namespace {
-// SimGrid's time precision (sg_surf_precision, 1e-9 s): an action shorter than it still takes about that long,
-// so what is shorter is not simulated at all (a nanosecond of work is nothing a run can show).
-constexpr double kTimePrecisionS = 1e-9;
-}  // namespace
-
 void sleep_for(double seconds) {
   if (seconds >= kTimePrecisionS) s4u::this_actor::sleep_for(seconds);
 }

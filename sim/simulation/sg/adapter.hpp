@@ -22,7 +22,12 @@ using Link = simgrid::s4u::Link;
 /// reference second in 1/f seconds (platform.cpp gives every host its speed).
 constexpr double kFlopsPerReferenceSecond = 1e9;
 
+/// SimGrid's time precision (sg_surf_precision, 1e-9 s): an action shorter than it still takes about that long,
+/// so sleeps and work shorter than it are not simulated at all (a nanosecond is nothing a run can show).
+constexpr double kTimePrecisionS = 1e-9;
+
 double now();
+/// Sleeps `seconds`; none at all below kTimePrecisionS.
 void sleep_for(double seconds);
 void sleep_until(double date_s);
 /// Moves `bytes` from one host to another over the platform's route, sharing links with every other flow.

@@ -83,8 +83,15 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   inv->client = c_.function_client(container, gradient_request_draws(c_, peer, inv->instance, iteration, k, inv->attempt));
   long long samples = 0;
   for (long long b : s.invocations[k]) samples += b;
-  const double fetched_s = transfer(*inv, false, static_cast<double>(samples * s.sample_bytes), t);
+  double fetched_s = transfer(*inv, false, static_cast<double>(samples * s.sample_bytes), t);
   c_.trace_ahead(peer, iteration, Phase::DataFetch, t, fetched_s, k);
+  if (must_fetch_model(c_, container, peer, inv->instance, iteration)) {
+    const double got_s = transfer(*inv, false, static_cast<double>(s.gradient_bytes), fetched_s);
+    const double deserialized_s = got_s + c_.functions.compute_s(function_deserialize_model_s(s));
+    c_.trace_ahead(peer, iteration, Phase::Deserialize, got_s, deserialized_s, k);
+    c_.trace_ahead(peer, iteration, Phase::ModelFetch, fetched_s, deserialized_s, k);
+    fetched_s = deserialized_s;
+  }
 
   const auto plan = plan_attempt(c_, peer, inv->instance, iteration, k, inv->attempt, fetched_s - t);
   const double computed_s = fetched_s + c_.functions.compute_s(plan.run_for_s * s.function_speed_factor);

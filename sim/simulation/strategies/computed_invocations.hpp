@@ -31,6 +31,12 @@ AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iterat
                          double fetched_after_s);
 /// A gradient function's serialisation of its gradient, in wall seconds on its CPU share.
 double function_serialize_s(const Scenario& s);
+/// Its deserialisation of the model it fetched, likewise.
+double function_deserialize_model_s(const Scenario& s);
+/// Whether `container` must fetch peer `peer`'s current model (of its `instance` and `iteration`) before it
+/// computes: the system's functions fetch one and the container does not hold this one yet. Marks it held.
+bool must_fetch_model(Context& c, const FunctionService::Container& container, int peer, std::int64_t instance,
+                      int iteration);
 /// The stream of first-byte latencies of a gradient invocation's storage requests (one per attempt).
 Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t instance, int iteration, int k,
                                       int attempt);

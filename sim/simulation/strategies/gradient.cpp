@@ -41,6 +41,14 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
     c.storage.get(client, static_cast<double>(samples * s.sample_bytes));
     if (database) database->read(container.host, static_cast<double>(s.gradient_bytes));  // the parameters
     c.trace(peer, iteration, Phase::DataFetch, run_start, k);
+    if (!database && must_fetch_model(c, container, peer, instance, iteration)) {
+      const double model_start = sg::now();
+      c.storage.get(client, static_cast<double>(s.gradient_bytes));
+      const double deserialize_start = sg::now();
+      c.functions.compute(container, function_deserialize_model_s(s));
+      c.trace(peer, iteration, Phase::Deserialize, deserialize_start, k);
+      c.trace(peer, iteration, Phase::ModelFetch, model_start, k);
+    }
 
     const double compute_start = sg::now();
     const auto plan = plan_attempt(c, peer, instance, iteration, k, attempt, compute_start - run_start);
@@ -95,6 +103,12 @@ void compute_on_peer(Context& c, int peer, int iteration) {
 bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database) {
   const auto& s = c.s;
   const int invocations = static_cast<int>(s.invocations.size());
+  if (c.functions_fetch_model && !database) {  // the current model, where the functions fetch it
+    const double upload_start = sg::now();
+    serialize(c, peer, iteration, static_cast<double>(s.gradient_bytes));
+    c.storage.put(c.storage_client(peer), static_cast<double>(s.gradient_bytes));
+    c.trace(peer, iteration, Phase::ModelUpload, upload_start);
+  }
   const double start = sg::now();
   // Shared with the function tasks: they run on even if the peer crashes meanwhile.
   auto exec = std::make_shared<Execution>(c.workflow.start(invocations));
@@ -139,6 +153,20 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
 }
 
 }  // namespace
+
+bool must_fetch_model(Context& c, const FunctionService::Container& container, int peer, std::int64_t instance,
+                      int iteration) {
+  if (!c.functions_fetch_model) return false;
+  auto& held = c.slot_model.at(static_cast<size_t>(container.slot));
+  const std::array<std::int64_t, 3> current{peer, instance, iteration};
+  if (!container.cold && held == current) return false;  // a warm container of this very execution has it
+  held = current;
+  return true;
+}
+
+double function_deserialize_model_s(const Scenario& s) {
+  return s.deserialize_s(static_cast<double>(s.gradient_bytes)) / std::min(1.0, s.function_vcpus);
+}
 
 double function_serialize_s(const Scenario& s) {
   return s.serialize_s(s.function_gradient_bytes) / std::min(1.0, s.function_vcpus);  // one thread, time-sliced

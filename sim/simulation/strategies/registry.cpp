@@ -52,11 +52,14 @@ std::optional<TransferConfig> read_transfers(const SystemSpec& system) {
 
 std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario& s) {
   SystemSpec own = system;  // the design's own parameters
-  for (const char* shared : {"storage_streams", "storage_part_mb", "storage_threshold_mb"}) own.params.erase(shared);
+  for (const char* shared : {"storage_streams", "storage_part_mb", "storage_threshold_mb", "model_fetch"})
+    own.params.erase(shared);
   for (const auto& [name, factory] : kStrategies)
     if (name == system.strategy) {
       auto strategy = factory(own, s);
       strategy->transfers_ = read_transfers(system).value_or(strategy->default_transfers());
+      StrategyParams shared(system);
+      strategy->functions_fetch_model_ = shared.choice("model_fetch", {"storage", "none"}, "storage") == "storage";
       return strategy;
     }
   std::string known;

@@ -48,10 +48,15 @@ class Strategy {
   virtual TransferConfig default_transfers() const { return {}; }
   /// What this system uses: its design's, or what its <system> says.
   const TransferConfig& transfers() const { return transfers_; }
+  /// Whether its functions fetch the current model before computing (model_fetch="storage", the default: a
+  /// trainer), or build one of their own and compute on it (model_fetch="none": the paper's published prototype,
+  /// which timed kernels and could not train).
+  bool functions_fetch_model() const { return functions_fetch_model_; }
 
  private:
   friend std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario& s);
   TransferConfig transfers_;
+  bool functions_fetch_model_ = true;
 };
 
 using StrategyFactory = std::unique_ptr<Strategy> (*)(const SystemSpec& system, const Scenario& s);
