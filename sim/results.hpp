@@ -48,6 +48,8 @@ struct SystemResult {
   std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
   std::optional<AccuracyResult> accuracy;        // when the experiment declares <accuracy>
   bool feasible() const { return run.failure.empty(); }
+  /// What an iteration spends outside its four parts (gradient, communication, aggregate and update, barrier).
+  double other_s() const { return std::max(0.0, iteration_s - gradient_s - communication_s - aggregate_update_s - barrier_s); }
   double staleness_mean() const {
     double sum = 0;
     for (int st : run.staleness) sum += st;
@@ -70,6 +72,7 @@ struct Comparison {
   double gradient_improvement_percent = 0;  // 100 (1 - system / baseline)
   double paper_gradient_improvement_percent = 0;  // the same with the paper's timer
   double cost_ratio = 0;                    // system / baseline
+  double total_speedup = 0;                 // baseline's total time / the system's
 };
 
 struct Result {

@@ -135,7 +135,32 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("gradient-computation time improvement") != std::string::npos);
     CHECK(r.output.find("cost ratio (serverless / instance)") != std::string::npos);
+    CHECK(r.output.find("total time (serverless vs instance): ") != std::string::npos);
+    CHECK(r.output.find("total time vs baseline (x faster)") != std::string::npos);
     auto j = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+    // An iteration's parts add up to it: the four named ones and the rest (waits, polls).
+    for (const char* arch : {"instance", "serverless"}) {
+      const auto& a = j["systems"][arch];
+      const double parts = a["gradient_s_per_iteration"].get<double>() + a["communication_s_per_iteration"].get<double>() +
+                           a["aggregate_update_s_per_iteration"].get<double>() + a["barrier_s_per_iteration"].get<double>();
+      CHECK(parts <= a["iteration_s"].get<double>() * (1 + 1e-12));
+    }
+    CHECK(j["systems"]["serverless"]["vs_baseline"]["total_time_speedup"].get<double>() ==
+          doctest::Approx(j["systems"]["instance"]["total_s"].get<double>() / j["systems"]["serverless"]["total_s"].get<double>()));
+    // "Never" is an empty CSV field, not -1 (these t2.large peers keep their CPU credits).
+    const std::string csv = read_file(dir.path("out/result.csv"));
+    const auto header_end = csv.find('\n');
+    std::vector<std::string> header, row;
+    for (std::string h, text = csv.substr(0, header_end); !text.empty();) {
+      const auto comma = text.find(',');
+      header.push_back(text.substr(0, comma));
+      text = comma == std::string::npos ? "" : text.substr(comma + 1);
+    }
+    const size_t at = std::find(header.begin(), header.end(), "credits_exhausted_at_s") - header.begin();
+    REQUIRE(at < header.size());
+    std::string line = csv.substr(header_end + 1, csv.find('\n', header_end + 1) - header_end - 1);
+    for (size_t k = 0; k < at; ++k) line = line.substr(line.find(',') + 1);
+    CHECK(line.substr(0, line.find(',')).empty());
     for (const char* arch : {"instance", "serverless"}) {
       const auto& a = j["systems"][arch];
       CHECK(a["gradient_s_per_iteration"].get<double>() > 0);

@@ -654,6 +654,13 @@ TEST_CASE("sweep: values may repeat across a <together> group's axes, not as who
   CHECK(repeated.exit_code == 2);
   CHECK(repeated.output.find("repeat a combination of values") != std::string::npos);
   auto grid = run_cli("sweep " P2PSIM_SOURCE_DIR "/experiments/paper_grid.xml --list --out " + dir.path("g"));
+  // --list needs no result folder; without --list one is required, said in one line.
+  auto listed = run_cli("sweep " P2PSIM_SOURCE_DIR "/experiments/paper_grid.xml --list");
+  CHECK(listed.exit_code == 0);
+  CHECK(listed.output == grid.output);
+  auto no_out = run_cli("sweep " P2PSIM_SOURCE_DIR "/experiments/paper_grid.xml");
+  CHECK(no_out.exit_code == 2);
+  CHECK(no_out.output.find("--out: required") != std::string::npos);
   CHECK(grid.exit_code == 0);
   CHECK(std::count(grid.output.begin(), grid.output.end(), '\n') == 450);
 }

@@ -225,7 +225,7 @@ int cmd_sweep(int argc, char** argv) {
   po::options_description desc("Options");
   desc.add_options()("help,h", "show this help")("experiment", po::value<std::string>()->required(),
                                                   "experiment file with a <sweep>")(
-      "out,o", po::value<std::string>()->required(), "result folder (created; rerun to resume)")(
+      "out,o", po::value<std::string>(), "result folder (created; rerun to resume); not needed with --list")(
       "jobs,j", po::value<std::string>()->default_value(std::to_string(std::thread::hardware_concurrency())),
       "scenarios run at once")("timeout", po::value<std::string>()->default_value("0"),
                                "seconds before a scenario is killed and recorded as failed (0: none)")(
@@ -270,6 +270,7 @@ int cmd_sweep(int argc, char** argv) {
     auto [i, n] = parse_shard(vm["shard"].as<std::string>());
     scenarios = shard(scenarios, i, n);
   }
+  if (!vm.count("list") && !vm.count("out")) throw UsageError("--out: required (the result folder), except with --list");
   if (vm.count("list")) {
     for (const auto& s : scenarios) std::printf("%s\n", scenario_json(s).dump().c_str());
     return kExitOk;
