@@ -28,6 +28,7 @@ sg::PlatformSpec small_platform() {
   spec.servers = {{"db", 2.0, 5e7}};
   spec.function_slots = 2;
   spec.function_nic_bps = 1e8;
+  spec.function_stream_bps = 1e9;  // a stream as fast as the NIC allows
   return spec;
 }
 }  // namespace

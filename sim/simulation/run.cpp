@@ -66,7 +66,7 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   spec.storage_stream_bps = p.storage.stream_bandwidth_bps;
   spec.single_flow_bps = p.single_flow_bps;
   spec.cross_traffic = p.network_model.cross_traffic.value_or(true);  // SimGrid's default: on
-  spec.peer_storage_streams = transfers.max_streams;
+  spec.peer_storage_streams = spec.function_storage_streams = transfers.max_streams;
   spec.broker_nic_bps = p.broker.nic_bandwidth_bps;
   for (const auto& w : s.experiment.broker_outages) spec.broker_outages.emplace_back(w.from_s, w.to_s);
   for (int i = 0; i < s.experiment.peers; ++i) {

@@ -77,8 +77,12 @@ s4u::SplitDuplexLink* flow_cap(s4u::NetZone* zone, const std::string& name, doub
 
 }  // namespace
 
+double function_storage_bps(const PlatformSpec& p) {
+  return std::min(p.function_nic_bps, p.function_storage_streams * p.function_stream_bps);
+}
+
 bool storage_link_may_bind(const PlatformSpec& p) {
-  double rest_bps = p.function_slots * p.function_nic_bps;
+  double rest_bps = p.function_slots * function_storage_bps(p);
   for (const auto& m : p.servers) rest_bps += m.nic_bps;
   // Each way, everyone's transfers that way and the cross-traffic of everyone's the other way.
   return (1 + cross_traffic_share(p.cross_traffic)) * (peers_storage_bps(p) + rest_bps) > p.storage_aggregate_bps;
@@ -108,7 +112,7 @@ StorageLayout storage_layout(const PlatformSpec& p) {
   // link fewer per slot: up to ~940 in the grid's heaviest scenarios, 5.5 % of their CPU (bench/README.md, "A
   // sixth pass").
   l.slots_private = (l.never_binds || l.watch) && !p.functions_reach_peers && p.servers.empty() &&
-                    p.function_nic_bps <= (l.watch ? l.s3_bps : p.storage_aggregate_bps);
+                    function_storage_bps(p) <= (l.watch ? l.s3_bps : p.storage_aggregate_bps);
   return l;
 }
 
@@ -220,7 +224,7 @@ Platform build_platform(const PlatformSpec& p) {
   h.function_slots_virtual = p.function_slots_virtual;
   if (p.function_slots_virtual) {
     h.function_slots.assign(p.function_slots, nullptr);
-    if (watch) h.storage_watch.watch_slots(p.function_slots, p.function_nic_bps, s3_bps);
+    if (watch) h.storage_watch.watch_slots(p.function_slots, function_storage_bps(p), s3_bps);
   }
   std::vector<s4u::SplitDuplexLink*> function_nics;
   for (int k = 0; k < (p.function_slots_virtual ? 0 : p.function_slots); ++k) {
@@ -228,7 +232,7 @@ Platform build_platform(const PlatformSpec& p) {
     auto* slot = host(zone, name, p.function_speed_factor);
     auto* link = nic(zone, name + "_nic", p.function_nic_bps, half_latency_s);
     auto* stream = flow_cap(zone, name + "_s3_stream", p.function_stream_bps, half_latency_s);
-    to_storage(slot, link, stream, p.function_nic_bps, name, layout.slots_private);
+    to_storage(slot, link, stream, function_storage_bps(p), name, layout.slots_private);
     if (p.functions_reach_peers)
       for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, slot, h.peers[j], {{link, End::A}, {peer_nics[j], End::B}});
     h.function_slots.push_back(slot);

@@ -53,11 +53,17 @@ struct PlatformSpec {
   /// A container's network, the fastest any of the design's functions may have: its NIC (all its streams)
   /// and one stream. Each container sets its slot's own when it starts (set_function_slot_network).
   double function_nic_bps = 0, function_stream_bps = 0;
+  /// Storage streams a container keeps open at once, at most (its design's transfers): with the two rates above,
+  /// what a container can draw from storage (function_storage_bps).
+  int function_storage_streams = 1;
   StorageSharing storage_sharing = StorageSharing::Exact;
   /// The function slots get no hosts: every function transfer is computed as a lone flow on a slot's route
   /// (strategies/computed_invocations.hpp). Only where function_routes_private(spec) holds.
   bool function_slots_virtual = false;
 };
+
+/// What one function container can draw from storage at most: its NIC, or its streams at their cap.
+double function_storage_bps(const PlatformSpec& spec);
 
 /// Whether the function slots and servers, with the peers, could fill the storage service's link: only then
 /// is the link in anybody's route, and only then does StorageSharing matter.
