@@ -21,7 +21,7 @@ MAX_ROWS = 48
 # Phases in the order a reader meets them, each with a fixed colour (tab20), so that charts compare.
 PHASE_ORDER = ["data_fetch", "cold_start", "orchestration", "compute", "function_upload", "polling_wait", "collect",
                "local_average", "send", "receive", "reduce_scatter", "all_gather", "reduce", "aggregate_update",
-               "barrier", "checkpoint", "out_of_memory", "function_failure", "down", "serialize", "deserialize"]
+               "barrier", "checkpoint", "out_of_memory", "function_failure", "down", "serialize", "deserialize", "model_upload", "model_fetch"]
 # The roles of a trace's rows by design (docs/designs.md): what its peers are, and what its shared rows
 # (peer -1) are. Names of systems in experiments/*.xml that differ from their strategy's are listed too.
 PEER_ROLE = {"lambdaml": "worker"}
