@@ -286,6 +286,31 @@ TEST_CASE("spirt, 1 peer: functions through the peer's database, averaging insid
   CHECK(r.ledger.broker_uptime_s > 0);      // the barrier's queue
 }
 
+TEST_CASE("spirt, 1 peer, aggregation on the peer: what the database spared moves and is (de)serialised, by hand") {
+  // The test above with aggregation="peer": the functions' one gradient is read out of the database (its request's
+  // 1e-5 s of the database's CPU, then the bytes over both 62.5 MB/s NICs), deserialised (1e-12 s: nothing), averaged
+  // on the peer and written back; the update reads the peer's average and the model, applies it on the peer and
+  // writes the model back.
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" aggregation="peer"/>)") +
+               R"(<functions memory_mb="1769"/>)"));
+  auto r = fixture::simulate(s, "spirt");
+  const double seen = 2 * std::ceil((spirt_function_end(60000, 1e-5) + 0.15) / 2);  // as in the database's case
+  const double move = 1e-5 + kGradient / kT2LargeNic;  // a read or a write of one gradient
+  const double collect = move;
+  const double average = average_s(kElements, 1) + move;  // on the peer, then written back
+  const double barrier = 0.001 + 0.001 + 5;
+  const double update = 2 * move + average_s(kElements, 1) + average_s(kElements, 2) + move;
+  CHECK(fixture::phase_of(r, 0, Phase::Collect) == doctest::Approx(collect).epsilon(1e-9));
+  CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
+  CHECK(fixture::phase_of(r, 0, Phase::AggregateUpdate) == doctest::Approx(update).epsilon(1e-9));
+  CHECK(r.peer_end_s[0] == doctest::Approx(seen + collect + average + barrier + update).epsilon(1e-9));
+  int deserialised = 0;
+  for (const auto& p : r.trace) deserialised += p.phase == Phase::Deserialize && p.invocation < 0;
+  CHECK(deserialised == 1 + 2);  // the function's gradient, then the average and the model
+}
+
 TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases at once, by hand") {
   TempDir dir;
   auto s = fixture::scenario(

@@ -100,7 +100,7 @@ void compute_on_peer(Context& c, int peer, int iteration) {
   c.trace(peer, iteration, Phase::Compute, start);
 }
 
-bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database) {
+bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database, bool average_in_database) {
   const auto& s = c.s;
   const int invocations = static_cast<int>(s.invocations.size());
   if (c.functions_fetch_model && !database) {  // the current model, where the functions fetch it
@@ -132,10 +132,24 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
     return false;
   }
   const double average_elements = static_cast<double>(s.parameters);
-  if (database) {  // averaged inside the database (a Lua script over the list), nothing moves
+  if (database && average_in_database) {  // averaged inside the database (a Lua script over the list), nothing moves
     const double start_average = sg::now();
     database->run_kernel(s.average_seconds(average_elements, invocations));
     c.trace(peer, iteration, Phase::LocalAverage, start_average);
+    return true;
+  }
+  if (database) {  // the peer reads every gradient out, averages them, and writes the average back
+    const double collect_start = sg::now();
+    for (int k = 0; k < invocations; ++k) {
+      database->read(c.hosts.peers[peer], s.function_gradient_bytes);
+      deserialize(c, peer, iteration, s.function_gradient_bytes);
+    }
+    c.trace(peer, iteration, Phase::Collect, collect_start);
+    const double average_start = sg::now();
+    peer_cpu(c, peer, s.average_seconds(average_elements, invocations));
+    serialize(c, peer, iteration, static_cast<double>(s.gradient_bytes));
+    database->write(c.hosts.peers[peer], static_cast<double>(s.gradient_bytes));
+    c.trace(peer, iteration, Phase::LocalAverage, average_start);
     return true;
   }
   const double collect_start = sg::now();
@@ -303,12 +317,13 @@ void apply_update(Context& c, int peer, int iteration) {
   c.complete_iteration(peer, iteration);
 }
 
-bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database) {
+bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database,
+                      bool average_in_database) {
   if (how == GradientCompute::Peer) {
     compute_on_peer(c, peer, iteration);
     return true;
   }
-  return compute_on_functions(c, peer, iteration, database);
+  return compute_on_functions(c, peer, iteration, database, average_in_database);
 }
 
 }  // namespace p2psim::simulation

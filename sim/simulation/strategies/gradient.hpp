@@ -47,6 +47,9 @@ void apply_update(Context& c, int peer, int iteration);
 /// functions pull the parameters from it and write their gradients into it, and the peer averages them there;
 /// otherwise (the paper) they PUT their gradients to object storage, publish the keys, and the peer GETs and
 /// averages them.
-bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database = nullptr);
+/// `average_in_database` (SPIRT's aggregation="database"): the database averages the functions' gradients in
+/// place; otherwise the peer reads them out, deserialises them, averages them and writes the average back.
+bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database = nullptr,
+                      bool average_in_database = true);
 
 }  // namespace p2psim::simulation

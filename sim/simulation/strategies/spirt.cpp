@@ -40,6 +40,7 @@ class Spirt : public Strategy {
   const Scenario& s_;
   bool on_peers_ = true;
   std::string database_type_;
+  bool in_database_ = true;  // aggregation="database": averages and the model update run inside the database
   double settle_s_ = 5;
   std::vector<std::unique_ptr<KvStore>> databases_;  // per peer
   std::vector<int> arrivals_;                        // per iteration: peers that posted to the barrier queue
@@ -55,6 +56,7 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
     throw params.error("database_type", "a database on the peer runs on the peer's own instance: set database=\"instance\"");
   // SPIRT's barrier sleeps 5 s once the count is complete (its code, SPIRT/).
   settle_s_ = params.number("settle_s", 0, 3600, 5);
+  in_database_ = params.choice("aggregation", {"database", "peer"}, "database") == "database";
   read_gradient_compute(params, s, "functions");  // checks the function timeout
   if (params.has("compute") && system.params.at("compute") != "functions")
     throw params.error("compute", "SPIRT's gradients are computed by functions: set compute=\"functions\"");
@@ -92,7 +94,7 @@ void Spirt::peer(Context& c, int peer) {
   const double bytes = static_cast<double>(s_.gradient_bytes);
   KvStore& mine = *databases_[peer];
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
-    if (!compute_gradient(c, peer, it, GradientCompute::Functions, &mine)) break;
+    if (!compute_gradient(c, peer, it, GradientCompute::Functions, &mine, in_database_)) break;
     if (!barrier(c, peer, it)) break;
     // Every other peer's averaged gradient, copied from its database into ours, all at once.
     const double receive_start = sg::now();
@@ -105,7 +107,17 @@ void Spirt::peer(Context& c, int peer) {
     sg::transfer_all(copies);
     c.trace(peer, it, Phase::Receive, receive_start);
     const double update_start = sg::now();
-    mine.run_kernel(s_.average_seconds(e, n) + s_.average_seconds(e, 2));  // average, AI.ModelUpdate
+    if (in_database_) {
+      mine.run_kernel(s_.average_seconds(e, n) + s_.average_seconds(e, 2));  // average, AI.ModelUpdate
+    } else {  // the averages and the model out to the peer, deserialised, averaged and applied there, and back
+      for (int j = 0; j <= n; ++j) {  // the n peers' averages and the model
+        mine.read(c.hosts.peers[peer], bytes);
+        deserialize(c, peer, it, bytes);
+      }
+      peer_cpu(c, peer, s_.average_seconds(e, n) + s_.average_seconds(e, 2));
+      serialize(c, peer, it, bytes);
+      mine.write(c.hosts.peers[peer], bytes);  // the updated model, for the functions of the next iteration
+    }
     c.trace(peer, it, Phase::AggregateUpdate, update_start);
     c.complete_iteration(peer, it);
   }
