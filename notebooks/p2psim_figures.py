@@ -14,8 +14,8 @@ import pandas as pd
 
 import p2psim_labels as labels
 import p2psim_style as style
-from p2psim_tables import (COST, PHASES, SERVICES, TIME, comparison, config_axes, facets, feasible, heatmap_axes,
-                           infeasible, pareto_mask, representative_rows)
+from p2psim_tables import (COST, PAPER_IMPROVEMENT, PHASES, SERVICES, TIME, comparison, config_axes, facets, feasible,
+                           heatmap_axes, infeasible, pareto_mask, representative_rows)
 
 # Panels side by side at each size (the one-column width holds two readable plots at most).
 MAX_COLS = {"screen": 3, "one-column": 2, "two-column": 3}
@@ -207,6 +207,8 @@ def fig_cost_by_service(df, scenarios=None, facet=None, size="screen"):
 METRICS = {
     "improvement": ("improvement_percent", "improvement in gradient-computation time (%)", "RdBu", 0.0),
     "cost_ratio": ("cost_ratio", "cost ratio", "RdBu_r", 1.0),
+    "paper_improvement": ("paper_improvement_percent",
+                          "improvement in gradient-computation time as the paper timed it (%)", "RdBu", 0.0),
 }
 # A colour scale never narrower than this factor either side of the baseline: near-equal values stay pale.
 MIN_FACTOR = 1.25
@@ -374,7 +376,7 @@ def all_figures(df, facet=None, scenarios=None, size="screen", heatmap=None):
     drawers += [(axis_figure_name(axis), lambda axis=axis: fig_against_axis(df, axis, facet, size))
                 for axis in numeric_axes(df)]
     drawers += [(f"heatmap_{metric}", lambda metric=metric: fig_heatmap(df, metric, heatmap, facet, size))
-                for metric in METRICS]
+                for metric in METRICS if metric != "paper_improvement" or PAPER_IMPROVEMENT in df.columns]
     for name, draw in drawers:
         fig = draw()
         if fig is not None:  # e.g. no feasible run to break down, no baseline to compare with
