@@ -496,6 +496,15 @@ TEST_CASE("bad <systems> are named by file, line and field") {
         std::string::npos);
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="gpu"/>)").find(
             "@compute': expected one of peer, functions, got 'gpu'") != std::string::npos);
+  // What every design takes: how it moves objects, whether its functions fetch the model; SPIRT's aggregation.
+  CHECK(error(R"(<system name="x" strategy="ring_allreduce" storage_streams="0"/>)").find(
+            "field 'systems/system[@name='x']/@storage_streams': expected 1..64, got 0") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="ring_allreduce" storage_part_mb="1"/>)").find(
+            "@storage_part_mb': expected a value in [5") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" model_fetch="payload"/>)").find(
+            "@model_fetch': expected one of storage, none, got 'payload'") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="spirt" aggregation="gpu"/>)").find(
+            "@aggregation': expected one of database, peer, got 'gpu'") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce"/><system name="x" strategy="ring_allreduce"/>)").find(
             "field 'system/@name': system 'x' is declared twice") != std::string::npos);
   CHECK(error(R"(<system name="a,b" strategy="ring_allreduce"/>)").find("expected 1-64 letters") != std::string::npos);
