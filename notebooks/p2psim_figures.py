@@ -310,6 +310,8 @@ def _heatmap_grids(df, metric, x, y, facet):
     grids = []
     for panel, rows in facets(df, facet):
         comp = comparison(rows, [x, y])
+        if len(comp) and column not in comp.columns:
+            return []  # a table from before this metric existed: no heatmap of it, rather than a KeyError
         failed = infeasible(rows)
         compared = set(comp["system"]) | (set(failed["system"]) - {_baseline(df)} if len(comp) else set())
         for system in style.system_order(compared):

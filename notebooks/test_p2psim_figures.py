@@ -163,6 +163,13 @@ class Panels(unittest.TestCase):
         self.assertEqual(sum(1 for patch in serverless.patches if patch.get_hatch()), 3)  # 1024 MB x 3 peer counts
         plt.close(fig)
 
+    def test_a_table_without_the_papers_metric_has_no_heatmap_of_it(self):
+        old = GRID.drop(columns=[c for c in GRID.columns if c.startswith("paper_")])
+        self.assertIsNone(p.fig_heatmap(old, "paper_improvement", size="two-column"))
+        fig = p.fig_heatmap(old, "cost_ratio", size="two-column")  # the other metrics still draw
+        self.assertIsNotNone(fig)
+        plt.close(fig)
+
     def test_cost_by_service_adds_up_to_the_bill(self):
         fig = p.fig_cost_by_service(GRID, size="two-column")
         ax = fig.axes[0]
