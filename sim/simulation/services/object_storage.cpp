@@ -5,6 +5,15 @@
 
 namespace p2psim::simulation {
 
+namespace {
+// When the first of a request's flows starts, after the request is made.
+double earliest_start_s(const std::vector<sg::Stream>& flows) {
+  return std::min_element(flows.begin(), flows.end(), [](const sg::Stream& a, const sg::Stream& b) {
+           return a.start_after_s < b.start_after_s;
+         })->start_after_s;
+}
+}  // namespace
+
 std::vector<sg::Stream> StoragePlan::flows(double latency_paid_s) const {
   std::vector<sg::Stream> out;
   out.reserve(streams.size());
@@ -57,9 +66,7 @@ void ObjectStorage::move(StorageClient& client, bool upload, double bytes_each, 
   sg::Host* to = upload ? host_ : client.host;
   auto flows = p.flows(sg::route_latency_paid_s(from, to));
   // In flight, for the storage link's watch, from its first flow on.
-  const double first_s = std::min_element(flows.begin(), flows.end(), [](const sg::Stream& a, const sg::Stream& b) {
-                           return a.start_after_s < b.start_after_s;
-                         })->start_after_s;
+  const double first_s = earliest_start_s(flows);
   sg::sleep_for(first_s);
   for (auto& f : flows) f.start_after_s -= first_s;
   {
@@ -75,9 +82,7 @@ void ObjectStorage::put(StorageClient& client, double bytes_each, int count) { m
 ObjectStorage::Computed ObjectStorage::compute(const StorageClient& client, const StoragePlan& plan, double start_s) const {
   const auto flows = plan.flows(sg::latency_paid_s(client.route.latency_s));
   Computed c;
-  c.first_flow_s = start_s + std::min_element(flows.begin(), flows.end(), [](const sg::Stream& a, const sg::Stream& b) {
-                               return a.start_after_s < b.start_after_s;
-                             })->start_after_s;
+  c.first_flow_s = start_s + earliest_start_s(flows);
   const auto ends = sg::private_flows_end_s(client.route, flows, start_s);
   c.end_s = *std::max_element(ends.begin(), ends.end());
   return c;
