@@ -224,10 +224,14 @@ void print_table(const Result& r, std::FILE* out) {
   time_row("other (waits, polls) / iter (s)", [](auto& a) { return a.other_s(); }, "{:>14.3f}");
   time_row("iteration (s)", [](auto& a) { return a.iteration_s; }, "{:>14.3f}");
   time_row("total (s)", [](auto& a) { return a.total_s; }, "{:>14.3f}");
-  row("total time vs baseline (x faster)", [&r](const SystemResult& a) {
-    const auto c = r.comparison(a);
-    return c ? fmt::format("{:.2f}", c->total_speedup) : std::string(&a == r.baseline() ? "baseline" : "n/a");
-  }, "{:>14}");
+  // A ratio against the baseline, or what stands in for one.
+  auto vs_baseline = [&r](double Comparison::*ratio) {
+    return [&r, ratio](const SystemResult& a) {
+      const auto c = r.comparison(a);
+      return c ? fmt::format("{:.2f}", (*c).*ratio) : std::string(&a == r.baseline() ? "baseline" : "n/a");
+    };
+  };
+  row("total time vs baseline (x faster)", vs_baseline(&Comparison::total_speedup), "{:>14}");
   if (s.experiment.asynchronous) {
     row("staleness mean (iterations)", [](auto& a) { return a.staleness_mean(); }, "{:>14.3f}");
     row("staleness max (iterations)", [](auto& a) { return a.staleness_max(); }, "{:>14d}");
@@ -245,10 +249,7 @@ void print_table(const Result& r, std::FILE* out) {
   row("cost: workflow (USD)", [](auto& a) { return a.cost.workflow_usd; }, "{:>14.6f}");
   row("cost: storage requests (USD)", [](auto& a) { return a.cost.storage_usd; }, "{:>14.6f}");
   row("cost: total (USD)", [](auto& a) { return a.cost.total_usd(); }, "{:>14.6f}");
-  row("cost vs baseline (x)", [&r](const SystemResult& a) {
-    const auto c = r.comparison(a);
-    return c ? fmt::format("{:.2f}", c->cost_ratio) : std::string(&a == r.baseline() ? "baseline" : "n/a");
-  }, "{:>14}");
+  row("cost vs baseline (x)", vs_baseline(&Comparison::cost_ratio), "{:>14}");
   if (e.accuracy.enabled) print_accuracy_rows(r, row, out);
   if (r.replicates) print_replicate_rows(r, row);
   for (const auto& a : r.systems)
