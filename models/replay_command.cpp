@@ -12,7 +12,9 @@
 #include <stdexcept>
 
 #include "../sim/atomic_file.hpp"
+#include "../sim/read_text.hpp"
 #include "replay.hpp"
+#include "schedule_check.hpp"
 
 namespace p2psim::models {
 namespace {
@@ -22,13 +24,8 @@ namespace fs = std::filesystem;
 // Bump when the replay's arithmetic changes, so that old cache entries are not reused.
 constexpr const char* kReplayAlgorithm = "replay/3";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// The schedule and the dataset's files: both a user's input, read within the schedule's size limit.
+std::string read_file(const std::string& path) { return read_input_file(path, kMaxScheduleFileBytes); }
 
 std::string hash_hex(const std::string& bytes) { return fmt::format("{:016x}", XXH64(bytes.data(), bytes.size(), 0)); }
 
@@ -92,8 +89,7 @@ void replay(const ReplayOptions& o, std::ostream& log) {
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(o.schedule_path + ": not a schedule (malformed JSON: " + e.what() + ")");
   }
-  if (!schedule.is_object() || schedule.value("format", "") != "p2psim-schedule/1")
-    throw std::invalid_argument(o.schedule_path + ": not a p2psim-schedule/1 file (written by `p2psim run` as schedule.json)");
+  check_schedule(schedule, o.schedule_path, available_memory_bytes());
   for (const auto& name : o.systems) {
     bool found = false;
     for (const auto& s : schedule.at("systems")) found = found || s.at("name") == name;

@@ -6,6 +6,7 @@
 
 #include "../sim/cli/args.hpp"
 #include "../sim/heap.hpp"
+#include "../sim/input_error.hpp"
 #include "calibrate.hpp"
 #include "datasets.hpp"
 #include "replay.hpp"
@@ -160,6 +161,7 @@ int cmd_replay(int argc, char** argv) {
   o.schedule_path = vm["schedule"].as<std::string>();
   if (vm.count("system")) o.systems = vm["system"].as<std::vector<std::string>>();
   o.out_csv = vm["out"].as<std::string>();
+  cli::check_output_file(o.out_csv);
   o.cache_dir = vm["cache"].as<std::string>();
   o.threads = static_cast<int>(cli::parse_int(vm["threads"].as<std::string>(), "threads", 1, 256));
   keep_freed_memory_in_heap();
@@ -168,6 +170,8 @@ int cmd_replay(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     throw cli::UsageError(e.what());
   } catch (const data::DataError& e) {
+    throw cli::UsageError(e.what());
+  } catch (const InputError& e) {
     throw cli::UsageError(e.what());
   }
   std::cerr << "wrote " << o.out_csv << '\n';

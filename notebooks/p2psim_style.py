@@ -1,6 +1,7 @@
 """How every p2psim figure looks: one colour and marker per system name (the same in every figure, the HTML
 report and the notebook), publication sizes with fonts to match, panel grids with a legend that never sits on
 the data, readable ticks on any range, and the numbers of a comparison printed as a reader expects them."""
+import bisect
 import contextlib
 import math
 import textwrap
@@ -228,9 +229,12 @@ def _in_view(axis, loc):
 
 def _hide_labels(axis, which, locs):
     formatter = axis.get_major_formatter() if which == "major" else axis.get_minor_formatter()
+    hidden = sorted(locs)  # searched, not scanned: an axis of thousands of values hides thousands of labels
 
     def keep_others(value, pos=None):
-        return "" if any(abs(value - loc) <= 1e-9 * max(abs(loc), 1e-300) for loc in locs) else formatter(value, pos)
+        i = bisect.bisect_left(hidden, value)
+        near = hidden[max(i - 1, 0):i + 1]
+        return "" if any(abs(value - loc) <= 1e-9 * max(abs(loc), 1e-300) for loc in near) else formatter(value, pos)
 
     (axis.set_major_formatter if which == "major" else axis.set_minor_formatter)(
         matplotlib.ticker.FuncFormatter(keep_others))

@@ -31,18 +31,60 @@ Transport to_transport(const std::string& s) {
 // Attributes naming files are relative to the file they are written in.
 const std::set<std::string> kPathAttributes{"file", "files", "models", "data_dir"};
 
-std::string resolve_paths(const std::string& value, const fs::path& base) {
-  std::istringstream in(value);
-  std::string out, item;
-  while (in >> item) out += (out.empty() ? "" : " ") + (fs::path(item).is_absolute() ? item : (base / item).string());
+// `files` holds a list of paths separated by white space; a space inside a path is written "\ " (and a
+// backslash "\\"), as a shell would. Every other path attribute holds one path, spaces and all.
+const std::set<std::string> kPathListAttributes{"files"};
+
+std::vector<std::string> split_path_list(const std::string& value) {
+  std::vector<std::string> items;
+  std::string item;
+  bool in_item = false;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (c == '\\' && i + 1 < value.size()) {
+      item += value[++i];
+      in_item = true;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_item) items.push_back(item);
+      item.clear();
+      in_item = false;
+    } else {
+      item += c;
+      in_item = true;
+    }
+  }
+  if (in_item) items.push_back(item);
+  return items;
+}
+
+std::string join_path_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ' ';
+    for (char c : item) {
+      if (c == '\\' || std::isspace(static_cast<unsigned char>(c))) out += '\\';
+      out += c;
+    }
+  }
   return out;
+}
+
+std::string resolve_paths(const std::string& attribute, const std::string& value, const fs::path& base) {
+  auto absolute = [&](const std::string& item) { return fs::path(item).is_absolute() ? item : (base / item).string(); };
+  if (!kPathListAttributes.count(attribute)) {  // one path: only white space around it is dropped
+    const auto first = value.find_first_not_of(" \t\r\n"), last = value.find_last_not_of(" \t\r\n");
+    return first == std::string::npos ? "" : absolute(value.substr(first, last - first + 1));
+  }
+  std::vector<std::string> items = split_path_list(value);
+  for (auto& item : items) item = absolute(item);
+  return join_path_list(items);
 }
 
 // Copies into `target` every attribute and element of `defaults` it lacks, recursively, making paths absolute.
 void merge_defaults(pugi::xml_node target, pugi::xml_node defaults, const fs::path& defaults_dir) {
   for (auto a : defaults.attributes())
     if (!target.attribute(a.name())) {
-      std::string v = kPathAttributes.count(a.name()) ? resolve_paths(a.value(), defaults_dir) : a.value();
+      std::string v = kPathAttributes.count(a.name()) ? resolve_paths(a.name(), a.value(), defaults_dir) : a.value();
       target.append_attribute(a.name()).set_value(v.c_str());
     }
   for (auto d : defaults.children()) {
@@ -96,7 +138,7 @@ bool valid_name(const std::string& name) {
 
 void resolve_relative_paths(pugi::xml_node node, const std::string& base_dir) {
   for (auto a : node.attributes())
-    if (kPathAttributes.count(a.name())) a.set_value(resolve_paths(a.value(), base_dir).c_str());
+    if (kPathAttributes.count(a.name())) a.set_value(resolve_paths(a.name(), a.value(), base_dir).c_str());
   for (auto c : node.children())
     if (c.type() == pugi::node_element) resolve_relative_paths(c, base_dir);
 }
@@ -159,8 +201,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   // A list of CSV files; a directory stands for every *.csv in it, in name order.
   auto csv_files = [&](const pugi::xml_node& n, const std::string& field) {
     std::vector<std::string> paths;
-    std::istringstream files(xml.text(n, "files"));
-    for (std::string f; files >> f;) {
+    for (const std::string& f : split_path_list(xml.text(n, "files"))) {
       if (fs::is_directory(f)) {
         const auto csvs = csv_files_in(f);
         if (csvs.empty()) throw xml.error(n, field, "directory " + f + " holds no .csv file");
@@ -262,9 +303,15 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   xml.check_names(failures, {"function_failure_probability", "broker_outage_from_s", "broker_outage_to_s",
                              "crash_peer", "crash_at_s", "rejoin_after_s", "peer_timeout_s"});
   e.crash_peer = static_cast<int>(xml.integer(failures, "crash_peer", -1, e.peers - 1));
-  e.crash_at_s = xml.number(failures, "crash_at_s", 0, 1e9);
-  e.rejoin_after_s = xml.number(failures, "rejoin_after_s", 0, 1e9);
-  e.peer_timeout_s = xml.number(failures, "peer_timeout_s", 0, 1e9);
+  // Within the simulated year a run may last (a crash after training ends simply never happens).
+  const double year_s = limits::kMaxSimulatedSeconds;
+  e.crash_at_s = xml.number(failures, "crash_at_s", 0, year_s);
+  e.rejoin_after_s = xml.number(failures, "rejoin_after_s", 0, year_s);
+  e.peer_timeout_s = xml.number(failures, "peer_timeout_s", 0, year_s);
+  if (e.crash_at_s + e.rejoin_after_s > year_s)
+    throw xml.error(failures, "failures/@rejoin_after_s",
+                    fmt::format("crash_at_s + rejoin_after_s = {:g} s, past a simulated year ({:.0f} s, p2psim's "
+                                "limit: docs/limits.md)", e.crash_at_s + e.rejoin_after_s, year_s));
   if (e.crash_peer >= 0 && e.rejoin_after_s <= 0 && e.peer_timeout_s <= 0)
     throw xml.error(failures, "failures/@peer_timeout_s",
                     "a peer that crashes for good needs a timeout > 0, or the others would wait for it forever");
@@ -335,6 +382,11 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.accuracy.data_dir = xml.text_or(acc, "data_dir", "");
   if (!e.accuracy.data_dir.empty() && !fs::is_directory(e.accuracy.data_dir))
     throw xml.error(acc, "accuracy/@data_dir", "no such folder: " + e.accuracy.data_dir);
+  // Checked here, before anything is simulated: the replay that needs the data runs after the simulation.
+  if (accuracy_declared && e.accuracy.data_dir.empty() && e.workload.dataset != "fashion_mnist")
+    throw xml.error(acc, "accuracy/@data_dir",
+                    "missing: only Fashion-MNIST has a Debian package; set it to the folder holding the " +
+                        e.workload.dataset + " files (docs/time_to_accuracy.md)");
 
   auto wf = root.child("workflow");
   xml.check_names(wf, {"status_poll_interval_s"});

@@ -2,6 +2,7 @@
 
 #include "atomic_file.hpp"
 #include "file_stamp.hpp"
+#include "json_text.hpp"
 #include "read_text.hpp"
 
 #include <fmt/compile.h>
@@ -411,7 +412,7 @@ static std::string replicate_columns(const Result& r, const std::string& system)
 
 void write_results(const Result& r, const std::string& dir) {
   fs::create_directories(dir);
-  write_file_atomically(fs::path(dir) / "result.json", result_json(r).dump(2) + "\n");
+  const std::string json = json_text(result_json(r), 2) + "\n";
   const Scenario& s = *r.scenario;
   const auto& e = s.experiment;
   std::string csv =
@@ -470,8 +471,7 @@ void write_results(const Result& r, const std::string& dir) {
       fmt::format_to(std::back_inserter(trace), FMT_COMPILE("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n"), a->name, p.peer,
                      p.iteration, p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
   }
-  write_file_atomically(fs::path(dir) / "result.csv", csv);
-  write_file_atomically(fs::path(dir) / "trace.csv", trace);
+  write_files_atomically(dir, {{"result.json", json}, {"result.csv", csv}, {"trace.csv", trace}});
 }
 
 }  // namespace p2psim

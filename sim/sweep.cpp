@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -36,33 +37,47 @@ Axis read_axis(const XmlFile& xml, const pugi::xml_node& n) {
   return a;
 }
 
+// What an axis sets: an element's attribute (an override of the profile: none).
+using Target = std::pair<const void*, std::string>;
+
 // Sets `value` on what `axis` selects in `root` (an experiment), or adds a profile override.
-void apply(const XmlFile& xml, pugi::xml_node root, const Axis& axis, const std::string& value) {
+Target apply(const XmlFile& xml, pugi::xml_node root, const Axis& axis, const std::string& value) {
   if (axis.select.rfind(kProfilePrefix, 0) == 0) {
     auto profile = root.child("profile") ? root.child("profile") : root.append_child("profile");
     auto o = profile.append_child("override");
     o.append_attribute("select").set_value(axis.select.substr(std::string(kProfilePrefix).size()).c_str());
     o.append_attribute("value").set_value(value.c_str());
-    return;
+    return {nullptr, ""};
   }
   // "element/@attr": the element is created when the experiment leaves it to the defaults.
   const auto at = axis.select.rfind("/@");
   if (at == std::string::npos)
     throw xml.error(axis.node, "axis/@select", "expected element/@attribute or profile:xpath, got '" + axis.select + "'");
   const std::string element = axis.select.substr(0, at), attribute = axis.select.substr(at + 2);
-  pugi::xml_node node;
+  if (attribute.empty() || attribute.find_first_of("/[@*") != std::string::npos)
+    throw xml.error(axis.node, "axis/@select", "expected element/@attribute, got '" + axis.select + "'");
+  pugi::xpath_node_set matches;
   try {
-    node = root.select_node(element.c_str()).node();
+    matches = root.select_nodes(element.c_str());
   } catch (const pugi::xpath_exception& e) {
     throw xml.error(axis.node, "axis/@select", std::string("invalid XPath: ") + e.what());
   }
+  // One value sets one attribute: a select matching several elements (or none that is an element) is refused.
+  if (matches.size() > 1)
+    throw xml.error(axis.node, "axis/@select", fmt::format("'{}' selects {} elements: an axis sets one attribute of "
+                                                           "one element (add a predicate, e.g. [@name='x'])",
+                                                           element, matches.size()));
+  pugi::xml_node node = matches.empty() ? pugi::xml_node() : matches.first().node();
+  if (!matches.empty() && node.type() != pugi::node_element)
+    throw xml.error(axis.node, "axis/@select", "'" + element + "' selects no element of the experiment");
   if (!node) {
-    if (element.find_first_of("/[@") != std::string::npos)
+    if (element.find_first_of("/[@.*") != std::string::npos)
       throw xml.error(axis.node, "axis/@select", "'" + element + "' selects no element of the experiment");
     node = root.append_child(element.c_str());
   }
   if (!node.attribute(attribute.c_str())) node.append_attribute(attribute.c_str());
   node.attribute(attribute.c_str()).set_value(value.c_str());
+  return {node.internal_object(), attribute};
 }
 
 std::string to_text(const pugi::xml_document& doc) {
@@ -136,9 +151,16 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
     doc.append_copy(root);
     auto exp = doc.document_element();
     SweepScenario sc;
+    std::map<Target, const Axis*> set_by;  // two spellings of one attribute ("peers/@count", "./peers/@count")
     for (size_t g = 0; g < groups.size(); ++g)
       for (const auto& axis : groups[g]) {
-        apply(xml, exp, axis, axis.values[index[g]]);
+        const Target target = apply(xml, exp, axis, axis.values[index[g]]);
+        if (target.first) {
+          const auto [it, fresh] = set_by.emplace(target, &axis);
+          if (!fresh)
+            throw xml.error(axis.node, "axis/@select", "'" + axis.select + "' sets the same attribute as '" +
+                                                           it->second->select + "': one axis per attribute");
+        }
         sc.values.emplace_back(axis.select, axis.values[index[g]]);
         sc.value_lines.push_back(xml.line_of(axis.node));
       }
@@ -151,6 +173,21 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
     size_t g = groups.size();
     while (g > 0 && ++index[g - 1] == groups[g - 1].front().values.size()) index[--g] = 0;
     if (g == 0) break;
+  }
+  // Two scenarios of the same text would be one run written twice (its rename would collide).
+  std::map<std::string, const SweepScenario*> by_id;
+  for (const auto& sc : out) {
+    const auto [it, fresh] = by_id.emplace(sc.id, &sc);
+    if (!fresh) {
+      auto values = [](const SweepScenario& x) {
+        std::string t;
+        for (const auto& [select, value] : x.values) t += (t.empty() ? "" : ", ") + select + "=" + value;
+        return t;
+      };
+      throw InputError(path, sweep_line, "sweep",
+                       "two scenarios are the same experiment (" + values(*it->second) + " and " + values(sc) +
+                           "): do two axes set the same value?");
+    }
   }
   return out;
 }

@@ -1,25 +1,22 @@
 #include "xml_reader.hpp"
 
+#include <fmt/core.h>
+
 #include <filesystem>
 #include <set>
 #include <vector>
 
 #include "parse_number.hpp"
+#include "read_text.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 namespace p2psim {
 
 XmlFile::XmlFile(const std::string& path) : path_(path), doc_(std::make_unique<pugi::xml_document>()) {
-  if (std::filesystem::is_directory(path)) throw InputError(path, 0, "", "is a folder, expected a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  const std::string text = read_input_file(path, kMaxXmlFileBytes);
   parse(text.data(), text.size());
 }
 
@@ -28,14 +25,39 @@ XmlFile::XmlFile(const std::string& name, const std::string& text)
   parse(text.data(), text.size());
 }
 
+
 namespace {
+
 constexpr int kMaxDepth = 32;
+
+// The length of the UTF-8 sequence at data[i], or 0 when it is not one (overlong forms and surrogates included).
+size_t utf8_sequence(const unsigned char* data, size_t i, size_t size) {
+  const unsigned char c = data[i];
+  if (c < 0x80) return 1;
+  const size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > size) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((data[i + k] & 0xC0) != 0x80) return 0;
+  if ((c == 0xE0 && data[i + 1] < 0xA0) || (c == 0xED && data[i + 1] > 0x9F) || (c == 0xF0 && data[i + 1] < 0x90) ||
+      (c == 0xF4 && data[i + 1] > 0x8F))
+    return 0;
+  return n;
+}
+
 }  // namespace
 
 void XmlFile::parse(const char* data, size_t size) {
   line_starts_.push_back(0);
-  for (size_t i = 0; i < size; ++i)
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size;) {
+    const size_t n = utf8_sequence(bytes, i, size);
+    // XML is UTF-8 here, and its text reaches result.json: refused where it is wrong, not garbled later.
+    if (n == 0)
+      throw InputError(path_, static_cast<long>(line_starts_.size()), "",
+                       fmt::format("byte 0x{:02X} is not UTF-8 (save the file as UTF-8)", bytes[i]));
     if (data[i] == '\n') line_starts_.push_back(i + 1);
+    i += n;
+  }
   auto result = doc_->load_buffer(data, size, pugi::parse_default | pugi::parse_comments);
   if (!result) {
     auto line = static_cast<long>(std::upper_bound(line_starts_.begin(), line_starts_.end(),

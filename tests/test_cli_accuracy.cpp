@@ -7,6 +7,8 @@
 #include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
+#include <filesystem>
 
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
@@ -174,23 +176,84 @@ TEST_CASE("run with <accuracy>: bad accuracy input exits 2 naming the field") {
   CHECK(r.output.find("data_dir") != std::string::npos);
 }
 
+// A valid schedule of 2 peers: the base every forged field below is written into.
+nlohmann::json small_schedule() {
+  return nlohmann::json::parse(R"({"format": "p2psim-schedule/1", "experiment": "x", "seed": 1,
+    "training": {"model": "mnist_cnn", "input_shape": "1x28x28", "dataset": "fashion_mnist", "classes": 10,
+                 "train_samples": 128, "peers": 2, "shard_samples": 64, "minibatch_sizes": [32, 32],
+                 "iterations": 2, "codec": "none", "topk_ratio": 0.01, "error_feedback": false,
+                 "learning_rate": 0.1, "momentum": 0.9, "eval_every": 1, "test_samples": 100, "data_dir": "",
+                 "target_accuracy": 0.5},
+    "cost_includes_broker": false,
+    "systems": [{"name": "s", "strategy": "ring_allreduce", "replayable": true, "why_not": "",
+                 "updates": [[0, 0, 1.0, 0.1, "all"], [1, 0, 1.0, 0.1, "all"], [0, 1, 2.0, 0.2, [[0, 1], [1, 1]]],
+                             [1, 1, 2.0, 0.2, "all"]]}]})");
+}
+
 TEST_CASE("replay: a bad schedule file or option exits 2 naming the file or the option") {
   TempDir dir;
   std::ofstream(dir.path("broken.json")) << "{\"format\": ";
   std::ofstream(dir.path("other.json")) << R"({"format": "something-else"})";
-  std::ofstream(dir.path("ok.json")) << R"({"format": "p2psim-schedule/1", "seed": 1, "systems": [],
-    "training": {"dataset": "fashion_mnist", "data_dir": ""}})";
+  std::ofstream(dir.path("ok.json")) << small_schedule().dump();
+  std::filesystem::create_directories(dir.path("folder"));
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"replay " + dir.path("missing.json") + " --out " + dir.path("a.csv"), "missing.json: cannot read"},
+      {"replay " + dir.path("missing.json") + " --out " + dir.path("a.csv"), "missing.json: cannot open file"},
       {"replay " + dir.path("broken.json") + " --out " + dir.path("a.csv"), "broken.json: not a schedule (malformed JSON"},
-      {"replay " + dir.path("other.json") + " --out " + dir.path("a.csv"), "other.json: not a p2psim-schedule/1 file"},
+      {"replay " + dir.path("other.json") + " --out " + dir.path("a.csv"), "other.json: field 'format'"},
       {"replay " + dir.path("ok.json") + " --system nope --out " + dir.path("a.csv"), "--system: 'nope' is not in"},
       {"replay " + dir.path("ok.json") + " --threads 0 --out " + dir.path("a.csv"), "threads"},
+      {"replay " + dir.path("ok.json") + " --out " + dir.path("folder"), "is a folder, expected a file name"},
+      {"replay " + dir.path("ok.json") + " --out " + dir.path("no/such/a.csv"), "does not exist"},
+      {"replay /dev/zero --out " + dir.path("a.csv"), "/dev/zero: larger than 1024 MiB"},
   };
   for (const auto& [args, message] : cases) {
     CAPTURE(args);
     auto r = run_cli(args);
     CHECK(r.exit_code == 2);
     CHECK(r.output.find(message) != std::string::npos);
+  }
+  CHECK(!std::filesystem::exists(dir.path("folder/.partial")));
+}
+
+TEST_CASE("replay: every forged field of a schedule is refused with exit 2 naming it, before any training") {
+  TempDir dir;
+  using nlohmann::json;
+  // (JSON pointer, forged value or null to remove it, the field the error must name). Each was a crash, a raw
+  // LibTorch or JSON message, gigabytes of memory or a NaN loss with exit 0 before the schedule was checked.
+  const std::vector<std::tuple<std::string, json, std::string>> cases{
+      {"/training/eval_every", 0, "training.eval_every"},          // was SIGFPE
+      {"/training/peers", 0, "training.peers"},                    // was SIGSEGV
+      {"/training/shard_samples", 1e9, "training.shard_samples"},  // was 8 GB, then exit 1
+      {"/seed", "x", "seed"},
+      {"/training", nullptr, "training"},
+      {"/systems/0/updates/1", json::array({1, 0}), "systems[0].updates[1]"},  // a short update
+      {"/training/input_shape", "0x0x0", "training.input_shape"},
+      {"/training/minibatch_sizes", json::array({"a"}), "training.minibatch_sizes"},
+      {"/training/minibatch_sizes", json::array({64, 64}), "training.minibatch_sizes"},  // more than the shard
+      {"/training/minibatch_sizes", json::array(), "training.minibatch_sizes"},          // was NaN loss, exit 0
+      {"/training/iterations", 1e9, "training.iterations"},
+      {"/training/model", "vgg99", "training.model"},
+      {"/training/classes", 3, "training.classes"},
+      {"/training/codec", "zip", "training.codec"},
+      {"/training/learning_rate", -1, "training.learning_rate"},
+      {"/training/peers", 3, "training.shard_samples"},  // 3 x 64 samples of 128
+      {"/systems/0/updates/0/0", 7, "systems[0].updates[0]"},
+      {"/systems/0/updates/2/4", json::array({json::array({0, 5})}), "systems[0].updates[2]"},
+      {"/systems/0/updates/0/2", "soon", "systems[0].updates[0]"},
+      {"/systems/0/replayable", "yes", "systems[0].replayable"},
+  };
+  for (const auto& [pointer, value, field] : cases) {
+    CAPTURE(pointer);
+    CAPTURE(value.dump());
+    json s = small_schedule();
+    const json::json_pointer where(pointer);
+    if (value.is_null()) s[where.parent_pointer()].erase(where.back());
+    else s[where] = value;
+    std::ofstream(dir.path("forged.json")) << s.dump();
+    auto r = run_cli("replay " + dir.path("forged.json") + " --cache '' --out " + dir.path("a.csv"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("forged.json: field '" + field + "'") != std::string::npos);
+    CHECK(r.output.find("replaying") == std::string::npos);  // refused before training
+    CHECK(!std::filesystem::exists(dir.path("a.csv")));
   }
 }

@@ -113,7 +113,7 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
   const double tolerance_s = 1e-9;
   SUBCASE("three iterations: cold starts, then every branch on a warm container") {
     auto s = fixture::scenario(fixture::write_experiment(dir, R"(
-      <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="2000" iterations="3"/>
+      <workload model="mnist_cnn" input_shape="1x28x28" dataset="fashion_mnist" batch_size="2000" iterations="3"/>
       <accuracy target="0.2" eval_every="2" test_samples="500"/>)" + peers,
                                                          overrides));
     REQUIRE(computable(s, "serverless"));

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "input_error.hpp"
 #include "isolate.hpp"
 #include "read_text.hpp"
@@ -663,4 +665,97 @@ TEST_CASE("sweep: values may repeat across a <together> group's axes, not as who
   CHECK(no_out.output.find("--out: required") != std::string::npos);
   CHECK(grid.exit_code == 0);
   CHECK(std::count(grid.output.begin(), grid.output.end(), '\n') == 450);
+}
+
+TEST_CASE("sweep: one attribute swept through two spellings, or a select of several elements, is refused up front") {
+  TempDir dir;
+  for (const auto& [axes, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"(<axis select="peers/@count" values="2 4"/><axis select="./peers/@count" values="4 8"/>)",
+            "'./peers/@count' sets the same attribute as 'peers/@count'"},
+           {R"(<axis select="//@count" values="2 4"/>)", "selects no element"},
+           {R"(<axis select="*/@count" values="2 4"/>)", "elements: an axis sets one attribute of one element"}}) {
+    CAPTURE(axes);
+    const auto path = sweep_file(dir, axes);
+    const auto r = run_cli("sweep " + path + " --out " + dir.path("out"));
+    CHECK(r.exit_code == 2);  // was exit 1 "cannot rename" and a stray .partial
+    CHECK(r.output.find("field 'axis/@select'") != std::string::npos);
+    CHECK(r.output.find(message) != std::string::npos);
+    CHECK(!fs::exists(dir.path("out")));
+  }
+}
+
+TEST_CASE("sweep: a bad value of a system's parameter is refused before anything runs, naming the axis line") {
+  TempDir dir;
+  const std::string path = dir.path("systems.xml");
+  std::ofstream(path) << R"(<experiment name="s" seed="3">
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="4" iterations="1"/>
+  <peers count="4" instance_type="t2.medium"/>
+  <systems><system name="sharded" strategy="serverless_sharded" shards="2"/></systems>
+  <sweep>
+    <axis select="systems/system[@name='sharded']/@shards" values="4 x"/>
+  </sweep>
+</experiment>
+)";
+  const auto r = run_cli("sweep " + path + " --out " + dir.path("out"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(path + ":7: field 'axis/@values': the value 'x' of systems/system[@name='sharded']/@shards") !=
+        std::string::npos);
+  CHECK(r.output.find("scenarios/") == std::string::npos);  // no generated file named
+  CHECK(finished_ids(dir.path("out")).empty());
+}
+
+TEST_CASE("sweep: a folder remembers its experiment: a changed experiment or input file is refused, never mixed") {
+  TempDir dir;
+  const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="2 4"/>)");
+  REQUIRE(run_cli("sweep " + path + " --out " + dir.path("out")).exit_code == 0);
+  const std::string before = read_text(dir.path("out/results.csv"));
+  // The same experiment resumes (nothing to do); the experiment edited, it is refused and nothing changes.
+  CHECK(run_cli("sweep " + path + " --out " + dir.path("out")).exit_code == 0);
+  sweep_file(dir, R"(<axis select="peers/@count" values="2 4"/>)", "4", "2");  // 2 iterations now
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("holds the results of another version of this sweep (the experiment file") != std::string::npos);
+  CHECK(read_text(dir.path("out/results.csv")) == before);
+  // An input file edited (a copy of the calibration the experiment points at): refused, naming the file.
+  fs::copy_file(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv", dir.path("cal.csv"));
+  std::string text = read_text(path);
+  text.replace(text.find(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv"),
+               std::string(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv").size(), "cal.csv");
+  std::ofstream(path) << text;
+  REQUIRE(run_cli("sweep " + path + " --out " + dir.path("out2")).exit_code == 0);
+  const std::string rows = read_text(dir.path("cal.csv"));  // one more sample: a row repeated
+  const auto second = rows.find('\n') + 1;
+  std::ofstream(dir.path("cal.csv"), std::ios::app) << rows.substr(second, rows.find('\n', second) + 1 - second);
+  r = run_cli("sweep " + path + " --out " + dir.path("out2"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cal.csv changed since") != std::string::npos);
+}
+
+TEST_CASE("sweep: paths with spaces (a profile, a calibration folder) work as in run; provenance does not depend on --out") {
+  TempDir dir;
+  fs::create_directories(dir.path("my data/cal dir"));
+  fs::copy_file(P2PSIM_SOURCE_DIR "/platforms/aws_us_east_1.xml", dir.path("my data/profile.xml"));
+  fs::copy_file(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv", dir.path("my data/cal dir/cal.csv"));
+  const std::string path = dir.path("sweep.xml");
+  std::ofstream(path) << R"(<experiment name="s" seed="3">
+  <profile file="my data/profile.xml"/>
+  <calibration files="my\ data/cal\ dir"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="4" iterations="1"/>
+  <peers count="4" instance_type="t2.medium"/>
+  <sweep><axis select="peers/@count" values="2 4"/></sweep>
+</experiment>
+)";
+  auto shallow = run_cli("sweep " + path + " --out " + dir.path("a"));
+  INFO(shallow.output);
+  REQUIRE(shallow.exit_code == 0);
+  REQUIRE(run_cli("sweep " + path + " --out " + dir.path("deep/er/b")).exit_code == 0);
+  for (const auto& id : finished_ids(dir.path("a"))) {
+    const auto a = nlohmann::json::parse(read_text(dir.path("a/runs/" + id + "/result.json")));
+    const auto b = nlohmann::json::parse(read_text(dir.path("deep/er/b/runs/" + id + "/result.json")));
+    CHECK(a["inputs_xxh64"] == b["inputs_xxh64"]);
+    CHECK(a["inputs_xxh64"].contains("my data/profile.xml"));
+    CHECK(a["inputs_xxh64"].contains("my data/cal dir/cal.csv"));
+    CHECK(a["inputs_xxh64"].contains(id + ".xml"));
+  }
 }

@@ -2,6 +2,9 @@
 #pragma once
 #include <boost/program_options.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -85,6 +88,36 @@ inline bool parse_or_help(int argc, char** argv, const boost::program_options::o
     throw UsageError(e.what());
   }
   return true;
+}
+
+/// The nearest folder of `path` that exists (itself, or an ancestor): where creating it needs permission.
+inline std::filesystem::path nearest_existing(std::filesystem::path path) {
+  path = std::filesystem::absolute(path);
+  while (!std::filesystem::exists(path) && path.has_parent_path() && path != path.parent_path()) path = path.parent_path();
+  return path;
+}
+
+/// --OPTION names a folder to write into (created when missing): refused before any work when it is a file or
+/// cannot be written, so that nothing computed is lost to a bad path.
+inline void check_output_dir(const std::string& path, const std::string& option = "out") {
+  if (path.empty()) throw UsageError("--" + option + ": empty path");
+  const auto at = nearest_existing(path);
+  if (!std::filesystem::is_directory(at))
+    throw UsageError("--" + option + ": '" + at.string() + "' is a file, expected a folder");
+  if (::access(at.c_str(), W_OK | X_OK) != 0)
+    throw UsageError("--" + option + ": cannot write into '" + at.string() + "' (permission denied)");
+}
+
+/// --OPTION names a file to write: refused before any work when it is a folder or its folder is missing or
+/// cannot be written.
+inline void check_output_file(const std::string& path, const std::string& option = "out") {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw UsageError("--" + option + ": empty path");
+  if (fs::is_directory(path)) throw UsageError("--" + option + ": '" + path + "' is a folder, expected a file name");
+  const fs::path dir = fs::absolute(path).parent_path();
+  if (!fs::is_directory(dir)) throw UsageError("--" + option + ": folder '" + dir.string() + "' does not exist");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw UsageError("--" + option + ": cannot write into '" + dir.string() + "' (permission denied)");
 }
 
 }  // namespace p2psim::cli

@@ -92,6 +92,9 @@ int cmd_run(int argc, char** argv) {
       "also simulate N replicates (1-1000), each with the profile's constants drawn from their spreads and a seed of "
       "its own, and report p10/p50/p90 of each system's time and cost")(
       "check", "only check that functions and peers can hold a training step, and exit")(
+      "provenance-base", po::value<std::string>(),
+      "name input files in the provenance relative to this folder instead of the experiment's (p2psim sweep "
+      "passes its experiment's folder, so that a scenario's provenance does not depend on --out)")(
       "exact-storage-sharing",
       "route functions' and servers' storage transfers through the storage's shared link even while they cannot "
       "fill it (the same results, slower: docs/architecture.md, \"Scale\")");
@@ -105,6 +108,7 @@ int cmd_run(int argc, char** argv) {
                      vm, &pos))
     return kExitOk;
   const std::string path = vm["experiment"].as<std::string>();
+  if (vm.count("out")) check_output_dir(vm["out"].as<std::string>());
   try {
     const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
     const Scenario scenario = resolve_scenario(experiment);
@@ -112,17 +116,20 @@ int cmd_run(int argc, char** argv) {
     const auto sharing = vm.count("exact-storage-sharing") ? sg::StorageSharing::Exact : sg::StorageSharing::Optimistic;
     Result result;
     result.scenario = &scenario;
-    // Keyed by path relative to the experiment, so results do not depend on where the tree is checked out.
+    // Keyed by path relative to the experiment (or to --provenance-base, a sweep's experiment, the scenario file
+    // then by its name alone), so results do not depend on where the tree is checked out or a sweep writes.
     // Both sides absolute, so that how the user typed the path changes nothing.
-    const auto base = std::filesystem::absolute(path).parent_path();
-    auto record = [&](const std::string& f) {
+    const bool rebased = vm.count("provenance-base") > 0;
+    const auto base = rebased ? std::filesystem::absolute(vm["provenance-base"].as<std::string>())
+                              : std::filesystem::absolute(path).parent_path();
+    auto record = [&](const std::string& f, bool by_name) {
       const auto file = std::filesystem::absolute(f).lexically_normal();
-      const std::string name = file.lexically_relative(base).string();
+      const std::string name = by_name ? file.filename().string() : file.lexically_relative(base).string();
       result.input_hashes[name] = file_hash(f);
       return name;
     };
-    const std::string experiment_name = record(path);
-    for (const auto& f : experiment.input_files()) record(f);
+    const std::string experiment_name = record(path, rebased);
+    for (const auto& f : experiment.input_files()) record(f, false);
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
     limits::check_fits_in_memory(scenario);
     // In a sweep's worker, a system that runs no function, or the serverless all-to-all whose functions' timing
@@ -163,14 +170,16 @@ int cmd_run(int argc, char** argv) {
       result.systems.push_back(summarise(scenario, system, std::move(out)));
     }
     if (experiment.accuracy.enabled) {
+      // A sweep's worker holds one of the sweep's -j slots: its replays run one at a time, not one per core.
+      const size_t replays_at_once = run_last_system_in_process ? 1 : 0;
       // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.
       if (vm.count("out")) {
-        replay_accuracy(result, vm["out"].as<std::string>());
+        replay_accuracy(result, vm["out"].as<std::string>(), replays_at_once);
       } else {
         std::string tmp = (std::filesystem::temp_directory_path() / "p2psim-replay-XXXXXX").string();
         if (!::mkdtemp(tmp.data())) throw std::runtime_error("cannot create a temporary folder in " + tmp);
         try {
-          replay_accuracy(result, tmp);
+          replay_accuracy(result, tmp, replays_at_once);
         } catch (...) {
           std::filesystem::remove_all(tmp);
           throw;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "../atomic_file.hpp"
 #include "../input_error.hpp"
 #include "../experiment.hpp"
+#include "../json_text.hpp"
 #include "../cloud_profile.hpp"
 #include "../scenario.hpp"
 #include "../simulation/simulate.hpp"
@@ -103,18 +105,31 @@ std::string field_of(const std::string& select) {
   return out;
 }
 
+// Whether an error's text is about the value `select` sets: it names the field as the experiment reader does
+// ("workload/@iterations") or as a system's strategy does ("systems/system[@name='x']/@shards", whichever quotes
+// the axis used).
+bool error_names(const std::string& what, const std::string& select) {
+  std::string quoted = select;
+  std::replace(quoted.begin(), quoted.end(), '"', '\'');
+  for (const std::string& field : {field_of(select), quoted, "./" + quoted})
+    if (what.find("field '" + field + "'") != std::string::npos) return true;
+  return false;
+}
+
 // Every axis value tried once, in the first scenario that has it, before anything runs: a value that is wrong
-// on its own (an unknown instance type, a bad number, an override matching nothing) is reported at the user's
-// file and axis line, not as a failure of every scenario that carries it. An error about another field (a
-// batch outside the calibration at one peer count, say) depends on the combination: that scenario's own
-// failure, when it runs.
-void check_axis_values(const std::string& experiment_path, const fs::path& dir,
-                       const std::vector<SweepScenario>& scenarios) {
+// on its own (an unknown instance type, a bad number, an override matching nothing, a strategy's parameter) is
+// reported at the user's file and axis line, not as a failure of every scenario that carries it. An error about
+// another field (a batch outside the calibration at one peer count, say) depends on the combination: that
+// scenario's own failure, when it runs. Returns every input file the probed scenarios read: with the
+// experiment's own text, what the sweep's results depend on.
+std::set<std::string> check_axis_values(const std::string& experiment_path, const fs::path& dir,
+                                        const std::vector<SweepScenario>& scenarios) {
   std::set<std::pair<std::string, std::string>> seen;
+  std::set<std::string> inputs{default_experiment_defaults_path()};
   for (const auto& s : scenarios) {
     bool probe = false;
     for (const auto& v : s.values) probe |= seen.insert(v).second;
-    if (!probe) continue;
+    if (!probe && &s != &scenarios.front()) continue;
     const fs::path xml = dir / "scenarios" / (s.id + ".xml");
     if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
     try {
@@ -122,16 +137,15 @@ void check_axis_values(const std::string& experiment_path, const fs::path& dir,
       const Scenario scenario = resolve_scenario(e);
       check_systems(scenario);
       // Hashed here once, for the provenance of every scenario's process forked from this one (file_stamp.hpp).
-      for (const auto& f : e.input_files()) file_hash(f);
-      file_hash(default_experiment_defaults_path());
+      for (const auto& f : e.input_files()) inputs.insert(f);
+      for (const auto& f : inputs) file_hash(f);
     } catch (const InputError& e) {
       std::string what = e.what();
       if (what.rfind(xml.string() + ":", 0) == 0) what = what.substr(what.find(": ", xml.string().size()) + 2);
       for (size_t k = 0; k < s.values.size(); ++k) {
         const auto& [select, value] = s.values[k];
         const bool profile = select.rfind("profile:", 0) == 0;
-        if ((profile && what.find("override") != std::string::npos) ||
-            what.find("field '" + field_of(select) + "'") != std::string::npos)
+        if ((profile && what.find("override") != std::string::npos) || error_names(what, select))
           throw InputError(experiment_path, s.value_lines[k], "axis/@values",
                            "the value '" + value + "' of " + select + ": " + what);
       }
@@ -141,24 +155,67 @@ void check_axis_values(const std::string& experiment_path, const fs::path& dir,
         throw InputError(experiment_path, 0, "", "its first scenario is not a valid experiment: " + what);
     }
   }
+  return inputs;
+}
+
+// The experiment a sweep folder belongs to: its file's text and every input file's content. A folder of another
+// version of them is refused, never mixed with this one (a stale row would be read as a result of this one).
+void claim_folder(const fs::path& dir, const std::string& experiment_path, const std::set<std::string>& inputs) {
+  nlohmann::ordered_json identity;
+  identity["format"] = "p2psim-sweep/1";
+  identity["experiment"] = fs::absolute(experiment_path).lexically_normal().string();
+  identity["experiment_xxh64"] = file_hash(experiment_path);
+  nlohmann::ordered_json hashes = nlohmann::ordered_json::object();
+  for (const auto& f : inputs) hashes[fs::absolute(f).lexically_normal().string()] = file_hash(f);
+  identity["inputs_xxh64"] = hashes;
+  const fs::path path = dir / "sweep.json";
+  if (fs::exists(path)) {
+    nlohmann::ordered_json before;
+    try {
+      before = nlohmann::ordered_json::parse(read_text(path));
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(path.string(), 0, "", "not a sweep folder's identity (malformed JSON): remove it, or give another --out");
+    }
+    std::string changed;
+    if (before.value("experiment_xxh64", "") != identity["experiment_xxh64"]) changed = "the experiment file " + experiment_path;
+    else if (before.value("inputs_xxh64", nlohmann::ordered_json::object()) != hashes) {
+      for (const auto& [file, hash] : hashes.items())
+        if (!before["inputs_xxh64"].contains(file) || before["inputs_xxh64"][file] != hash) changed = file;
+      if (changed.empty()) changed = "the set of input files";
+    }
+    if (!changed.empty())
+      throw InputError(experiment_path, 0, "",
+                       "the folder " + dir.string() + " holds the results of another version of this sweep (" + changed +
+                           " changed since): give another --out, or remove the folder to start again");
+    return;
+  }
+  write_file_atomically(path, json_text(identity, 2) + "\n");
 }
 
 // Runs `p2psim run` on one scenario into DIR/runs/.<id>.partial, stderr to DIR/runs/.<id>.stderr, in a forked
 // copy of this process: a crash or a timeout kills only the copy, and the copy starts without loading and
 // linking the binary's libraries again (SimGrid brings ns-3's): 56 ms of a small scenario's 100 ms.
-pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo, const std::string& replicates) {
+pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo, const std::string& replicates, int lock,
+                const fs::path& experiment_dir) {
   const fs::path xml = dir / "scenarios" / (s.id + ".xml");
   if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
   const fs::path partial = dir / "runs" / ("." + s.id + ".partial");
   fs::remove_all(partial);
   const std::string stderr_path = (dir / "runs" / ("." + s.id + ".stderr")).string();
-  std::vector<std::string> args{"run", xml.string(), "-q", "--out", partial.string()};
+  std::vector<std::string> args{"run", xml.string(), "-q", "--out", partial.string(), "--provenance-base",
+                                experiment_dir.string()};
   if (!replicates.empty()) args.insert(args.end(), {"--replicates", replicates});
   std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot start a scenario: fork: ") + std::strerror(errno));
   if (pid > 0) return pid;
-  // The child: the default signal dispositions a fresh process has, its output where a spawned run's went.
+  // The child dies with the sweep, however the sweep ends (its replays die with it in turn), and does not hold the
+  // sweep's lock: a killed sweep's folder can be resumed at once.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(kExitInternal);
+  ::close(lock);
+  // The default signal dispositions a fresh process has, its output where a spawned run's went.
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   const int out = ::open("/dev/null", O_WRONLY), err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -181,7 +238,7 @@ bool finish(const fs::path& dir, const Running& r, int status) {
   const fs::path err = dir / "runs" / ("." + s.id + ".stderr");
   const bool ok = !r.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (ok) {
-    write_file_atomically(partial / "scenario.json", scenario_json(s).dump(2) + "\n");
+    write_file_atomically(partial / "scenario.json", json_text(scenario_json(s), 2) + "\n");
     fs::rename(partial, dir / "runs" / s.id);
     fs::remove(dir / "failed" / (s.id + ".json"));
   } else {
@@ -190,7 +247,7 @@ bool finish(const fs::path& dir, const Running& r, int status) {
                  : WIFSIGNALED(status)      ? "killed by signal " + std::to_string(WTERMSIG(status))
                                             : "exit code " + std::to_string(WEXITSTATUS(status));
     f["stderr"] = read_text(err);
-    write_file_atomically(dir / "failed" / (s.id + ".json"), f.dump(2) + "\n");
+    write_file_atomically(dir / "failed" / (s.id + ".json"), json_text(f, 2) + "\n");
     fs::remove_all(partial);
   }
   fs::remove(err);
@@ -272,21 +329,23 @@ int cmd_sweep(int argc, char** argv) {
   }
   if (!vm.count("list") && !vm.count("out")) throw UsageError("--out: required (the result folder), except with --list");
   if (vm.count("list")) {
-    for (const auto& s : scenarios) std::printf("%s\n", scenario_json(s).dump().c_str());
+    for (const auto& s : scenarios) std::printf("%s\n", json_text(scenario_json(s)).c_str());
     return kExitOk;
   }
+  check_output_dir(vm["out"].as<std::string>());
   const fs::path dir = vm["out"].as<std::string>();
   for (const char* sub : {"scenarios", "runs", "failed"}) fs::create_directories(dir / sub);
-  try {
-    check_axis_values(vm["experiment"].as<std::string>(), dir, scenarios);
-  } catch (const InputError& e) {
-    throw UsageError(e.what());
-  }
   // One sweep per folder at a time: a second one would race the first for the same scenarios.
   const int lock = ::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0)
     throw UsageError("another sweep is running on " + dir.string() + " (it holds " + (dir / ".lock").string() +
                      "); wait for it, or give another --out");
+  try {
+    const auto inputs = check_axis_values(vm["experiment"].as<std::string>(), dir, scenarios);
+    claim_folder(dir, vm["experiment"].as<std::string>(), inputs);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   // What a killed sweep left half-written is discarded (never read as a result); its scenarios run again.
   for (const char* sub : {"runs", "failed"})
     for (const auto& e : fs::directory_iterator(dir / sub))
@@ -309,12 +368,13 @@ int cmd_sweep(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
+  const fs::path experiment_dir = fs::absolute(vm["experiment"].as<std::string>()).parent_path();
   Progress progress(static_cast<int>(scenarios.size()), skipped);
   std::map<pid_t, Running> running;
   int done = 0, failed = 0;
   while ((!todo.empty() || !running.empty()) && !g_stop_signal) {
     while (!todo.empty() && static_cast<int>(running.size()) < jobs) {
-      pid_t pid = spawn_run(dir, todo.front(), memo, replicates);
+      pid_t pid = spawn_run(dir, todo.front(), memo, replicates, lock, experiment_dir);
       running[pid] = {std::move(todo.front()), Clock::now()};
       todo.pop_front();
     }
@@ -388,6 +448,7 @@ int cmd_merge(int argc, char** argv) {
     if (!fs::is_directory(fs::path(d) / "runs")) throw UsageError(d + ": not a sweep result folder (no runs/)");
     dirs.emplace_back(d);
   }
+  check_output_dir(vm["out"].as<std::string>());
   const fs::path out = vm["out"].as<std::string>();
   fs::create_directories(out);
   int rows = 0;

@@ -13,6 +13,7 @@
 #include "../atomic_file.hpp"
 #include "../data_dir.hpp"
 #include "../experiment.hpp"
+#include "../json_text.hpp"
 #include "../limits.hpp"
 #include "../parse_number.hpp"
 #include "../replicates.hpp"
@@ -200,6 +201,13 @@ int cmd_validate(int argc, char** argv) {
     throw UsageError(fmt::format("--replicates: expected 0 to {} replicates, got '{}'", kMaxReplicates,
                                  vm["replicates"].as<std::string>()));
   const int replicates = static_cast<int>(*replicates_parsed);
+  // Where results go, checked before the cases run: a bad path must not cost the whole validation.
+  const std::string recorded_path = (fs::path(dir) / "recorded_errors.csv").string();
+  if (vm.count("record")) {
+    if (vm.count("case")) throw UsageError("--record rewrites every case's error: run it without --case");
+    check_output_file(recorded_path, "record");
+  }
+  if (vm.count("out")) check_output_dir(vm["out"].as<std::string>());
   std::vector<Row> rows;
   std::vector<Case> cases;
   try {
@@ -229,14 +237,12 @@ int cmd_validate(int argc, char** argv) {
   if (vm.count("out")) {
     const std::string out = vm["out"].as<std::string>();
     fs::create_directories(out);
-    write_file_atomically(fs::path(out) / "validation.json", rows_json(rows).dump(2) + "\n");
+    write_file_atomically(fs::path(out) / "validation.json", json_text(rows_json(rows), 2) + "\n");
     write_file_atomically(fs::path(out) / "validation.csv", rows_csv(rows));
     draw_figure(out);
     fmt::print("wrote {}/validation.json, validation.csv, validation.png and validation.svg\n", out);
   }
-  const std::string recorded_path = (fs::path(dir) / "recorded_errors.csv").string();
   if (vm.count("record")) {
-    if (vm.count("case")) throw UsageError("--record rewrites every case's error: run it without --case");
     write_file_atomically(recorded_path, validation::recorded_csv(rows));
     fmt::print("recorded the errors in {}\n", recorded_path);
   }

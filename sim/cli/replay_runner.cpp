@@ -1,7 +1,10 @@
 #include "replay_runner.hpp"
 
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <cerrno>
 #include <filesystem>
@@ -10,34 +13,42 @@
 #include <vector>
 
 #include "../atomic_file.hpp"
+#include "../json_text.hpp"
 #include "../read_text.hpp"
 #include "../schedule.hpp"
 #include "args.hpp"
-
-extern char** environ;
 
 namespace p2psim::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
+// fork and exec rather than posix_spawn: the replay must die with the process that started it, whatever ends
+// that one (SIGKILL included), instead of training on at full CPU into a folder that is gone.
 pid_t spawn(std::vector<std::string> args) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
-    throw std::runtime_error("cannot run " + args[0]);
+  const pid_t parent = ::getpid();
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("cannot run " + args[0] + ": fork failed");
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(kExitInternal);  // the parent died before prctl took effect
+    ::execv(argv[0], argv.data());
+    ::_exit(kExitInternal);
+  }
   return pid;
 }
 
 }  // namespace
 
-void replay_accuracy(Result& r, const std::string& dir) {
+void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
   fs::create_directories(dir);
   const auto schedule = (fs::path(dir) / "schedule.json").string();
   const auto accuracy = fs::path(dir) / "accuracy.csv";
-  write_file_atomically(schedule, schedule_json(r).dump() + "\n");
+  write_file_atomically(schedule, json_text(schedule_json(r)) + "\n");
   const auto torch_bin = (fs::read_symlink("/proc/self/exe").parent_path() / "p2psim-torch").string();
   // One single-threaded replay per system, as many at once as there are cores: a replay's arithmetic depends on
   // its thread count, one thread gives the same bytes in a run and in a sweep of parallel runs, and a second
@@ -45,7 +56,7 @@ void replay_accuracy(Result& r, const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& a : r.systems)
     if (schedule_not_replayable(*r.scenario, a).empty()) names.push_back(a.name);
-  const size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+  const size_t parallel = at_once > 0 ? at_once : std::max(1u, std::thread::hardware_concurrency());
   std::map<pid_t, size_t> running;  // pid -> system index
   std::string failure;
   bool refused = false;

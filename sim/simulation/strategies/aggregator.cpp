@@ -14,6 +14,19 @@ int aggregator_memory_mb(const Scenario& s, double buffers, double buffer_bytes)
                   static_cast<int>(std::ceil(s.profile.runtime_baseline_mb + buffers * buffer_bytes / kMiB)));
 }
 
+int aggregator_memory_param(StrategyParams& params, const std::string& name, const Scenario& s, int fallback,
+                            double buffer_bytes) {
+  const auto& fs = s.profile.functions;
+  const int mb = static_cast<int>(params.integer(name, fs.memory_min_mb, fs.memory_max_mb, 0));
+  if (mb == 0) return fallback;
+  const int need_mb = static_cast<int>(std::ceil(s.profile.runtime_baseline_mb + buffer_bytes / kMiB));
+  if (mb < need_mb)
+    throw params.error(name, fmt::format("{} MB cannot hold the runtime ({} MB before any model) and one buffer of "
+                                         "{:.0f} MB: at least {} MB",
+                                         mb, s.profile.runtime_baseline_mb, buffer_bytes / kMiB, need_mb));
+  return mb;
+}
+
 std::string aggregator_too_large(const Context& c, const std::string& what, int memory_mb) {
   const int max_mb = c.s.profile.functions.memory_max_mb;
   if (memory_mb <= max_mb) return "";

@@ -5,12 +5,19 @@
 #include <string>
 
 #include "../context.hpp"
+#include "params.hpp"
 
 namespace p2psim::simulation {
 
 /// Memory (MB) of a function holding `buffers` buffers of `buffer_bytes` on top of the runtime's baseline,
 /// rounded up, at least the service's minimum.
 int aggregator_memory_mb(const Scenario& s, double buffers, double buffer_bytes);
+
+/// A system's own aggregator memory attribute (`name`, MB), `fallback` when absent: refused unless the function
+/// service offers the size and it holds the runtime's baseline and one buffer of `buffer_bytes` (the running
+/// sum; a streaming aggregator needs no more).
+int aggregator_memory_param(StrategyParams& params, const std::string& name, const Scenario& s, int fallback,
+                            double buffer_bytes);
 
 /// Why a function of `memory_mb` cannot be created (over the service's maximum), or "" when it can.
 std::string aggregator_too_large(const Context& c, const std::string& what, int memory_mb);

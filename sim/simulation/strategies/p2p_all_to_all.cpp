@@ -29,6 +29,7 @@ class P2pAllToAll : public Strategy {
   void peer(Context& c, int peer);
   void run_iterations(Context& c, int peer, int first);
   void inject_crash(Context& c);
+  void restart(Context& c, int peer, double down_since_s);
   void rejoin(Context& c, int peer);
   void send_gradient(Context& c, int peer, int iteration);
   void fetch_gradient(Context& c, int peer, int producer, int iteration);
@@ -92,8 +93,9 @@ P2pAllToAll::P2pAllToAll(const SystemSpec& system, const Scenario& s) : s_(s) {
 void P2pAllToAll::launch(Context& c) {
   for (int i = 0; i < c.peers(); ++i)
     actors_.push_back(sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); }));
-  // The crash comes from outside the peer (on the storage host, which no peer's work runs on).
-  if (s_.experiment.crash_peer >= 0) sg::spawn("crash", c.hosts.storage, [this, &c] { inject_crash(c); });
+  // The crash comes from outside the peer, as a daemon: a crash scheduled after training has ended never happens,
+  // instead of keeping the simulation running until its time.
+  if (s_.experiment.crash_peer >= 0) sg::spawn_daemon("crash", [this, &c] { inject_crash(c); });
 }
 
 /// Publishes the peer's gradient for `iteration`: inline through the broker, or as an object whose key goes
@@ -266,10 +268,16 @@ void P2pAllToAll::inject_crash(Context& c) {
     c.trace(peer, iteration_[peer], Phase::Down, start);
     return;
   }
-  // Its instance is gone: billed until now. It comes back as a new instance, with a new credit balance.
+  // Its instance is gone: billed until now. It comes back as a new instance, with a new credit balance; the wait
+  // for it is an actor of its own, not the daemon: a peer down and due back keeps the simulation running.
   c.out.ledger.instances.push_back({s_.peer_type.name, sg::now() - c.peer_started_s[peer]});
+  sg::spawn("rejoin", c.hosts.storage, [this, &c, peer, start] { restart(c, peer, start); });
+}
+
+void P2pAllToAll::restart(Context& c, int peer, double down_since_s) {
+  const auto& e = s_.experiment;
   sg::sleep_until(e.crash_at_s + e.rejoin_after_s);
-  c.trace(peer, iteration_[peer], Phase::Down, start);
+  c.trace(peer, iteration_[peer], Phase::Down, down_since_s);
   c.peer_started_s[peer] = sg::now();
   c.renew_storage_client(peer);
   c.credits[peer] = CpuCredits(s_.peer_type);

@@ -46,7 +46,8 @@ ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s
   if (shards_ == 0) throw params.error("shards", "required: the number of shards (and reducer functions) M");
   const double buffers = params.number("reducer_buffers", 1, 1000, 2);
   const int derived_mb = aggregator_memory_mb(s, buffers, static_cast<double>(s.gradient_bytes) / shards_);
-  reducer_memory_mb_ = static_cast<int>(params.integer("reducer_memory_mb", 1, 1 << 20, derived_mb));
+  reducer_memory_mb_ = aggregator_memory_param(params, "reducer_memory_mb", s, derived_mb,
+                                               static_cast<double>(s.gradient_bytes) / shards_);
   params.reject_unread();
   const auto& e = s.experiment;
   refuse_unmodelled(params, e, "serverless_sharded", kAsync | kCrash | kCompression | kFunctionFailures);

@@ -50,7 +50,8 @@ ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_
   compute_ = read_gradient_compute(params, s, "peer");
   const int depth = static_cast<int>(params.integer("levels", 2, 3, 2));
   // 0: each level sized to hold its fan-in of gradients; a published deployment may stream and use less.
-  const int memory_mb = static_cast<int>(params.integer("aggregator_memory_mb", 1, 1 << 20, 0));
+  const int memory_mb =
+      aggregator_memory_param(params, "aggregator_memory_mb", s, 0, static_cast<double>(s.gradient_bytes));
   params.reject_unread();
   const auto& e = s.experiment;
   refuse_unmodelled(params, e, "serverless_tree", kAsync | kCrash | kCompression | kFunctionFailures);
