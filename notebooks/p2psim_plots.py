@@ -25,6 +25,7 @@ import argparse
 import base64
 import io
 import os
+import signal
 import sys
 
 import matplotlib
@@ -253,4 +254,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `p2psim recommend ... | head` ends quietly, as a CLI should
     sys.exit(main())

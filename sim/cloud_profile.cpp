@@ -1,5 +1,7 @@
 #include "cloud_profile.hpp"
 
+#include <fmt/core.h>
+
 #include <cctype>
 
 #include <algorithm>
@@ -24,6 +26,15 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
     } catch (const pugi::xpath_exception& e) {
       throw InputError(o.file, o.line, "override/@select", std::string("invalid XPath: ") + e.what());
     }
+    int attributes = 0;
+    for (const auto& hit : hits) attributes += hit.attribute() ? 1 : 0;
+    // One override, one value: a select matching several (every instance type's price, say) is refused rather
+    // than changing them all, which the user may not have meant.
+    if (attributes > 1)
+      throw InputError(o.file, o.line, "override/@select",
+                       fmt::format("'{}' selects {} attributes of the profile {}: an override sets one (add a "
+                                   "predicate, e.g. instance[@type='t2.large'], or give one override each)",
+                                   o.select, attributes, xml.path()));
     int changed = 0;
     for (const auto& hit : hits)
       if (hit.attribute()) {

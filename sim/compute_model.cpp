@@ -33,7 +33,38 @@ struct Sample {
   double seconds = 0;
   int64_t peak_rss_bytes = -1, runtime_rss_bytes = -1;  // -1: not measured
   double cpu_s = -1;                                    // process CPU time during the sample; -1: not measured
+  std::string file;
+  long line = 0;
 };
+
+// A sample further from its configuration's median than 5 robust standard deviations (1.4826 MADs) of its
+// family's log ratios to their medians, and at least 1.5x away: a disturbed measurement (another process, a
+// page-cache miss), which the curve's medians ignore but the noise a run draws from would not.
+constexpr double kOutlierMads = 5, kOutlierMinRatio = 1.5;
+
+std::vector<ComputeModel::Outlier> find_outliers(const std::map<int, std::map<double, std::vector<const Sample*>>>& family) {
+  std::vector<double> ratios;
+  std::vector<std::pair<const Sample*, double>> samples;  // and their configuration's median
+  for (const auto& [threads, groups] : family)
+    for (const auto& [batch, group] : groups) {
+      std::vector<double> seconds;
+      for (const Sample* x : group) seconds.push_back(x->seconds);
+      const double m = median(seconds);
+      for (const Sample* x : group) {
+        ratios.push_back(std::log(x->seconds / m));
+        samples.emplace_back(x, m);
+      }
+    }
+  const double center = median(ratios);
+  std::vector<double> deviations;
+  for (double r : ratios) deviations.push_back(std::abs(r - center));
+  const double sigma = 1.4826 * median(deviations);
+  std::vector<ComputeModel::Outlier> out;
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (std::abs(ratios[i] - center) > kOutlierMads * sigma && std::abs(ratios[i]) > std::log(kOutlierMinRatio))
+      out.push_back({samples[i].first->file, samples[i].first->line, samples[i].first->seconds, samples[i].second});
+  return out;
+}
 
 std::vector<Sample> read_samples(const std::string& path) {
   std::vector<Sample> out;
@@ -55,6 +86,8 @@ std::vector<Sample> read_samples(const std::string& path) {
                        repeat, s.seconds, s.peak_rss_bytes, s.runtime_rss_bytes, s.cpu_s))
         break;
       const long line = static_cast<long>(in.get_file_line());
+      s.file = path;
+      s.line = line;
       if (!(s.seconds > 0) || !std::isfinite(s.seconds)) throw InputError(path, line, "seconds", "must be > 0");
       if (s.threads < 1) throw InputError(path, line, "threads", "must be >= 1");
       if (s.kernel.rfind("train_step", 0) == 0 && s.batch < 1)
@@ -94,14 +127,18 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
   // Memory-only runs win where both exist: the shipped timing runs keep freed memory mapped (see
   // calibration/README.md, "Allocator"), which raises the peak above what glibc's defaults give.
   std::map<std::pair<std::string, std::string>, Groups> memory, memory_with_timing;
-  for (const auto& path : csv_paths)
-    for (const Sample& s : read_samples(path)) {
+  std::vector<std::vector<Sample>> all;  // kept for the outlier test, which names each sample's file and line
+  std::map<std::pair<std::string, std::string>, std::map<int, std::map<double, std::vector<const Sample*>>>> step_samples;
+  for (const auto& path : csv_paths) all.push_back(read_samples(path));
+  for (const auto& samples : all)
+    for (const Sample& s : samples) {
       if (s.kernel == "train_step" || s.kernel == "train_step_memory") {
         const std::pair key{s.model, s.input_shape};
         const double batch = static_cast<double>(s.batch);
         // Memory runs follow malloc_trim: their time is not a timing sample.
         if (s.kernel == "train_step") {
           steps[key][s.threads][batch].push_back(s.seconds);
+          step_samples[key][s.threads][batch].push_back(&s);
           if (s.cpu_s > 0) busy[key][s.threads][batch].push_back(s.cpu_s / s.seconds);
         }
         if (s.peak_rss_bytes > 0 && s.runtime_rss_bytes > 0 && s.peak_rss_bytes > s.runtime_rss_bytes)
@@ -134,6 +171,7 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
     if (auto b = busy.find(key); b != busy.end())
       for (const auto& [threads, groups] : b->second) f.busy_vcpus[threads] = make_curve(groups);
     std::sort(f.noise.begin(), f.noise.end());  // order-independent of file order, for determinism
+    f.outliers = find_outliers(step_samples[key]);
     fits->steps[key] = std::move(f);
   }
   for (const auto& [kernel, groups] : ops) fits->tensor_ops[kernel] = make_curve(groups);

@@ -71,12 +71,20 @@ class ComputeModel {
     /// can be off between measured points (0 with fewer than three points).
     double held_out_error() const;
   };
+  /// A training-step sample far from its configuration's median (compute_model.cpp: 5 robust standard
+  /// deviations of its family, and 1.5x): flagged by `fit` and by `run`, not removed.
+  struct Outlier {
+    std::string file;
+    long line = 0;
+    double seconds = 0, median_s = 0;
+  };
   struct StepFit {
     std::map<int, Curve> by_threads;   // thread count -> seconds against batch; 1 thread always present
     std::map<int, Curve> busy_vcpus;   // thread count -> CPU time / wall time against batch (when recorded)
     double min_batch = 0, max_batch = 0;
     std::vector<double> noise;         // sample / configuration median, over every sample
     bool superlinear = false;          // some measured speed-up beat linear: taken as measurement error
+    std::vector<Outlier> outliers;     // samples far from their configuration's median
     int max_threads() const { return by_threads.rbegin()->first; }
     /// Amdahl's serial fraction at `batch`, least squares over every measured thread count above one, each
     /// speed-up first capped at linear. 0 when only one thread was measured.

@@ -112,6 +112,7 @@ void parse_systems(const XmlFile& xml, pugi::xml_node root, Experiment& e) {
   }
   xml.check_names(systems, {"baseline"}, {"system"});
   for (auto n : systems.children("system")) {
+    xml.check_empty(n, "a system's parameters are its attributes (docs/designs.md)");
     SystemSpec spec{xml.text(n, "name"), xml.text(n, "strategy"), {}, e.path, xml.line_of(n)};
     if (!valid_name(spec.name))
       throw xml.error(n, "system/@name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + spec.name + "'");

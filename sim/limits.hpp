@@ -14,25 +14,31 @@ constexpr double kMaxSlowdown = 1000;                       // a straggler at mo
 constexpr long long kMaxParameters = 1'000'000'000'000;     // a 4 TB float32 gradient
 // Memory per trace record (its row in the child, its bytes on the way to the parent, the parent's copy and the
 // CSV line): peak RSS over trace rows on the paper's VGG-11, both systems, 4 t2.large peers x 10,000 iterations,
-// batch 1,024: 567 MB for 2.04 M rows, 278 B each (2026-12-01), rounded up by half.
-constexpr double kBytesPerTraceRecord = 450;
+// batch 1,024: 567 MB for 2.04 M rows, 278 B each (2026-12-01); a ring of 16 peers from 10,000 to 40,000
+// iterations, 277 B (2026-12-03); the mnist_cnn designs of tests/test_hardening.cpp 180-280 B (2026-12-03).
+// Rounded up by a quarter: an estimate that must stay above the peak, and within twice it.
+constexpr double kBytesPerTraceRecord = 350;
 // Memory per gradient delivery (and the staleness beside it): the all-to-all at 1,024 t2.large peers x 10
 // iterations peaked at 813 MB with 10.5 M deliveries and 133 k trace rows: 68 B each once the base and the rows
 // are taken off (2026-12-01), rounded up by half.
 constexpr double kBytesPerDelivery = 100;
-constexpr double kBaseBytes = 64e6;  // the process, the profile and the calibration
+// Memory per route the platform declares (two per connection): spirt's platform at 2,000 peers, 8 M routes,
+// 1.19 GB, about 150 B each (2026-12-03), rounded up by half.
+constexpr double kBytesPerRoute = 225;
+// Memory per actor (its host, links and state): a ring's child process at 8,000 peers 124 MB, at 32,000 peers
+// 473 MB, about 14.5 KB per peer (2026-12-03), rounded up by half.
+constexpr double kBytesPerActor = 22e3;
+// The process, the profile and the calibration: 35.1-35.3 MB peak for a 2-peer VGG-11 ring of one iteration
+// (3 runs, 2026-12-03), rounded up by a third.
+constexpr double kBaseBytes = 48e6;
+// Memory maps: a simulation process holds about 190 of its own and 2 per actor (its stack, split by the guard
+// page): 2,191 maps at 1,000 ring peers, 64,190 at 32,000; 33,000 aborted at the default limit of 65,530
+// (2026-12-03).
+constexpr double kMapsOfProcess = 200;
+constexpr double kMapsPerActor = 2;
 
-/// Trace records (phases) one system of the scenario may write: an upper estimate.
-double estimated_trace_records(const Scenario& s);
-/// Gradient deliveries one system may record (the all-to-all records every one): an upper estimate.
-double estimated_deliveries(const Scenario& s);
-double estimated_peak_bytes(const Scenario& s);
 /// The memory this machine can still give (MemAvailable), in bytes; 0 when unknown.
 double available_memory_bytes();
-
-/// Throws InputError naming the experiment's workload when the run would need more memory than the machine
-/// has available, with the estimate.
-void check_fits_in_memory(const Scenario& s);
 
 }  // namespace limits
 }  // namespace p2psim

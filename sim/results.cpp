@@ -426,7 +426,7 @@ void write_results(const Result& r, const std::string& dir) {
          "compute_extrapolated,target_accuracy,final_test_accuracy,iterations_to_target,time_to_target_s,"
          "cost_to_target_usd,profile,p2psim_version,status,reason,replicates,total_s_p10,total_s_p50,total_s_p90,"
          "total_usd_p10,total_usd_p50,total_usd_p90,paper_gradient_s_per_iteration,"
-         "paper_gradient_improvement_vs_baseline_percent,total_time_speedup_vs_baseline,other_s_per_iteration\n";
+         "paper_gradient_improvement_vs_baseline_percent,total_time_speedup_vs_baseline,other_s_per_iteration,seed\n";
   std::string trace = "system,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
   // Reserved, not grown by doubling: each doubling copies the rows into fresh pages, and a page's first touch
   // is most of what a row costs (a paper-grid trace is up to ~1 MB). 96 bytes: above the grid's longest row, 79.
@@ -463,9 +463,9 @@ void write_results(const Result& r, const std::string& dir) {
     csv += fmt::format(",{},{},{},\"{}\"", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
                        reason);
     csv += replicate_columns(r, a->name);
-    csv += fmt::format(",{:.9g},{},{},{:.9g}\n", a->paper_gradient_s,
+    csv += fmt::format(",{:.9g},{},{},{:.9g},{}\n", a->paper_gradient_s,
                        cmp ? fmt::format("{:.9g}", cmp->paper_gradient_improvement_percent) : "",
-                       cmp ? fmt::format("{:.9g}", cmp->total_speedup) : "", a->other_s());
+                       cmp ? fmt::format("{:.9g}", cmp->total_speedup) : "", a->other_s(), e.seed);
     // Formatted in place, the format parsed at compile time: no string per row (2.3 M rows in the paper grid).
     for (const auto& p : a->run.trace)
       fmt::format_to(std::back_inserter(trace), FMT_COMPILE("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n"), a->name, p.peer,

@@ -147,6 +147,7 @@ void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string
       throw error(node, field_name(node, a.name()), "unknown attribute (allowed: " + list + ")");
     }
   }
+  check_no_text(node);
   // Elements our schemas allow several of; any other given twice is an error, not a silent first-wins.
   static const std::set<std::string> kRepeatable{"override", "system", "axis", "together", "instance",
                                                  "visible_cores", "source", "metric"};
@@ -162,6 +163,23 @@ void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string
                                             "> (allowed: " + (list.empty() ? "none" : list) + ")");
     }
   }
+}
+
+void XmlFile::check_no_text(const pugi::xml_node& node) const {
+  for (auto c : node.children()) {
+    if (c.type() != pugi::node_pcdata && c.type() != pugi::node_cdata) continue;
+    const std::string t = c.value();
+    if (t.find_first_not_of(" \t\r\n") != std::string::npos)
+      throw error(node, field_name(node, ""), "text inside <" + std::string(node.name()) +
+                                                  "> is not read: remove it (a comment goes inside <!-- -->)");
+  }
+}
+
+void XmlFile::check_empty(const pugi::xml_node& node, const std::string& why) const {
+  check_no_text(node);
+  for (auto c : node.children())
+    if (c.type() == pugi::node_element)
+      throw error(c, field_name(c, ""), "<" + std::string(node.name()) + "> holds no element: " + why);
 }
 
 std::string XmlFile::text(const pugi::xml_node& node, const char* attr) const {

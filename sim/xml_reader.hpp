@@ -28,9 +28,13 @@ class XmlFile {
   /// An error about `field` (e.g. "peers/@count") of `node`.
   InputError error(const pugi::xml_node& node, const std::string& field, const std::string& what) const;
 
-  /// Rejects attributes of `node` not in `allowed`, and child elements not in `children`.
+  /// Rejects attributes of `node` not in `allowed`, child elements not in `children`, and text inside it.
   void check_names(const pugi::xml_node& node, const std::set<std::string>& allowed,
                    const std::set<std::string>& children = {}) const;
+  /// Rejects text inside `node` (white space and comments aside): no p2psim element reads its text.
+  void check_no_text(const pugi::xml_node& node) const;
+  /// Rejects any element or text inside `node`; `why` says where its content goes instead.
+  void check_empty(const pugi::xml_node& node, const std::string& why) const;
 
   // Typed attribute access. `required` variants throw when absent; the others return `fallback`.
   std::string text(const pugi::xml_node& node, const char* attr) const;

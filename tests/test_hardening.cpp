@@ -2,11 +2,14 @@
 // runs, or run to a correct end: files without a size limit, memory no cloud allows, crash times past the
 // run's bounds, output paths that cannot be written, bytes that are not UTF-8, a disk that fills mid-write.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "../sim/atomic_file.hpp"
 #include "run_cli.hpp"
@@ -159,4 +162,174 @@ TEST_CASE("a set of result files is written whole or not at all (a disk that fil
   p2psim::write_files_atomically(dir.root, {{"result.json", "new"}, {"trace.csv", "rows"}});
   CHECK(slurp(dir.path("result.json")) == "new");
   CHECK(slurp(dir.path("trace.csv")) == "rows");
+}
+
+TEST_CASE("limits: a design past its size limit, or past this machine's memory maps, is refused before it runs") {
+  TempDir dir;
+  auto run = [&](int peers, const std::string& system) {
+    std::string xml = experiment(system);
+    xml.replace(xml.find("count=\"4\""), 9, "count=\"" + std::to_string(peers) + "\"");
+    std::ofstream(dir.path("big.xml")) << xml;
+    return run_cli("run -q " + dir.path("big.xml"));
+  };
+  auto r = run(257, R"(<system name="x" strategy="spirt"/>)");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("big.xml:4: field 'systems/system[@name='x']/@strategy': spirt is simulated with up to 256 "
+                      "peers, not 257") != std::string::npos);
+  r = run(4097, R"(<system name="x" strategy="parameter_server"/>)");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("parameter_server is simulated with up to 4096 peers") != std::string::npos);
+  // 35,000 ring peers: 70,000 memory maps and more, past the default vm.max_map_count of 65,530, where SimGrid
+  // aborted ("Failed to protect stack").
+  std::ifstream limit("/proc/sys/vm/max_map_count");
+  double maps = 0;
+  limit >> maps;
+  if (maps > 0 && maps < 70000) {
+    r = run(35000, R"(<system name="x" strategy="ring_allreduce"/>)");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("vm.max_map_count") != std::string::npos);
+  }
+}
+
+// The memory estimate `run` checks before simulating, against the peak the run then takes (the largest RSS of the
+// process and the children it waited for, from wait4): never below it, and at most twice it, for every design
+// at two sizes (mnist_cnn on the hand calibration, thousands to hundreds of thousands of trace rows).
+TEST_CASE("limits: each design's estimated peak memory is above its measured peak and within 2x, at two sizes") {
+  TempDir dir;
+  for (const std::string system :
+       {R"(p2p_all_to_all" compute="peer)", R"(p2p_all_to_all" compute="functions)", "ring_allreduce",
+        R"(parameter_server" servers="2)", R"(serverless_sharded" shards="3)", "serverless_tree", "spirt",
+        R"(lambdaml" pattern="scatter_reduce)", R"(lambdaml" pattern="allreduce)"})
+    for (const auto& [peers, iterations] : std::vector<std::pair<int, int>>{{8, 300}, {16, 600}}) {
+      CAPTURE(system);
+      CAPTURE(peers);
+      std::ofstream(dir.path("m.xml")) << R"(<experiment name="m" seed="1">
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations=")"
+                                       << iterations << R"("/>
+  <peers count=")" << peers << R"(" instance_type="m5.large"/>
+  <systems><system name="x" strategy=")" << system << R"("/></systems>
+</experiment>
+)";
+      const auto check = run_cli("run " + dir.path("m.xml") + " --check");
+      REQUIRE(check.exit_code == 0);
+      std::smatch m;
+      REQUIRE(std::regex_search(check.output, m, std::regex("simulation: about ([0-9]+) MB at its peak")));
+      const double estimate_mb = std::stod(m[1]);
+      std::fflush(nullptr);
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        std::freopen("/dev/null", "w", stdout);
+        const std::string xml = dir.path("m.xml"), out = dir.path("out");
+        ::execl(P2PSIM_BIN, P2PSIM_BIN, "run", xml.c_str(), "-q", "--out", out.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+      int status = 0;
+      rusage usage{};
+      REQUIRE(::wait4(pid, &status, 0, &usage) == pid);
+      REQUIRE(WIFEXITED(status));
+      REQUIRE(WEXITSTATUS(status) == 0);
+      const double peak_mb = usage.ru_maxrss * 1024.0 / 1e6;
+      CHECK(estimate_mb >= peak_mb);
+      CHECK(estimate_mb <= 2 * peak_mb);
+    }
+}
+
+TEST_CASE("silently ignored input is refused: elements inside <system>, text inside <sweep> or any element") {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {experiment(R"(<system name="x" strategy="ring_allreduce"><shards>4</shards></system>)"),
+       "field 'systems/system/shards': <system> holds no element: a system's parameters are its attributes"},
+      {experiment(kInstance, R"(<sweep>peers/@count 4 8<axis select="peers/@count" values="4 8"/></sweep>)"),
+       "field 'sweep': text inside <sweep> is not read"},
+      {experiment(kInstance, R"(<functions memory_mb="2048">3008</functions>)"), "text inside <functions> is not read"},
+  };
+  for (const auto& [xml, message] : cases) {
+    CAPTURE(xml);
+    std::ofstream(dir.path("e.xml")) << xml;
+    const auto r = run_cli((xml.find("<sweep>") != std::string::npos ? "sweep --list " : "run ") + dir.path("e.xml"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(message) != std::string::npos);
+  }
+}
+
+TEST_CASE("a profile override that selects several attributes is refused: an override sets one value") {
+  TempDir dir;
+  std::ofstream(dir.path("e.xml")) << experiment(
+      kInstance, R"(<profile><override select="instance_types/instance/@price_per_hour_usd" value="0"/></profile>)");
+  const auto r = run_cli("run " + dir.path("e.xml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("field 'override/@select': 'instance_types/instance/@price_per_hour_usd' selects") !=
+        std::string::npos);
+  CHECK(r.output.find("an override sets one") != std::string::npos);
+}
+
+TEST_CASE("run --check: every system's footprint, exit 0 when everything fits and 3 when not") {
+  TempDir dir;
+  std::ofstream(dir.path("ok.xml")) << experiment(kInstance + R"(<system name="r" strategy="ring_allreduce"/>)");
+  auto r = run_cli("run --check " + dir.path("ok.xml"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("system instance (p2p_all_to_all):") != std::string::npos);
+  CHECK(r.output.find("system r (ring_allreduce):") != std::string::npos);
+  CHECK(r.output.find("simulation: about") != std::string::npos);
+  // A function of 128 MB holds no VGG-11 step: it was "DOES NOT FIT" with exit 0.
+  std::ofstream(dir.path("small.xml")) << experiment(kInstance, R"(<functions memory_mb="128"/>)");
+  r = run_cli("run --check " + dir.path("small.xml"));
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("DOES NOT FIT") != std::string::npos);
+}
+
+TEST_CASE("merge: one scenario with other results in two folders is refused; rows carry their seed") {
+  TempDir dir;
+  auto sweep = [&](const std::string& name, const std::string& seed) {
+    std::string xml = experiment(kInstance, R"(<sweep><axis select="peers/@count" values="2 4"/></sweep>)");
+    xml.replace(xml.find("seed=\"1\""), 8, "seed=\"" + seed + "\"");
+    std::ofstream(dir.path(name + ".xml")) << xml;
+    return run_cli("sweep " + dir.path(name + ".xml") + " -j 2 --out " + dir.path(name));
+  };
+  REQUIRE(sweep("a", "1").exit_code == 0);
+  REQUIRE(sweep("b", "1").exit_code == 0);
+  CHECK(run_cli("merge " + dir.path("a") + " " + dir.path("b") + " --out " + dir.path("ab")).exit_code == 0);
+  CHECK(slurp(dir.path("ab/results.csv")) == slurp(dir.path("a/results.csv")));  // the same runs, kept once
+  const std::string header = slurp(dir.path("a/results.csv")).substr(0, slurp(dir.path("a/results.csv")).find('\n'));
+  CHECK(header.substr(header.size() - 5) == ",seed");
+  // A run of b edited (as another input file or p2psim would give): refused, naming both folders.
+  for (const auto& entry : fs::directory_iterator(dir.path("b/runs"))) {
+    const std::string csv = (entry.path() / "result.csv").string();
+    std::string text = slurp(csv);
+    text.replace(text.rfind(",1\n"), 3, ",9\n");
+    std::ofstream(csv) << text;
+    break;
+  }
+  const auto r = run_cli("merge " + dir.path("a") + " " + dir.path("b") + " --out " + dir.path("ab2"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("has other results here than in " + dir.path("a/runs/")) != std::string::npos);
+}
+
+TEST_CASE("fit flags a calibration sample far from its configuration's median, and run says so") {
+  TempDir dir;
+  std::string csv = slurp(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv");
+  // Four more repeats of each 1-thread step within 2 %, and one at 30 s where the others say 1.1 s.
+  for (const char* row : {"1000,1,0,1199882,4799528,0,1.11", "1000,1,0,1199882,4799528,0,1.09",
+                          "1000,1,0,1199882,4799528,0,1.12", "60000,1,0,1199882,4799528,0,7.05",
+                          "60000,1,0,1199882,4799528,0,6.98", "60000,1,0,1199882,4799528,0,7.02",
+                          "1000,1,0,1199882,4799528,0,30"})
+    csv += std::string("train_step,mnist_cnn,10,1x28x28,") + row + "\n";
+  std::ofstream(dir.path("cal.csv")) << csv;
+  const long outlier_line = static_cast<long>(std::count(csv.begin(), csv.end(), '\n'));
+  auto fit = run_cli("fit " + dir.path("cal.csv"));
+  CHECK(fit.exit_code == 0);
+  CHECK(fit.output.find("outlier: " + dir.path("cal.csv") + ":" + std::to_string(outlier_line) +
+                        ": train_step mnist_cnn@1x28x28: 30 s where its configuration's median is 1.1") !=
+        std::string::npos);
+  CHECK(fit.output.find("outlier:", fit.output.find("outlier:") + 1) == std::string::npos);  // only that one
+  std::ofstream(dir.path("e.xml")) << R"(<experiment name="o" seed="1">
+  <calibration files=")" + dir.path("cal.csv") + R"("/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="2"/>
+  <peers count="4" instance_type="t2.large"/>
+</experiment>
+)";
+  const auto run = run_cli("run -q " + dir.path("e.xml"));
+  CHECK(run.exit_code == 0);
+  CHECK(run.output.find("warning: the calibration of mnist_cnn@1x28x28 holds 1 sample(s) far from") != std::string::npos);
 }

@@ -11,7 +11,11 @@
 
 #include "atomic_file.hpp"
 
+#include <fmt/core.h>
+
 #include "limits.hpp"
+#include "simulation/footprint.hpp"
+#include "simulation/simulate.hpp"
 #include "results.hpp"
 #include "sim_fixture.hpp"
 
@@ -43,31 +47,18 @@ TEST_CASE("limits: a run still going after a simulated year stops, infeasible, w
 
 TEST_CASE("limits: a run that would not fit in this machine's memory is refused with an estimate") {
   TempDir dir;
-  const auto small = fixture::scenario(fixture::write_experiment(dir, R"(
-  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="10"/>
-  <peers count="4" instance_type="t2.large"/>)"));
-  // 4 peers x 10 iterations x (8 own phases + 5 x 1 function's), and 4 x 4 deliveries per iteration.
-  CHECK(limits::estimated_trace_records(small) == doctest::Approx(4 * 10 * (8 + 5)));
-  CHECK(limits::estimated_deliveries(small) == doctest::Approx(4 * 4 * 10));
-  CHECK(limits::estimated_peak_bytes(small) ==
-        doctest::Approx(limits::kBaseBytes + 4 * 10 * 13 * limits::kBytesPerTraceRecord + 160 * limits::kBytesPerDelivery));
-  CHECK_NOTHROW(limits::check_fits_in_memory(small));
-  // A design that records no deliveries: no term in the peers (a 512-peer sharded run was refused at first).
-  const auto ring = fixture::scenario(fixture::write_experiment(dir, R"(
-  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="10"/>
-  <peers count="4" instance_type="t2.large"/>
-  <systems><system name="ring" strategy="ring_allreduce"/></systems>)"));
-  CHECK(limits::estimated_trace_records(ring) == doctest::Approx(4 * 10 * (8 + 5)));
-  CHECK(limits::estimated_deliveries(ring) == 0);
-
   const auto path = fixture::write_experiment(dir, R"(
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1000000"/>
   <peers count="60" instance_type="t2.large"/>)");
   const auto huge = fixture::scenario(path);
   REQUIRE(limits::available_memory_bytes() > 0);
-  CHECK(limits::estimated_peak_bytes(huge) > 5e11);  // 60 x 1e6 x 13 records and 3,600 deliveries per iteration: 0.7 TB
+  std::vector<simulation::RunEstimate> estimates;
+  for (const auto& system : huge.experiment.systems)
+    estimates.push_back(simulation::estimate_run(huge, *simulation::make_strategy(system, huge)));
+  // 60 x 1e6 iterations: 3.5e3 deliveries and hundreds of rows per iteration, about a terabyte whatever the host.
+  CHECK(simulation::estimated_peak_bytes(estimates) > 5e11);
   try {
-    limits::check_fits_in_memory(huge);
+    check_systems(huge);
     FAIL("accepted");
   } catch (const InputError& e) {
     const std::string what = e.what();
@@ -75,6 +66,40 @@ TEST_CASE("limits: a run that would not fit in this machine's memory is refused 
                     "1000000 iterations would need about") != std::string::npos);
     CHECK(what.find("docs/limits.md") != std::string::npos);
   }
+}
+
+// Every design at two sizes: the trace rows its footprint estimates are never fewer than it writes, and at most
+// twice as many (a 1-peer ring of 200,000 iterations was refused at 27 GB: 303 rows estimated per iteration,
+// where it writes 4).
+TEST_CASE("limits: each design's estimated trace rows bound the rows it writes, within 2x, at two sizes") {
+  TempDir dir;
+  const std::vector<std::string> systems{
+      R"(<system name="x" strategy="p2p_all_to_all" compute="peer"/>)",
+      R"(<system name="x" strategy="p2p_all_to_all" compute="functions"/>)",
+      R"(<system name="x" strategy="ring_allreduce"/>)",
+      R"(<system name="x" strategy="ring_allreduce" compute="functions"/>)",
+      R"(<system name="x" strategy="parameter_server" servers="2"/>)",
+      R"(<system name="x" strategy="serverless_sharded" shards="3"/>)",
+      R"(<system name="x" strategy="serverless_tree"/>)",
+      R"(<system name="x" strategy="spirt" database="peer"/>)",
+      R"(<system name="x" strategy="spirt" database="instance"/>)",
+      R"(<system name="x" strategy="lambdaml" pattern="scatter_reduce"/>)",
+      R"(<system name="x" strategy="lambdaml" pattern="allreduce"/>)"};
+  for (const auto& system : systems)
+    for (const auto& [peers, iterations] : std::vector<std::pair<int, int>>{{4, 2}, {9, 3}}) {
+      CAPTURE(system);
+      CAPTURE(peers);
+      const auto s = fixture::scenario(fixture::write_experiment(
+          dir, fmt::format(R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="{}"/>
+  <peers count="{}" instance_type="t2.large"/>
+  <systems>{}</systems>)",
+                           iterations, peers, system)));
+      const auto estimate = simulation::estimate_run(s, *simulation::make_strategy(fixture::system(s, "x"), s));
+      const auto rows = static_cast<double>(fixture::simulate(s, "x").trace.size());
+      CHECK(estimate.trace_rows >= rows);
+      CHECK(estimate.trace_rows <= 2 * rows);
+    }
 }
 
 TEST_CASE("limits: a model's parameter count outside [1, 1e12] is refused naming the models file") {

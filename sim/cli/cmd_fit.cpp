@@ -62,6 +62,12 @@ int cmd_fit(int argc, char** argv) {
   for (const auto& [kernel, curve] : cm.tensor_op_fits())
     family(kernel, curve, kernel == "average" ? " n*elem" : " elem");
 
+  // Samples far from their configuration's median: the curve ignores them, a run's noise draws from them.
+  for (const auto& [key, f] : cm.step_fits())
+    for (const auto& o : f.outliers)
+      fmt::print("outlier: {}:{}: train_step {}@{}: {:.4g} s where its configuration's median is {:.4g} s ({:.1f}x)\n",
+                 o.file, o.line, key.first, key.second, o.seconds, o.median_s, o.seconds / o.median_s);
+
   // Thread scaling as the simulator uses it (Amdahl's law, speed-ups capped at linear).
   fmt::print("\n{:<32} {:>14} {:>12} {:>14} {:>14}\n", "model", "1 thread (s)", "threads", "serial frac.",
              "busy vCPUs");

@@ -33,27 +33,66 @@ namespace p2psim::cli {
 
 namespace {
 
-// `p2psim run --check`: what cannot fit, and the smallest function memory that would.
+constexpr int kExitDoesNotFit = 3;
+
+// `p2psim run --check`: whether every system's peers and functions hold a training step, and what the simulation
+// itself will hold; exit 3 when something does not fit.
 int print_memory_check(const Scenario& s) {
-  if (!s.memory_checked) {
-    fmt::print("memory not checked: the calibration has no memory samples for {}@{}\n", s.experiment.workload.model,
-               s.experiment.workload.input_shape);
-    return kExitOk;
-  }
-  const double gib = 1024.0 * 1024 * 1024;
-  const double fn_need = *std::max_element(s.invocation_need_bytes.begin(), s.invocation_need_bytes.end());
-  fmt::print("instance: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n", s.peer_type.name,
-             s.peer_memory_bytes / gib, s.peer_need_bytes / gib, s.peer_fits() ? "fits" : "DOES NOT FIT");
   bool all = true;
-  for (size_t k = 0; k < s.invocations.size(); ++k) all = all && s.invocation_fits(k);
-  fmt::print("serverless: a function ({} MB) needs up to {:.2f} GiB: {}\n", s.experiment.functions.memory_mb,
-             fn_need / gib, all ? "fits" : "DOES NOT FIT");
-  const int smallest = s.smallest_function_memory_mb();
-  if (smallest > 0)
-    fmt::print("smallest function memory that fits: {} MB\n", smallest);
-  else
-    fmt::print("no function memory up to {} MB fits\n", s.profile.functions.memory_max_mb);
-  return kExitOk;
+  if (!s.memory_checked) {
+    fmt::print("training memory not checked: the calibration has no memory samples for {}@{}\n",
+               s.experiment.workload.model, s.experiment.workload.input_shape);
+  } else {
+    const double gib = 1024.0 * 1024 * 1024;
+    const double fn_need = *std::max_element(s.invocation_need_bytes.begin(), s.invocation_need_bytes.end());
+    fmt::print("instance: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n", s.peer_type.name,
+               s.peer_memory_bytes / gib, s.peer_need_bytes / gib, s.peer_fits() ? "fits" : "DOES NOT FIT");
+    bool functions = true;
+    for (size_t k = 0; k < s.invocations.size(); ++k) functions = functions && s.invocation_fits(k);
+    fmt::print("serverless: a function ({} MB) needs up to {:.2f} GiB: {}\n", s.experiment.functions.memory_mb,
+               fn_need / gib, functions ? "fits" : "DOES NOT FIT");
+    const int smallest = s.smallest_function_memory_mb();
+    if (smallest > 0)
+      fmt::print("smallest function memory that fits: {} MB\n", smallest);
+    else
+      fmt::print("no function memory up to {} MB fits\n", s.profile.functions.memory_max_mb);
+    all = s.peer_fits() && functions;
+  }
+  const SystemEstimates e = estimate_systems(s);
+  for (size_t i = 0; i < e.systems.size(); ++i) {
+    const auto& x = e.estimates[i];
+    fmt::print("system {} ({}): {:.3g} trace rows, {:.3g} actors, {:.3g} routes, {:.3g} per-gradient records\n",
+               e.systems[i]->name, e.systems[i]->strategy, x.trace_rows, x.actors, x.routes, x.deliveries);
+  }
+  const double peak = simulation::estimated_peak_bytes(e.estimates), have = limits::available_memory_bytes();
+  const bool fits = have <= 0 || peak <= 0.8 * have;
+  fmt::print("simulation: about {:.0f} MB at its peak, of {:.0f} MB available: {}\n", peak / 1e6, have / 1e6,
+             fits ? "fits" : "DOES NOT FIT");
+  try {
+    simulation::check_footprints(s, e.systems, e.estimates, e.footprints);
+  } catch (const InputError& error) {
+    fmt::print("DOES NOT FIT: {}\n", error.what());
+    return kExitDoesNotFit;
+  }
+  return all && fits ? kExitOk : kExitDoesNotFit;
+}
+
+// A fitted family of this run's model that holds a sample far from its configuration's median (ComputeModel::
+// Outlier): said on stderr, with where it is, since the step noise a run draws includes it.
+void warn_of_calibration_outliers(const Scenario& s) {
+  const std::pair key{s.experiment.workload.model, s.experiment.workload.input_shape};
+  std::vector<const ComputeModel*> models{&s.compute};
+  for (const auto& own : {s.peer_steps, s.function_steps})
+    if (own) models.push_back(&*own);
+  for (const ComputeModel* cm : models) {
+    const auto it = cm->step_fits().find(key);
+    if (it == cm->step_fits().end() || it->second.outliers.empty()) continue;
+    const auto& o = it->second.outliers.front();
+    fmt::print(stderr, "p2psim run: warning: the calibration of {}@{} holds {} sample(s) far from their "
+               "configuration's median, e.g. {}:{}: {:.4g} s where the median is {:.4g} s (the step noise draws from "
+               "them; `p2psim fit` lists them)\n", key.first, key.second, it->second.outliers.size(), o.file, o.line,
+               o.seconds, o.median_s);
+  }
 }
 
 // Runs this command again, as a fresh process, with --exact-storage-sharing: a system simulated optimistically in
@@ -91,7 +130,8 @@ int cmd_run(int argc, char** argv) {
       "replicates", po::value<std::string>(),
       "also simulate N replicates (1-1000), each with the profile's constants drawn from their spreads and a seed of "
       "its own, and report p10/p50/p90 of each system's time and cost")(
-      "check", "only check that functions and peers can hold a training step, and exit")(
+      "check", "only check that every system's peers and functions can hold a training step and that the simulation "
+               "fits this machine (its estimated peak memory), and exit: 0 when everything fits, 3 when not")(
       "provenance-base", po::value<std::string>(),
       "name input files in the provenance relative to this folder instead of the experiment's (p2psim sweep "
       "passes its experiment's folder, so that a scenario's provenance does not depend on --out)")(
@@ -112,6 +152,7 @@ int cmd_run(int argc, char** argv) {
   try {
     const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
     const Scenario scenario = resolve_scenario(experiment);
+    warn_of_calibration_outliers(scenario);
     if (vm.count("check")) return print_memory_check(scenario);
     const auto sharing = vm.count("exact-storage-sharing") ? sg::StorageSharing::Exact : sg::StorageSharing::Optimistic;
     Result result;
@@ -131,7 +172,6 @@ int cmd_run(int argc, char** argv) {
     const std::string experiment_name = record(path, rebased);
     for (const auto& f : experiment.input_files()) record(f, false);
     check_systems(scenario);  // every system's strategy and parameters, before anything runs
-    limits::check_fits_in_memory(scenario);
     // In a sweep's worker, a system that runs no function, or the serverless all-to-all whose functions' timing
     // stands for their memory size, is simulated once per group of scenarios (run_memo.hpp): the files it reads
     // are those of the provenance, less the experiment file (its text is in the key), plus the defaults.

@@ -38,7 +38,6 @@ std::vector<double> predictions(const std::string& path, const Experiment& exper
                                 const std::vector<const Case*>& cases) {
   const Scenario scenario = resolve_scenario(experiment);
   check_systems(scenario);
-  limits::check_fits_in_memory(scenario);
   std::map<std::string, SystemResult> results;
   for (const Case* c : cases)
     for (const auto& m : c->metrics) {

@@ -34,13 +34,14 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
     nlohmann::ordered_json axes;
     std::string header;
     std::vector<std::string> rows;
+    std::string folder;  // where it was read
   };
   std::map<std::string, Run> runs;  // by scenario id: sorted, each once
   std::vector<std::string> axis_names;
   for (const auto& dir : dirs)
     for (const auto& entry : fs::directory_iterator(dir / "runs")) {
       const std::string id = entry.path().filename().string();
-      if (!entry.is_directory() || id.front() == '.' || runs.count(id)) continue;
+      if (!entry.is_directory() || id.front() == '.') continue;
       std::ifstream scenario(entry.path() / "scenario.json"), result(entry.path() / "result.csv");
       if (!scenario || !result) continue;  // not a finished run
       Run r;
@@ -63,6 +64,16 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
         throw InputError(where, 1, "", "not a result table of p2psim run (empty or truncated?)");
       if (!runs.empty() && r.header != runs.begin()->second.header)
         throw InputError(where, 1, "", "its columns differ from the other runs' (written by another p2psim version?)");
+      // The same scenario in two folders (shards that overlap, a run resumed elsewhere): kept once when both
+      // say the same, refused when they differ (other input files or another p2psim), never one picked silently.
+      if (auto same = runs.find(id); same != runs.end()) {
+        if (same->second.rows != r.rows)
+          throw InputError(where, 0, "", "scenario " + id + " has other results here than in " + same->second.folder +
+                                             " (other input files, or another p2psim version?): merge folders of "
+                                             "one sweep");
+        continue;
+      }
+      r.folder = entry.path().string();
       runs.emplace(id, std::move(r));
     }
   std::ostringstream csv;

@@ -10,6 +10,7 @@
 #include "../isolate.hpp"
 #include "../limits.hpp"
 #include "context.hpp"
+#include "footprint.hpp"
 #include "simulate.hpp"
 #include "strategies/computed_invocations.hpp"
 #include "strategies/params.hpp"
@@ -41,13 +42,23 @@ std::function<void(double)> progress_reporter(const SystemSpec& system, const si
 
 }  // namespace
 
-void check_systems(const Scenario& s) {
+SystemEstimates estimate_systems(const Scenario& s) {
+  SystemEstimates out;
   for (const auto& system : s.experiment.systems) {
-    const auto needs = simulation::make_strategy(system, s)->needs();
-    if (!needs.broker && !s.experiment.broker_outages.empty())
+    const auto strategy = simulation::make_strategy(system, s);
+    if (!strategy->needs().broker && !s.experiment.broker_outages.empty())
       throw simulation::StrategyParams(system).error(
           "strategy", "this design runs no broker, so the broker outages declared in <failures> would not apply to it");
+    out.systems.push_back(&system);
+    out.estimates.push_back(simulation::estimate_run(s, *strategy));
+    out.footprints.push_back(strategy->footprint());
   }
+  return out;
+}
+
+void check_systems(const Scenario& s) {
+  const SystemEstimates e = estimate_systems(s);
+  simulation::check_footprints(s, e.systems, e.estimates, e.footprints);
 }
 
 void prepare_simulations() { sg::start_simgrid(); }

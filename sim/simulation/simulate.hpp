@@ -1,12 +1,23 @@
 // Simulating one system of a scenario with SimGrid.
 #pragma once
 #include "../scenario.hpp"
+#include "footprint.hpp"
 #include "run_output.hpp"
 #include "sg/platform.hpp"
 
 namespace p2psim {
 
-/// Checks every system of the scenario (its strategy exists, its parameters are valid) before anything is
+/// Every system of the scenario with what a run of it would hold (simulation/footprint.hpp), in order; its
+/// strategy and parameters checked. Throws InputError naming the experiment file, line and field.
+struct SystemEstimates {
+  std::vector<const SystemSpec*> systems;
+  std::vector<simulation::RunEstimate> estimates;
+  std::vector<simulation::Footprint> footprints;
+};
+SystemEstimates estimate_systems(const Scenario& scenario);
+
+/// Checks every system of the scenario (its strategy exists, its parameters are valid, its size within its
+/// design's limit, this machine's memory and memory maps: simulation/footprint.hpp) before anything is
 /// simulated. Throws InputError naming the experiment file, line and field.
 void check_systems(const Scenario& scenario);
 

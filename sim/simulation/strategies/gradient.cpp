@@ -253,6 +253,15 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
   return n;
 }
 
+Footprint gradient_functions_footprint(const Scenario& s, GradientCompute how) {
+  Footprint f;
+  if (how != GradientCompute::Functions) return f;
+  const double peers = s.experiment.peers, invocations = static_cast<double>(s.invocations.size());
+  f.actors = peers * invocations;
+  f.trace_rows = peers * s.experiment.workload.iterations * (7 * invocations + 6) + peers * invocations;
+  return f;
+}
+
 void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus) {
   // The credits say how much of the work runs at full speed; the host runs the rest at its baseline speed.
   auto& credits = c.credits[peer];

@@ -20,6 +20,11 @@ GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s,
 /// (they publish their gradients' keys through it, as the paper's lambda queues), plus slots for
 /// `other_functions` more containers of the design's own (aggregators, reducers).
 PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_functions = 0);
+/// The gradient functions' share of a design's footprint (none when peers compute): a container actor per
+/// invocation at most; per invocation 7 phases at most (data and model fetch, compute, upload, deserialise...),
+/// per peer-iteration 6 of the peer's around them (orchestration, polling, collect, model upload, serialise,
+/// local average), and a cold start per container (counted on mnist_cnn and VGG-11 runs, 2026-12-03).
+Footprint gradient_functions_footprint(const Scenario& s, GradientCompute how);
 
 /// The peer's CPU busy with `reference_s` of work (calibration-CPU seconds): at the host's speed, slower once
 /// a standard-mode burstable instance has run out of credits. `busy_vcpus`: how many vCPUs the work keeps

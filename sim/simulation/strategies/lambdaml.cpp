@@ -32,6 +32,14 @@ class LambdaMl : public Strategy {
     n.peers_are_instances = false;
     return n;
   }
+  // Per worker-iteration: scatter-reduce a GET and a PUT per chunk (3 per other worker), all-reduce 7.
+  Footprint footprint() const override {
+    const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
+    Footprint f;
+    f.actors = P + 1;
+    f.trace_rows = 2 * P + (scatter_ ? P * T * (3 * P + 2) : 7 * P * T);
+    return f;
+  }
   void launch(Context& c) override;
   std::string transport() const override { return scatter_ ? "storage_scatter_reduce" : "storage_allreduce"; }
 

@@ -32,6 +32,14 @@ class RingAllReduce : public Strategy {
     n.peer_ring = true;  // each peer sends only to the next
     return n;
   }
+  // Per peer-iteration 4 phases (compute, reduce-scatter, all-gather, update).
+  Footprint footprint() const override {
+    const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
+    Footprint f = gradient_functions_footprint(s_, compute_);
+    f.actors += P + 1;
+    f.trace_rows += P + 4 * P * T;
+    return f;
+  }
   void launch(Context& c) override;
   std::string transport() const override { return "peer_to_peer"; }
 

@@ -25,6 +25,15 @@ class ServerlessSharded : public Strategy {
   PlatformNeeds needs() const override {
     return gradient_needs(s_, compute_, shards_);  // and the reducers' containers
   }
+  // Per peer-iteration 6 phases; per reducer-iteration a GET per peer, a start and a PUT; a cold start each.
+  Footprint footprint() const override {
+    const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
+    const double M = shards_;
+    Footprint f = gradient_functions_footprint(s_, compute_);
+    f.actors += P + M + 1;
+    f.trace_rows += P + 6 * P * T + M * T * (P + 3);
+    return f;
+  }
   void launch(Context& c) override;
   std::string transport() const override { return "storage_shards"; }
 

@@ -28,6 +28,16 @@ class ServerlessTree : public Strategy {
     for (const auto& level : levels_) aggregators += static_cast<int>(level.size());
     return gradient_needs(s_, compute_, aggregators);
   }
+  // Per peer-iteration 6 phases; per aggregator-iteration a GET per input, a start and a PUT.
+  Footprint footprint() const override {
+    const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
+    double A = 0;
+    for (const auto& level : levels_) A += static_cast<double>(level.size());
+    Footprint f = gradient_functions_footprint(s_, compute_);
+    f.actors += P + A + 1;
+    f.trace_rows += P + 6 * P * T + T * (P + 3 * A) + A;
+    return f;
+  }
   void launch(Context& c) override;
   std::string transport() const override { return "storage_tree"; }
 

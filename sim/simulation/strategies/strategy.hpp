@@ -34,10 +34,23 @@ struct PlatformNeeds {
   std::vector<int> function_memory_mb;
 };
 
+/// What one run of a design holds, checked before it runs (simulation/footprint.hpp): upper estimates from the
+/// records the design writes, each counted on real runs (docs/limits.md, "Memory").
+struct Footprint {
+  double actors = 0;      // SimGrid actors alive at once, at most
+  double trace_rows = 0;  // phases recorded over the whole run
+  double deliveries = 0;  // per-gradient records: deliveries, staleness, gradient versions
+  /// The most participants the design is simulated with in reasonable time (0: no limit of its own), and why.
+  int max_peers = 0;
+  std::string max_peers_why;
+};
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual PlatformNeeds needs() const = 0;
+  /// What a run of it holds: actors, trace rows and per-gradient records (counted in docs/limits.md).
+  virtual Footprint footprint() const = 0;
   /// Starts the design's actors; the engine then runs them to the end.
   virtual void launch(Context& c) = 0;
   /// How gradients travel between participants, for the results (e.g. "inline", "storage", "peer_to_peer").
