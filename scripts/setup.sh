@@ -14,6 +14,8 @@ packages=(
   libtorch-dev libopenblas0-openmp
   # figures, reports and notebooks (run with /usr/bin/python3)
   python3-matplotlib python3-pandas python3-pil jupyter-nbconvert python3-ipykernel
+  # the Python module (python/: pybind11 over the core)
+  pybind11-dev python3-dev
   # the report's browser test (headless)
   chromium
   # tests

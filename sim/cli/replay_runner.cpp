@@ -7,6 +7,7 @@
 #include <csignal>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -49,7 +50,10 @@ void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
   const auto schedule = (fs::path(dir) / "schedule.json").string();
   const auto accuracy = fs::path(dir) / "accuracy.csv";
   write_file_atomically(schedule, json_text(schedule_json(r)) + "\n");
-  const auto torch_bin = (fs::read_symlink("/proc/self/exe").parent_path() / "p2psim-torch").string();
+  // Beside this binary; from the Python module (whose process is python3), where $P2PSIM_BIN_DIR says.
+  const char* bin_dir = std::getenv("P2PSIM_BIN_DIR");
+  const auto torch_bin = ((bin_dir && *bin_dir ? fs::path(bin_dir) : fs::read_symlink("/proc/self/exe").parent_path()) /
+                          "p2psim-torch").string();
   // One single-threaded replay per system, as many at once as there are cores: a replay's arithmetic depends on
   // its thread count, one thread gives the same bytes in a run and in a sweep of parallel runs, and a second
   // thread gained only 1.3x (docs/time_to_accuracy.md).

@@ -1,0 +1,134 @@
+// p2psim's C++ core for Python (the p2psim package, python/p2psim/): an experiment checked in this process
+// (the same reader and the same messages as the CLI, raised as p2psim.InputError with file, line and field),
+// and `run` and `sweep` run by the CLI's own commands in a forked child (SimGrid holds one engine per process),
+// the GIL released while they work. A child dies with this process.
+#include <fcntl.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <pugixml.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+#include "data_dir.hpp"
+#include "experiment.hpp"
+#include "input_error.hpp"
+#include "read_text.hpp"
+#include "scenario.hpp"
+#include "simulation/simulate.hpp"
+#include "sweep.hpp"
+
+namespace py = pybind11;
+using namespace p2psim;
+
+namespace {
+
+// Starts `command` (a CLI command with its argv) in a child whose stderr goes to `log`; returns its pid.
+pid_t start(int (*command)(int, char**), const std::string& name, std::vector<std::string> args,
+            const std::string& log) {
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid > 0) return pid;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(cli::kExitInternal);
+  std::signal(SIGINT, SIG_DFL);  // Python's handler is the parent's
+  std::signal(SIGTERM, SIG_DFL);
+  const int out = ::open("/dev/null", O_WRONLY), err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (out < 0 || err < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(cli::kExitInternal);
+  args.insert(args.begin(), name);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int rc = cli::run_reporting_errors(name, command, static_cast<int>(args.size()), argv.data());
+  std::fflush(nullptr);
+  ::_exit(rc);  // not exit(): this process's interpreter and atexit handlers are the parent's
+}
+
+// Waits for `pid`; with block false, returns at once. (finished, exit code: 128 + signal when killed)
+std::pair<bool, int> wait_for(pid_t pid, bool block) {
+  int status = 0;
+  pid_t got;
+  {
+    py::gil_scoped_release released;
+    while ((got = ::waitpid(pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+    }
+  }
+  if (got == 0) return {false, 0};
+  if (got < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  return {true, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)};
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "p2psim's C++ core (use the p2psim package)";
+  // p2psim.InputError(file, line, field, message, text), defined by the package (python/p2psim/__init__.py).
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      py::object error = py::module_::import("p2psim").attr("InputError")(e.file, e.line, e.field, e.message, e.what());
+      PyErr_SetObject(error.get_type().ptr(), error.ptr());
+    }
+  });
+  m.def("default_data_dir", [] { return data_dir(); }, "the data folder this build reads");
+  m.def("version", [] { return std::string(P2PSIM_VERSION); });
+  m.def(
+      "absolute_paths",
+      [](const std::string& xml, const std::string& base_dir) {
+        pugi::xml_document doc;
+        if (!doc.load_string(xml.c_str(), pugi::parse_default | pugi::parse_comments))
+          throw InputError("<experiment>", 0, "", "malformed XML");
+        resolve_relative_paths(doc.document_element(), base_dir);
+        std::ostringstream out;
+        doc.save(out, "  ", pugi::format_indent);
+        return out.str();
+      },
+      "the experiment's text with every file path made absolute from base_dir");
+  m.def(
+      "check",
+      [](const std::string& path) {
+        const Experiment e = load_experiment(path, default_experiment_defaults_path());
+        const Scenario s = resolve_scenario(e);
+        check_systems(s);
+        py::list systems;
+        for (const auto& system : e.systems) systems.append(py::make_tuple(system.name, system.strategy));
+        return systems;
+      },
+      "checks an experiment as `p2psim run` does before simulating; returns its systems (name, strategy)");
+  m.def(
+      "expand",
+      [](const std::string& path) {
+        py::list out;
+        for (const auto& sc : expand_sweep(path)) out.append(py::make_tuple(sc.id, sc.values, sc.experiment_xml));
+        return out;
+      },
+      "the scenarios of an experiment's sweep: (id, [(select, value)], experiment text)");
+  m.def(
+      "start_run",
+      [](const std::vector<std::string>& args, const std::string& log) { return start(cli::cmd_run, "run", args, log); },
+      "starts `p2psim run ARGS` in a child process (stderr to LOG); returns its pid");
+  m.def(
+      "start_sweep",
+      [](const std::vector<std::string>& args, const std::string& log) {
+        return start(cli::cmd_sweep, "sweep", args, log);
+      },
+      "starts `p2psim sweep ARGS` in a child process (stderr to LOG); returns its pid");
+  m.def("wait", &wait_for, py::arg("pid"), py::arg("block") = true,
+        "waits for a child (the GIL released): (finished, exit code)");
+  m.def("interrupt", [](pid_t pid) { ::kill(pid, SIGINT); }, "asks a child to stop as Ctrl-C would");
+}
