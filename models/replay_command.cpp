@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "../sim/atomic_file.hpp"
+#include "../sim/limits.hpp"
 #include "../sim/read_text.hpp"
 #include "replay.hpp"
 #include "schedule_check.hpp"
@@ -89,7 +90,7 @@ void replay(const ReplayOptions& o, std::ostream& log) {
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(o.schedule_path + ": not a schedule (malformed JSON: " + e.what() + ")");
   }
-  check_schedule(schedule, o.schedule_path, available_memory_bytes());
+  check_schedule(schedule, o.schedule_path, limits::available_memory_bytes());
   for (const auto& name : o.systems) {
     bool found = false;
     for (const auto& s : schedule.at("systems")) found = found || s.at("name") == name;

@@ -3,8 +3,6 @@
 #include <fmt/core.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "compression.hpp"
@@ -95,18 +93,6 @@ void check_update(const Checker& c, const json& u, const std::string& field, lon
 }
 
 }  // namespace
-
-double available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("MemAvailable:", 0) == 0) {
-      std::istringstream fields(line.substr(13));
-      double kib = 0;
-      fields >> kib;
-      return kib * 1024;
-    }
-  return 0;
-}
 
 void check_schedule(const json& s, const std::string& path, double available_bytes) {
   const Checker c(path);

@@ -11,7 +11,4 @@ namespace p2psim::models {
 /// what the machine has available (`available_bytes`; 0: not checked).
 void check_schedule(const nlohmann::json& schedule, const std::string& path, double available_bytes);
 
-/// The machine's MemAvailable, in bytes (0 when unknown).
-double available_memory_bytes();
-
 }  // namespace p2psim::models

@@ -1,6 +1,8 @@
 // What one run may ask for: bounds checked before anything is simulated, so that an input that would never
 // finish, or exhaust the machine, gets a clear error with an estimate instead (docs/limits.md).
 #pragma once
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace p2psim {
@@ -38,7 +40,17 @@ constexpr double kMapsOfProcess = 200;
 constexpr double kMapsPerActor = 2;
 
 /// The memory this machine can still give (MemAvailable), in bytes; 0 when unknown.
-double available_memory_bytes();
+inline double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("MemAvailable:", 0) == 0) {
+      std::istringstream fields(line.substr(13));
+      double kib = 0;
+      fields >> kib;
+      return kib * 1024;
+    }
+  return 0;
+}
 
 }  // namespace limits
 }  // namespace p2psim
