@@ -131,8 +131,9 @@ def facets(df, facet=None):
     if not facet:
         return [("" if label == "all" else label, df[workloads == label]) for label in sorted(workloads.unique())]
     panels = []
-    for (workload, value), rows in df.groupby([workloads, df[facet]], sort=True):
-        words = p2psim_labels.value_label(facet, value)
+    # Rows without a value keep a panel of their own (a group-by would drop them, an all-empty column every row).
+    for (workload, value), rows in df.groupby([workloads, df[facet]], sort=True, dropna=False):
+        words = f"no {facet}" if pd.isna(value) else p2psim_labels.value_label(facet, value)
         label = workload if words in workload.split() else ", ".join(w for w in (workload, words) if w != "all")
         panels.append((label, rows))
     return panels

@@ -171,6 +171,14 @@ class LikeWithLike(unittest.TestCase):
         with self.assertRaisesRegex(p.ResultsError, "no column 'nope'"):
             p.facets(self.df, "nope")
 
+    def test_rows_without_a_facet_value_keep_their_own_panel(self):
+        # An all-empty column was a ZeroDivisionError in `report --facet`, then silently no panel at all.
+        panels = p.facets(self.df.assign(note=float("nan")), "note")
+        self.assertEqual(sum(len(rows) for _, rows in panels), len(self.df))
+        self.assertTrue(all(label.endswith("no note") for label, _ in panels))
+        panels = p.facets(self.df.assign(note=["a", None, None]), "note")
+        self.assertEqual(sum(len(rows) for _, rows in panels), len(self.df))
+
 
 class Timeline(unittest.TestCase):
     trace = pd.DataFrame([
