@@ -18,8 +18,8 @@ packages=(
   pybind11-dev python3-dev
   # the report's browser test (headless)
   chromium
-  # tests
-  doctest-dev dataset-fashion-mnist
+  # tests (slurm-wlm and munge: the job-array test's single-node cluster)
+  doctest-dev dataset-fashion-mnist slurm-wlm munge
 )
 if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # End to end on a real (single-node, localhost) Slurm: a small sweep as a job array of 3 tasks plus the merge job;
-# every scenario must be in the merged results exactly once. Installs Debian's slurm-wlm and munge if missing.
+# every scenario must be in the merged results exactly once. Debian's slurm-wlm and munge come from
+# scripts/setup.sh (a test installs nothing); without them the test fails, saying so.
 # Usage: slurm_test.sh P2PSIM_BINARY SOURCE_DIR
 set -euo pipefail
 p2psim=$(realpath "$1"); src=$(realpath "$2")
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+  echo "FAIL: slurmctld or munged missing: run scripts/setup.sh (it installs slurm-wlm and munge)"
+  exit 1
 fi
 work=$(mktemp -d)
 chmod 755 "$work"  # the munge daemon runs as its own user
