@@ -172,7 +172,7 @@ void claim_folder(const fs::path& dir, const std::string& experiment_path, const
   if (fs::exists(path)) {
     nlohmann::ordered_json before;
     try {
-      before = nlohmann::ordered_json::parse(read_text(path));
+      before = nlohmann::ordered_json::parse(read_input_file(path, kMaxXmlFileBytes));
     } catch (const nlohmann::json::exception&) {
       throw InputError(path.string(), 0, "", "not a sweep folder's identity (malformed JSON): remove it, or give another --out");
     }

@@ -2,6 +2,7 @@
 
 #include "../atomic_file.hpp"
 #include "../input_error.hpp"
+#include "../read_text.hpp"
 
 #include <fstream>
 #include <map>
@@ -42,8 +43,11 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
     for (const auto& entry : fs::directory_iterator(dir / "runs")) {
       const std::string id = entry.path().filename().string();
       if (!entry.is_directory() || id.front() == '.') continue;
-      std::ifstream scenario(entry.path() / "scenario.json"), result(entry.path() / "result.csv");
-      if (!scenario || !result) continue;  // not a finished run
+      const fs::path scenario_path = entry.path() / "scenario.json", result_path = entry.path() / "result.csv";
+      if (!fs::exists(scenario_path) || !fs::exists(result_path)) continue;  // not a finished run
+      // Read within the limits of user input: a folder may have been edited, or a file replaced by a device.
+      std::istringstream result(read_input_file(result_path, kMaxCsvFileBytes));
+      const std::string scenario = read_input_file(scenario_path, kMaxXmlFileBytes);
       Run r;
       try {
         r.axes = nlohmann::ordered_json::parse(scenario).at("axes");
