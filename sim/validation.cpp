@@ -31,6 +31,9 @@ const std::map<std::string, std::string>& quantities() {
        "median over (peer, iteration) of the spread of the functions' handler starts (their data_fetch)"},
       {"shard_fetch_mb_per_s", "a peer's data shard in MB (1e6 bytes) over its mean data_fetch time"},
       {"function_fetch_mb_per_s", "mean over function invocations of the samples they load, in MB, over the time it took"},
+      {"send_mb_per_s",
+       "a peer's message (its exchange bytes, in MB) over its mean send phase in iterations >= from_iteration (a "
+       "parameter server's push: one TCP stream to each server)"},
       {"cost_usd_per_iteration", "the listed services' cost over the run, divided by its iterations"},
       {"warm_function_usd_per_iteration", "mean cost (compute + request) of a warm function run x runs per iteration"},
   };
@@ -219,6 +222,15 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     }
     if (n == 0) throw metric_error(c, m, "system " + r.name + " runs no function");
     return sum / n;
+  }
+  if (q == "send_mb_per_s") {
+    double sum = 0;
+    int n = 0;
+    for (const auto& p : trace)
+      if (p.invocation < 0 && p.peer >= 0 && p.iteration >= m.from_iteration && p.phase == Phase::Send)
+        sum += p.end_s - p.start_s, ++n;
+    if (n == 0) throw metric_error(c, m, "system " + r.name + "'s peers send nothing");
+    return s.exchange_bytes / 1e6 / (sum / n);
   }
   const double iterations = s.experiment.workload.iterations;
   if (q == "cost_usd_per_iteration") {

@@ -124,6 +124,9 @@ TEST_CASE("sweep -j 1: one heavy process at a time, replays included") {
     most = std::max(most, replays);
     std::this_thread::sleep_for(10ms);
   }
+  std::ifstream log(dir.path("log"));
+  INFO(std::string(std::istreambuf_iterator<char>(log), {}));  // the sweep's output, should a check fail
+  CAPTURE(status);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(most == 1);  // seen running, never two at once

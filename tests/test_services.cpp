@@ -379,6 +379,27 @@ TEST_CASE("network credits: an 'up to' NIC bursts until its balance is spent mid
   CHECK(result["second_s"].get<double>() == doctest::Approx(0.5 + 5.0).epsilon(1e-6));
 }
 
+TEST_CASE("network credits: a server's 'up to' NIC bursts and runs dry as a peer's does") {
+  // A parameter server's or database's NIC (it had stayed at its baseline): 100 MB/s burst, 10 MB/s baseline,
+  // 45 MB of credits each way; the peer's NIC 1 GB/s, no single-flow cap. A 100 MB push into the server drains
+  // its receiving direction at 90 MB/s: dry after 0.5 s with 50 MB moved, the other 50 MB at 10 MB/s: 5 s.
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.peers = {{"peer-0", 1.0, 1e9}};
+    spec.servers = {{"ps-0", 1.0, 1e8, 0, 1e7, 4.5e7}};
+    const auto platform = sg::build_platform(spec);
+    nlohmann::json j;
+    sg::spawn("pusher", platform.peers[0], [&] {
+      sg::transfer_all({{platform.peers[0], platform.servers[0], 1e8}});
+      j["push_s"] = sg::now();
+    });
+    engine.run();
+    return j.dump();
+  }));
+  CHECK(result["push_s"].get<double>() == doctest::Approx(0.5 + 5.0).epsilon(1e-6));
+}
+
 TEST_CASE("tasks: reused actors start in the order and at the time new ones would, and idle ones end the run") {
   const auto result = nlohmann::json::parse(run_isolated([] {
     sg::Engine engine(sg::NetworkSettings{"CM02"});

@@ -68,7 +68,8 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   <metric name="mean" kind="time" unit="s" quantity="phase_mean_s" phases="reduce" measured="1"/>
   <metric name="spread" kind="time" unit="s" quantity="branch_start_spread_s" measured="1"/>
   <metric name="warm" kind="cost" unit="USD" quantity="warm_function_usd_per_iteration" measured="1"/>
-  <metric name="fn" kind="cost" unit="USD" quantity="cost_usd_per_iteration" services="function_compute storage" measured="1"/>)"));
+  <metric name="fn" kind="cost" unit="USD" quantity="cost_usd_per_iteration" services="function_compute storage" measured="1"/>
+  <metric name="send" kind="throughput" unit="MB/s" quantity="send_mb_per_s" from_iteration="1" measured="1"/>)"));
   const auto s = fixture::scenario(c.experiment_path);
   SystemResult r;
   r.name = "peer";
@@ -79,7 +80,9 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
       rec(-1, 2, 0, Phase::Reduce, 30, 34), rec(-1, 2, 1, Phase::Reduce, 31, 40),  // iteration 2: 30..40 = 10
       rec(0, 0, 0, Phase::DataFetch, 1.0, 2), rec(0, 0, 1, Phase::DataFetch, 1.5, 2),   // spread 0.5
       rec(0, 1, 0, Phase::DataFetch, 5.0, 6), rec(0, 1, 1, Phase::DataFetch, 5.25, 6),  // spread 0.25
-      rec(0, 2, 0, Phase::DataFetch, 7.0, 8), rec(0, 2, 1, Phase::DataFetch, 8.0, 9)};  // spread 1.0
+      rec(0, 2, 0, Phase::DataFetch, 7.0, 8), rec(0, 2, 1, Phase::DataFetch, 8.0, 9),   // spread 1.0
+      rec(0, 0, -1, Phase::Send, 0, 50),                                                  // iteration 0: left out
+      rec(0, 1, -1, Phase::Send, 10, 12), rec(0, 2, -1, Phase::Send, 20, 24)};            // sends of 2 s and 4 s
   // Two warm runs of 1 GB for 2 s and 4 s, one cold: warm mean 3 GB-s; 3 runs over 3 iterations.
   r.run.ledger.function_runs = {{1024, "x86", 0, 2}, {1024, "x86", 0, 4}, {2048, "x86", 1, 10}};
   r.cost.function_compute_usd = 0.6;
@@ -92,6 +95,7 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   CHECK(value(3) == doctest::Approx(0.5));  // spreads 0.5, 0.25, 1.0
   CHECK(value(4) == doctest::Approx((3 * f.price_per_gb_s_x86_usd + f.price_per_request_usd) * (3.0 / 3)));
   CHECK(value(5) == doctest::Approx(0.9 / 3));
+  CHECK(value(6) == doctest::Approx(s.exchange_bytes / 1e6 / 3));  // the message over the mean send, 3 s
 }
 
 TEST_CASE("validate: the summary leaves calibration cases out; the guard flags grown and unrecorded errors") {

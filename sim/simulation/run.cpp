@@ -96,7 +96,9 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   spec.functions_reach_peers = needs.functions_reach_peers;
   for (const auto& server : needs.servers) {
     const auto& type = p.instance_types.at(server.instance_type);
-    spec.servers.push_back({server.name, type.cpu_speed_factor, type.nic_bandwidth_bps});  // (no burst modelled)
+    // An "up to" type bursts as a peer of its type does (AWS's instance tables, the profile's N1), from a full bucket.
+    spec.servers.push_back({server.name, type.cpu_speed_factor, peer_nic_bps(type), 0, type.nic_bandwidth_bps,
+                            type.nic_bursts() ? type.nic_credit_s * type.nic_bandwidth_bps : 0});
   }
   spec.function_slots = needs.function_slots;
   spec.function_speed_factor = s.function_speed_factor;

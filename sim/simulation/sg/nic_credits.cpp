@@ -20,7 +20,8 @@ void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bp
     b.owner = owner;
     buckets_.push_back(b);
   }
-  if (static_cast<size_t>(owner) >= exhausted_at_s_.size()) exhausted_at_s_.resize(static_cast<size_t>(owner) + 1, -1);
+  if (owner >= 0 && static_cast<size_t>(owner) >= exhausted_at_s_.size())
+    exhausted_at_s_.resize(static_cast<size_t>(owner) + 1, -1);
 }
 
 void NicCredits::touched(const Host* host) {
@@ -72,8 +73,10 @@ void NicCredits::advance(double now_s) {
     if (!b.throttled && b.credits_bytes <= 1e-9 * b.capacity_bytes) {  // dry (to rounding): down to the baseline
       b.throttled = true;
       b.direction->set_bandwidth(b.baseline_bps);
-      auto& first = exhausted_at_s_[static_cast<size_t>(b.owner)];
-      if (first < 0) first = now_s;
+      if (b.owner >= 0) {
+        auto& first = exhausted_at_s_[static_cast<size_t>(b.owner)];
+        if (first < 0) first = now_s;
+      }
     } else if (b.throttled && b.credits_bytes >= std::min(b.capacity_bytes, b.burst_bps - b.baseline_bps)) {
       // A second's worth of burst earned back (or a full balance): bursting again (not at every byte, or it would
       // flutter between the two rates).

@@ -19,7 +19,7 @@ namespace p2psim::sg {
 class NicCredits {
  public:
   /// `nic` (a split-duplex link; its two directions each get a bucket) of `host` bursts to `burst_bps` on a
-  /// bucket of `bucket_bytes` above its `baseline_bps`. `owner`: an index reported with the first exhaustion.
+  /// bucket of `bucket_bytes` above its `baseline_bps`. `owner`: an index reported with the first exhaustion (a peer's; -1: not reported, a server's).
   void add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner);
   bool any() const { return !buckets_.empty(); }
   /// A transfer from or to `host` starts: its buckets are followed from now on (until full and idle again).

@@ -247,6 +247,8 @@ Platform build_platform(const PlatformSpec& p) {
     auto* cap = cap_flows ? flow_cap(zone, m.name + "_flow_cap", p.single_flow_bps, 0) : nullptr;
     auto* stream = flow_cap(zone, m.name + "_s3_stream", p.storage_stream_bps, half_latency_s);
     to_storage(server, link, stream, m.nic_bps, m.name);
+    if (m.nic_baseline_bps > 0 && m.nic_baseline_bps < m.nic_bps)
+      h.nic_credits->add(server, link, m.nic_baseline_bps, m.nic_bps, m.nic_credit_bytes, -1);
     connect(zone, server, h.broker, between(link, cap, broker_link));
     for (size_t j = 0; j < h.servers.size(); ++j) connect(zone, h.servers[j], server, between(server_nics[j], server_caps[j], link));
     for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], server, between(peer_nics[j], peer_caps[j], link));
