@@ -55,7 +55,9 @@ class Result:
 
     @property
     def summary(self):
-        return self.table[[c for c in SUMMARY if c in self.table.columns]].set_index("system")
+        """A row per system; the bands' columns only when the run had replicates (empty columns left out)."""
+        columns = self.table[[c for c in SUMMARY if c in self.table.columns]].set_index("system")
+        return columns.dropna(axis=1, how="all")
 
     @property
     def costs(self):
