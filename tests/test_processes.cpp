@@ -116,11 +116,8 @@ TEST_CASE("sweep -j 1: one heavy process at a time, replays included") {
   int status = -1;
   while (::waitpid(sweep, &status, WNOHANG) == 0) {
     size_t replays = 0;
-    for (pid_t p : processes_with(out + "/runs/.")) {
-      std::ifstream in("/proc/" + std::to_string(p) + "/cmdline", std::ios::binary);
-      const std::string cmdline(std::istreambuf_iterator<char>(in), {});
-      if (cmdline.find("replay") != std::string::npos) ++replays;
-    }
+    for (pid_t p : processes_with(out + "/runs/."))
+      if (cmdline_of(p).find("replay") != std::string::npos) ++replays;
     most = std::max(most, replays);
     std::this_thread::sleep_for(10ms);
   }
