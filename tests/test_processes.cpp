@@ -37,12 +37,15 @@ std::string experiment(int iterations, const std::string& sweep = "") {
   )" + sweep + "\n</experiment>\n";
 }
 
-// Starts `p2psim ARGS...` with the cache in `cache`, output to `log`; returns its pid.
-pid_t start(const std::vector<std::string>& args, const std::string& cache, const std::string& log) {
+// Starts `p2psim ARGS...` with the cache in `cache` (and temporary files in `tmp`, when given), output to
+// `log`; returns its pid.
+pid_t start(const std::vector<std::string>& args, const std::string& cache, const std::string& log,
+            const std::string& tmp = "") {
   std::fflush(nullptr);  // or the child's freopen writes this process's buffered output a second time
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setenv("P2PSIM_CACHE_DIR", cache.c_str(), 1);
+    if (!tmp.empty()) ::setenv("TMPDIR", tmp.c_str(), 1);
     std::freopen(log.c_str(), "w", stdout);
     std::freopen(log.c_str(), "a", stderr);
     std::vector<char*> argv{const_cast<char*>(P2PSIM_BIN)};
@@ -79,6 +82,24 @@ TEST_CASE("run with <accuracy>: its replays die with it, whether SIGTERM or SIGK
     ::kill(run, sig);
     ::waitpid(run, nullptr, 0);
     CHECK(within(3s, [&] { return processes_with(schedule).empty(); }));
+  }
+}
+
+TEST_CASE("run with <accuracy>, no --out: SIGINT or SIGTERM removes its temporary folder, and ends it as the signal would") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    TempDir dir;
+    std::filesystem::create_directories(dir.path("tmp"));
+    std::ofstream(dir.path("acc.xml")) << experiment(400);
+    const pid_t run = start({"run", dir.path("acc.xml"), "-q"}, dir.path("cache"), dir.path("log"), dir.path("tmp"));
+    REQUIRE(within(60s, [&] { return !processes_with(dir.path("tmp/p2psim-replay-")).empty(); }));  // replaying
+    ::kill(run, sig);
+    int status = 0;
+    ::waitpid(run, &status, 0);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(std::filesystem::is_empty(dir.path("tmp")));  // the folder went (it stayed before)
+    CHECK(within(3s, [&] { return processes_with(dir.path("tmp")).empty(); }));
   }
 }
 

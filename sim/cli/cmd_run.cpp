@@ -213,13 +213,22 @@ int cmd_run(int argc, char** argv) {
       // A sweep's worker holds one of the sweep's -j slots: its replays run one at a time, not one per core.
       const size_t replays_at_once = run_last_system_in_process ? 1 : 0;
       // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.
+      // Ctrl-C or SIGTERM during the replays: their files and the temporary folder go, then the process ends as
+      // the signal would have ended it.
       if (vm.count("out")) {
-        replay_accuracy(result, vm["out"].as<std::string>(), replays_at_once);
+        try {
+          replay_accuracy(result, vm["out"].as<std::string>(), replays_at_once);
+        } catch (const ReplayInterrupted& e) {
+          end_by_signal(e.signal);
+        }
       } else {
         std::string tmp = (std::filesystem::temp_directory_path() / "p2psim-replay-XXXXXX").string();
         if (!::mkdtemp(tmp.data())) throw std::runtime_error("cannot create a temporary folder in " + tmp);
         try {
           replay_accuracy(result, tmp, replays_at_once);
+        } catch (const ReplayInterrupted& e) {
+          std::filesystem::remove_all(tmp);
+          end_by_signal(e.signal);
         } catch (...) {
           std::filesystem::remove_all(tmp);
           throw;

@@ -43,7 +43,39 @@ pid_t spawn(std::vector<std::string> args) {
   return pid;
 }
 
+volatile std::sig_atomic_t g_interrupt = 0;
+void on_interrupt(int signal) { g_interrupt = signal; }
+
+// While replays run, SIGINT and SIGTERM are noted (the wait for a replay returns) instead of ending the process
+// before it has removed what it wrote; the dispositions before come back after.
+class InterruptWatch {
+ public:
+  InterruptWatch() {
+    g_interrupt = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;  // no SA_RESTART: waitpid returns EINTR
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~InterruptWatch() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  InterruptWatch(const InterruptWatch&) = delete;
+  InterruptWatch& operator=(const InterruptWatch&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
 }  // namespace
+
+void end_by_signal(int signal) {
+  std::fflush(nullptr);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+  ::_exit(128 + signal);  // (a blocked signal)
+}
 
 void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
   fs::create_directories(dir);
@@ -65,11 +97,18 @@ void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
   std::string failure;
   bool refused = false;
   auto part = [&](size_t i) { return (fs::path(dir) / (".accuracy." + std::to_string(i) + ".csv")).string(); };
+  const InterruptWatch watch;
+  auto stop_all = [&] {  // interrupted: the replays go, and what they had written
+    for (const auto& [pid, i] : running) ::kill(pid, SIGKILL);
+    for (const auto& [pid, i] : running) waitpid(pid, nullptr, 0);
+    for (size_t i = 0; i < names.size(); ++i) fs::remove(part(i));
+    throw ReplayInterrupted{static_cast<int>(g_interrupt)};
+  };
   auto wait_one = [&] {
     int status = 0;
     pid_t pid;
-    while ((pid = waitpid(-1, &status, 0)) < 0 && errno == EINTR) {
-    }
+    while ((pid = waitpid(-1, &status, 0)) < 0 && errno == EINTR)
+      if (g_interrupt) stop_all();
     auto it = running.find(pid);
     if (it == running.end()) return;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

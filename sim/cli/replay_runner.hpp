@@ -13,4 +13,13 @@ namespace p2psim::cli {
 /// replays run at the same time (0: one per core); each dies with this process.
 void replay_accuracy(Result& r, const std::string& dir, size_t at_once);
 
+/// Thrown by replay_accuracy when SIGINT or SIGTERM arrived while replays ran: they are killed and their partial
+/// files removed; the caller removes what else it made, then ends by `signal` (end_by_signal).
+struct ReplayInterrupted {
+  int signal = 0;
+};
+
+/// Ends this process as `signal` would have (its default action), once the caller has cleaned up.
+[[noreturn]] void end_by_signal(int signal);
+
 }  // namespace p2psim::cli
