@@ -152,7 +152,7 @@ void check_schedule(const json& s, const std::string& path, double available_byt
   c.number(t, p, "learning_rate", 1e-9, 1e3);
   c.number(t, p, "momentum", 0, 0.999999);
   c.integer(t, p, "eval_every", 1, kMaxEvalEvery);
-  c.integer(t, p, "test_samples", 1, kMaxTestSamples);
+  const long long test_samples = c.integer(t, p, "test_samples", 1, kMaxTestSamples);
   c.text(t, p, "data_dir");
 
   const json& systems = c.member(s, "", "systems");
@@ -177,7 +177,7 @@ void check_schedule(const json& s, const std::string& path, double available_byt
   if (available_bytes <= 0) return;
   const double pixels = static_cast<double>(input[0]) * input[1] * input[2];
   const double parameters = static_cast<double>(parameter_count(*build_model(model, 10, input)));
-  const double need = 4 * pixels * (static_cast<double>(peers) * shard + c.integer(t, p, "test_samples", 1, kMaxTestSamples)) +
+  const double need = 4 * pixels * (static_cast<double>(peers) * shard + static_cast<double>(test_samples)) +
                       4 * 4 * parameters * static_cast<double>(peers);
   if (need > 0.8 * available_bytes)
     c.fail(p + "peers", fmt::format("replaying {} peers of {} would hold about {:.1f} GB, more than 80 % of the {:.1f} GB "

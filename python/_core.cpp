@@ -2,11 +2,9 @@
 // (the same reader and the same messages as the CLI, raised as p2psim.InputError with file, line and field),
 // and `run` and `sweep` run by the CLI's own commands in a forked child (SimGrid holds one engine per process),
 // the GIL released while they work. A child dies with this process.
-#include <fcntl.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,10 +19,12 @@
 #include <vector>
 
 #include "cli/args.hpp"
+#include "cli/child_command.hpp"
 #include "cli/commands.hpp"
 #include "data_dir.hpp"
 #include "experiment.hpp"
 #include "input_error.hpp"
+#include "isolate.hpp"
 #include "read_text.hpp"
 #include "scenario.hpp"
 #include "simulation/simulate.hpp"
@@ -38,24 +38,10 @@ namespace {
 // Starts `command` (a CLI command with its argv) in a child whose stderr goes to `log`; returns its pid.
 pid_t start(int (*command)(int, char**), const std::string& name, std::vector<std::string> args,
             const std::string& log) {
-  std::fflush(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  const pid_t pid = fork_tied_to_parent("cannot start p2psim " + name);
   if (pid > 0) return pid;
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(cli::kExitInternal);
-  std::signal(SIGINT, SIG_DFL);  // Python's handler is the parent's
-  std::signal(SIGTERM, SIG_DFL);
-  const int out = ::open("/dev/null", O_WRONLY), err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (out < 0 || err < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(cli::kExitInternal);
   args.insert(args.begin(), name);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const int rc = cli::run_reporting_errors(name, command, static_cast<int>(args.size()), argv.data());
-  std::fflush(nullptr);
-  ::_exit(rc);  // not exit(): this process's interpreter and atexit handlers are the parent's
+  cli::run_command_in_child(command, std::move(args), log);  // Python's signal handlers are the parent's
 }
 
 // Waits for `pid`; with block false, returns at once. (finished, exit code: 128 + signal when killed)

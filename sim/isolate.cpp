@@ -29,16 +29,24 @@ void write_all(int fd, const std::string& s) {
 
 }  // namespace
 
+pid_t fork_tied_to_parent(const std::string& what) {
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(what + ": fork: " + std::strerror(errno));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);  // the parent died before prctl took effect
+  }
+  return pid;
+}
+
 std::string run_isolated(const std::function<std::string()>& fn) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  std::fflush(nullptr);  // or buffered output would be written twice
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  // Tied to the parent: a sweep that kills a timed-out `p2psim run` must not leave its simulation running.
+  const pid_t pid = fork_tied_to_parent("cannot start a simulation");
   if (pid == 0) {
-    // Die with the parent: a sweep that kills a timed-out `p2psim run` must not leave its simulation running.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) ::_exit(1);  // the parent died before prctl took effect
     ::close(fds[0]);
     std::string reply;
     try {

@@ -112,7 +112,6 @@ def run(experiment, replicates=None, out=None):
             raise _error("run", code, log)
         result = Result(folder)
         result.trace  # read now: a temporary folder goes with this function
-        result.json
         return result
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,7 +34,9 @@
 #include <fmt/core.h>
 
 #include "../replicates.hpp"
+#include "../isolate.hpp"
 #include "args.hpp"
+#include "child_command.hpp"
 #include "commands.hpp"
 #include "sweep_results.hpp"
 
@@ -205,30 +206,14 @@ pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo, const st
   std::vector<std::string> args{"run", xml.string(), "-q", "--out", partial.string(), "--provenance-base",
                                 experiment_dir.string()};
   if (!replicates.empty()) args.insert(args.end(), {"--replicates", replicates});
-  std::fflush(nullptr);  // nothing buffered is written twice
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("cannot start a scenario: fork: ") + std::strerror(errno));
-  if (pid > 0) return pid;
   // The child dies with the sweep, however the sweep ends (its replays die with it in turn), and does not hold the
   // sweep's lock: a killed sweep's folder can be resumed at once.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(kExitInternal);
+  const pid_t pid = fork_tied_to_parent("cannot start a scenario");
+  if (pid > 0) return pid;
   ::close(lock);
-  // The default signal dispositions a fresh process has, its output where a spawned run's went.
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  const int out = ::open("/dev/null", O_WRONLY), err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (out < 0 || err < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(kExitInternal);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   run_last_system_in_process = true;  // this copy ends after the run
   if (memo) run_memo_dir = (dir / "memo").string();
-  const int rc = run_reporting_errors("run", cmd_run, static_cast<int>(args.size()), argv.data());
-  std::cout.flush();
-  std::fflush(nullptr);
-  ::_exit(rc);  // not exit(): the parent's atexit handlers and static destructors are the parent's
+  run_command_in_child(cmd_run, std::move(args), stderr_path);
 }
 
 // Moves a finished run into place (a directory rename: all or nothing), or records its failure.

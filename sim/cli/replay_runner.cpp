@@ -1,6 +1,5 @@
 #include "replay_runner.hpp"
 
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "../atomic_file.hpp"
+#include "../isolate.hpp"
 #include "../json_text.hpp"
 #include "../read_text.hpp"
 #include "../schedule.hpp"
@@ -30,13 +30,8 @@ pid_t spawn(std::vector<std::string> args) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("cannot run " + args[0] + ": fork failed");
+  const pid_t pid = fork_tied_to_parent("cannot run " + args[0]);
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(kExitInternal);  // the parent died before prctl took effect
     ::execv(argv[0], argv.data());
     ::_exit(kExitInternal);
   }
