@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <fstream>
 #include <thread>
 
@@ -46,6 +47,15 @@ pid_t start(const std::vector<std::string>& args, const std::string& cache, cons
   if (pid == 0) {
     ::setenv("P2PSIM_CACHE_DIR", cache.c_str(), 1);
     if (!tmp.empty()) ::setenv("TMPDIR", tmp.c_str(), 1);
+    // As a terminal starts a command: SIGINT and SIGTERM at their defaults and not blocked, whatever the test
+    // runner left (a CI job in the background starts its children with SIGINT ignored or blocked).
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &stops, nullptr);
     std::freopen(log.c_str(), "w", stdout);
     std::freopen(log.c_str(), "a", stderr);
     std::vector<char*> argv{const_cast<char*>(P2PSIM_BIN)};
