@@ -102,8 +102,14 @@ void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
   auto wait_one = [&] {
     int status = 0;
     pid_t pid;
-    while ((pid = waitpid(-1, &status, 0)) < 0 && errno == EINTR)
+    // Polled, not blocked in: a signal that lands between two waits (while a replay is being started, say) is
+    // seen at the next look, where a blocking wait would sleep through it until the replays had all finished.
+    for (;;) {
       if (g_interrupt) stop_all();
+      pid = waitpid(-1, &status, WNOHANG);
+      if (pid > 0 || (pid < 0 && errno != EINTR)) break;
+      ::usleep(20000);  // a replay takes seconds; a signal cuts the sleep short
+    }
     auto it = running.find(pid);
     if (it == running.end()) return;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
