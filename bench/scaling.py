@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Wall time, peak memory and modelled transfers per second of `p2psim run` as the number of peers doubles.
 
-Designs: the paper's serverless all-to-all (VGG-11 on CIFAR-10, 10 iterations by default), ring all-reduce and
-sharded serverless aggregation (16 shards). Prints the median of --repeats runs, the growth per doubling, and
+Designs: the paper's serverless all-to-all (VGG-11 on CIFAR-10, 10 iterations by default), ring all-reduce,
+sharded serverless aggregation (16 shards), a serverless aggregation tree (two levels) and a parameter server (4
+servers); --workload mnist_cnn trains the MNIST CNN instead (4.8 MB gradients: the federated scale, where VGG-11's
+515 MB gradients would not fit an aggregator). --timeout ends a run that takes longer and reports it as such. Prints the median of --repeats runs, the growth per doubling, and
 the transfers the run modelled per second of wall time (object-storage GETs and PUTs plus broker deliveries, from
 result.json, plus for the ring its 2(N-1) chunks per peer and iteration, which the ring models though it simulates
 one step of each phase and repeats its time).
@@ -14,7 +16,8 @@ iteration and per modelled transfer, without setting up and writing results, and
 doubling of that is the simulator's own growth; wall time adds the memory hierarchy's. With --cache-mb N as well,
 cachegrind simulates a last-level cache of N MB (16-way, 64-byte lines) and the table adds its misses per
 iteration: where they jump, the run's working set has outgrown that cache.
-Usage: bench/scaling.py [--p2psim build/p2psim] [--design all_to_all|ring|sharded] [--peers 16,32,64,128]
+Usage: bench/scaling.py [--p2psim build/p2psim] [--design all_to_all|ring|sharded|tree|ps] [--peers 16,32,64,128]
+                        [--workload vgg11_cifar|mnist_cnn] [--timeout SECONDS]
                         [--iterations 10] [--repeats 3] [--baseline OTHER_P2PSIM]   (ratios in the same run)
                         [--baseline-max-peers N] [--instructions [--cache-mb 8]]
 """
@@ -34,21 +37,41 @@ SYSTEMS = {
     "all_to_all": '<architectures run="serverless"/>',
     "ring": '<systems><system name="ring" strategy="ring_allreduce"/></systems>',
     "sharded": '<systems><system name="sharded" strategy="serverless_sharded" shards="16"/></systems>',
+    "tree": '<systems><system name="tree" strategy="serverless_tree"/></systems>',
+    "ps": '<systems><system name="ps" strategy="parameter_server" servers="4"/></systems>',
+}
+WORKLOADS = {
+    "vgg11_cifar": 'model="vgg11" input_shape="3x32x32" dataset="cifar10"',
+    "mnist_cnn": 'model="mnist_cnn" input_shape="1x28x28" dataset="mnist"',
 }
 EXPERIMENT = """<experiment name="bench_{peers}" seed="1">
-  <workload model="vgg11" input_shape="3x32x32" dataset="cifar10" batch_size="{batch}" iterations="{iterations}"/>
+  <workload {workload} batch_size="{batch}" iterations="{iterations}"/>
   <peers count="{peers}" instance_type="t2.large"/>
   {systems}
 </experiment>
 """
 
 
-def one_run(binary, path, out):
+class TimedOut(Exception):
+    pass
+
+
+def one_run(binary, path, out, timeout_s=0):
     start = time.perf_counter()
     proc = subprocess.Popen([binary, "run", "-q", path, "--out", out], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,  # progress lines of long runs
                             env=dict(os.environ, P2PSIM_DATA_DIR=ROOT))
-    _, status, usage = os.wait4(proc.pid, 0)
+    while timeout_s:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - start > timeout_s:
+            proc.terminate()  # p2psim ends its simulation children with it
+            os.wait4(proc.pid, 0)
+            raise TimedOut()
+        time.sleep(0.05)
+    else:
+        _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if status != 0:
         sys.exit(f"{binary} run {path} failed (status {status})")
@@ -82,8 +105,8 @@ def modelled_transfers(out):
                for s in systems.values())
 
 
-def measure(binary, path, repeats, tmp, ring_chunks=0):
-    runs = [one_run(binary, path, os.path.join(tmp, f"out{i}")) for i in range(repeats)]
+def measure(binary, path, repeats, tmp, ring_chunks=0, timeout_s=0):
+    runs = [one_run(binary, path, os.path.join(tmp, f"out{i}"), timeout_s) for i in range(repeats)]
     return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[0][2] + ring_chunks
 
 
@@ -94,6 +117,8 @@ def main():
     parser.add_argument("--baseline-max-peers", type=int, default=1 << 30,
                         help="time the baseline only up to this many peers (an old binary may take hours beyond)")
     parser.add_argument("--design", choices=sorted(SYSTEMS), default="all_to_all")
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="vgg11_cifar")
+    parser.add_argument("--timeout", type=float, default=0, help="end a run after this many seconds (0: never)")
     parser.add_argument("--peers", default="16,32,64,128")
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--batch", type=int, default=1024)
@@ -107,7 +132,7 @@ def main():
         if not shutil.which("valgrind"):
             sys.exit("--instructions needs valgrind (Debian package valgrind)")
         return count_instructions(args)
-    print(f"load average at start: {os.getloadavg()[0]:.2f}; design {args.design}, {args.iterations} iterations, "
+    print(f"load average at start: {os.getloadavg()[0]:.2f}; design {args.design}, {args.workload}, {args.iterations} iterations, "
           f"median of {args.repeats}")
     header = f"{'peers':>6} {'wall_s':>9} {'x/doubling':>10} {'peak_MB':>8} {'transfers':>10} {'transfers/s':>11}"
     print(header + (f" {'baseline_s':>10} {'speed-up':>8}" if args.baseline else ""))
@@ -116,12 +141,21 @@ def main():
         for peers in (int(p) for p in args.peers.split(",")):
             path = write_experiment(tmp, args, peers, args.iterations)
             ring_chunks = 2 * peers * (peers - 1) * args.iterations if args.design == "ring" else 0
-            wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp, ring_chunks)
+            try:
+                wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp, ring_chunks, args.timeout)
+            except TimedOut:
+                print(f"{peers:>6} {'> ' + str(int(args.timeout)):>9}  (timed out)")
+                sys.stdout.flush()
+                previous = None
+                continue
             growth = f"{wall / previous:.2f}" if previous else "-"
             line = f"{peers:>6} {wall:>9.3f} {growth:>10} {peak_mb:>8.0f} {transfers:>10} {transfers / wall:>11.0f}"
             if args.baseline and peers <= args.baseline_max_peers:
-                base, _, _ = measure(args.baseline, path, args.repeats, tmp)
-                line += f" {base:>10.3f} {base / wall:>8.2f}"
+                try:
+                    base, _, _ = measure(args.baseline, path, args.repeats, tmp, 0, args.timeout)
+                    line += f" {base:>10.3f} {base / wall:>8.2f}"
+                except TimedOut:
+                    line += f" {'> ' + str(int(args.timeout)):>10} {'-':>8}"
             print(line)
             sys.stdout.flush()
             previous = wall
@@ -131,7 +165,8 @@ def main():
 def write_experiment(tmp, args, peers, iterations):
     path = os.path.join(tmp, f"bench_{peers}_{iterations}.xml")
     with open(path, "w") as f:
-        f.write(EXPERIMENT.format(peers=peers, iterations=iterations, batch=args.batch, systems=SYSTEMS[args.design]))
+        f.write(EXPERIMENT.format(peers=peers, iterations=iterations, batch=args.batch, systems=SYSTEMS[args.design],
+                                  workload=WORKLOADS[args.workload]))
     return path
 
 

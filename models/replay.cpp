@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -44,7 +45,10 @@ std::vector<ScheduledUpdate> read_updates(const nlohmann::json& updates, int pee
         if (q != s.peer) s.gradients.push_back({q, s.iteration});
     } else {
       for (const auto& v : g) s.gradients.push_back({v.at(0).get<int>(), v.at(1).get<int>()});
-      if (s.gradients.empty() || s.gradients.front() != Version{s.peer, s.iteration})
+      // A peer that sat the round out (partial participation) averages the others' gradients only.
+      const Version own{s.peer, s.iteration};
+      if (s.gradients.empty() ||
+          (s.gradients.front() != own && std::find(s.gradients.begin(), s.gradients.end(), own) != s.gradients.end()))
         throw std::invalid_argument(fmt::format("update of peer {} at iteration {}: its own gradient must come first",
                                                 s.peer, s.iteration));
     }

@@ -72,8 +72,9 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
     }
   }
   for (const auto& [key, se] : span) r.iteration_s += se.second - se.first;
-  r.gradient_s /= peer_iterations;
-  r.paper_gradient_s /= peer_iterations;
+  // Per gradient computed: with partial participation, only the round's participants compute one.
+  r.gradient_s /= peer_iterations * r.run.participation;
+  r.paper_gradient_s /= peer_iterations * r.run.participation;
   r.communication_s /= peer_iterations;
   r.aggregate_update_s /= peer_iterations;
   r.barrier_s /= peer_iterations;
@@ -342,6 +343,7 @@ nlohmann::ordered_json result_json(const Result& r) {
         {"status", a->feasible() ? "ok" : "infeasible"},
         {"reason", a->run.failure},
         {"transport", a->run.transport},
+        {"participation", a->run.participation},  // the share of the peers that compute each round
         {"gradient_s_per_iteration", a->gradient_s},
         {"paper_gradient_s_per_iteration", a->paper_gradient_s},
         {"communication_s_per_iteration", a->communication_s},

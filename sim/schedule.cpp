@@ -52,7 +52,8 @@ nlohmann::ordered_json schedule_json(const Result& r) {
     sys["replayable"] = why_not.empty();
     sys["why_not"] = why_not;
     // [peer, iteration, time_s, cost_usd, gradients]; gradients "all" (every peer's of that iteration that
-    // made this update) or [[producer, iteration], ...], the peer's own first.
+    // made this update) or [[producer, iteration], ...], the peer's own first when it computed one (with partial
+    // participation, a peer that sat the round out averages the participants' only).
     nlohmann::ordered_json updates = nlohmann::ordered_json::array();
     const CostTimeline costs(a.run.ledger, s.profile);
     for (const auto& u : a.run.updates) {

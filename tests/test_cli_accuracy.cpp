@@ -152,6 +152,54 @@ TEST_CASE("run with <accuracy>: an asynchronous parameter server is reported as 
   MESSAGE(from_other_iterations, " gradients averaged into an update of another iteration");
 }
 
+TEST_CASE("run with <accuracy>: partial participation averages the round's participants, and the replay shows it") {
+  TempDir dir;
+  std::ofstream(dir.path("acc.xml")) << experiment(
+      R"(<accuracy target="0.2" eval_every="1" test_samples="500"/>)", "",
+      R"(<systems><system name="all" strategy="serverless_tree"/>
+         <system name="half" strategy="serverless_tree" participation="0.5"/></systems>)");
+  auto r = run_cli("run " + dir.path("acc.xml") + " --out " + dir.path("out"), "P2PSIM_CACHE_DIR=" + dir.path("cache"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto schedule = nlohmann::json::parse(slurp(dir.path("out/schedule.json")));
+  REQUIRE(schedule["systems"][1]["name"] == "half");
+  const auto& updates = schedule["systems"][1]["updates"];
+  CHECK(updates.size() == 4 * 6);  // every peer applies every round's average, whether it took part or not
+  std::map<int, std::set<int>> round;  // iteration -> its participants, as every update of it names them
+  for (const auto& u : updates) {
+    const int peer = u[0], it = u[1];
+    REQUIRE(u[4].is_array());
+    REQUIRE(u[4].size() == 2);  // 0.5 x 4 peers
+    std::set<int> producers;
+    for (const auto& g : u[4]) {
+      CHECK(g[1] == it);
+      producers.insert(g[0].get<int>());
+    }
+    if (producers.count(peer)) CHECK(u[4][0][0] == peer);  // its own first, when it took part
+    if (!round.count(it)) round[it] = producers;
+    CHECK(round[it] == producers);  // the same average for every peer of the round
+  }
+  std::set<std::set<int>> distinct;
+  for (const auto& [it, members] : round) distinct.insert(members);
+  CHECK(distinct.size() > 1);
+  // Half the gradients each round: another model (its curve differs) and another time per round.
+  const auto curves = read_accuracy(dir.path("out/accuracy.csv"));
+  const auto& all = curves.at("all");
+  const auto& half = curves.at("half");
+  REQUIRE(all.size() == half.size());
+  bool accuracy_differs = false;
+  for (size_t i = 0; i < all.size(); ++i) accuracy_differs |= all[i].accuracy != half[i].accuracy;
+  CHECK(accuracy_differs);
+  const auto result = nlohmann::json::parse(slurp(dir.path("out/result.json")));
+  CHECK(result["systems"]["half"]["participation"] == 0.5);
+  CHECK(result["systems"]["all"]["participation"] == 1.0);
+  const auto& a = result["systems"]["all"]["accuracy"];
+  const auto& h = result["systems"]["half"]["accuracy"];
+  REQUIRE(a["reached"] == true);
+  REQUIRE(h["reached"] == true);
+  CHECK(h["time_to_target_s"].get<double>() != doctest::Approx(a["time_to_target_s"].get<double>()).epsilon(1e-6));
+}
+
 TEST_CASE("run with <accuracy>: bad accuracy input exits 2 naming the field") {
   TempDir dir;
   const std::vector<std::pair<std::string, std::string>> cases{

@@ -21,7 +21,7 @@
 namespace p2psim::simulation {
 
 /// What a stream's draws are for: two purposes of one participant draw independently.
-enum class Draw : std::uint64_t { ColdStart = 1, PeerStep, FunctionStep, FunctionFailure, StorageRequest };
+enum class Draw : std::uint64_t { ColdStart = 1, PeerStep, FunctionStep, FunctionFailure, StorageRequest, Participation };
 
 class Random {
  public:

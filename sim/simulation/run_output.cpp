@@ -14,7 +14,7 @@ namespace {
 // memo storing it. Plain records go as their bytes in memory, read straight into their vectors: a 1,024-peer
 // all-to-all's 21 M deliveries as JSON arrays took 2 GB and tens of seconds, and the paper grid's function runs
 // and updates as CBOR arrays were 9 % of its CPU (bench/README.md, "A ninth pass").
-constexpr std::string_view kMagic = "p2psim run output 2\n";  // another layout: another string, never misread
+constexpr std::string_view kMagic = "p2psim run output 3\n";  // another layout: another string, never misread
 
 static_assert(sizeof(PhaseRecord) == 4 * sizeof(int) + 2 * sizeof(double) && sizeof(Delivery) == 3 * sizeof(int),
               "no padding: the bytes sent are all defined, so equal outputs send equal bytes");
@@ -174,6 +174,7 @@ std::string to_bytes(const RunOutput& r) {
   w.text(r.schedule_unsupported);
   w.records(r.peer_end_s);
   w.records(r.iterations_done);
+  w.value(r.participation);
   w.value(r.cold_starts);
   w.value(r.warm_starts);
   w.value(r.max_containers);
@@ -226,6 +227,7 @@ RunOutput run_output_from_bytes(std::string_view bytes) {
   r.schedule_unsupported = in.text();
   r.peer_end_s = in.records<double>();
   r.iterations_done = in.records<int>();
+  r.participation = in.value<double>();
   r.cold_starts = in.value<long long>();
   r.warm_starts = in.value<long long>();
   r.max_containers = in.value<int>();

@@ -78,6 +78,8 @@ struct RunOutput {
   std::string schedule_unsupported;  // why this design records no schedule; empty when it does
   std::vector<double> peer_end_s;
   std::vector<int> iterations_done;  // per peer: iterations it completed (fewer when it crashed)
+  /// The share of the peers that compute a gradient each round (partial participation; 1: every peer).
+  double participation = 1;
   long long cold_starts = 0, warm_starts = 0;
   int max_containers = 0;  // containers alive at once, at most
   std::string failure;     // why the run could not finish (e.g. out of memory); empty when it did

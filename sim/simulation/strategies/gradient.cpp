@@ -319,11 +319,11 @@ bool start_peer(Context& c, int peer, GradientCompute how) {
   return false;
 }
 
-void apply_update(Context& c, int peer, int iteration) {
+void apply_update(Context& c, int peer, int iteration, std::vector<GradientVersion> gradients) {
   const double start = sg::now();
   peer_cpu(c, peer, c.s.average_seconds(static_cast<double>(c.s.parameters), 2));
   c.trace(peer, iteration, Phase::AggregateUpdate, start);
-  c.complete_iteration(peer, iteration);
+  c.complete_iteration(peer, iteration, std::move(gradients));
 }
 
 bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database,

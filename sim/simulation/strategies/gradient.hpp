@@ -45,7 +45,8 @@ void load_shard(Context& c, int peer, int iteration);
 bool start_peer(Context& c, int peer, GradientCompute how);
 
 /// The SGD step on the peer's averaged gradient (costed as one two-gradient pass); the iteration is done.
-void apply_update(Context& c, int peer, int iteration);
+/// `gradients`: what was averaged (Context::complete_iteration); empty: every peer's of `iteration`.
+void apply_update(Context& c, int peer, int iteration, std::vector<GradientVersion> gradients = {});
 
 /// Computes the peer's gradient of `iteration`. Returns false when the functions' workflow execution failed:
 /// the failure is recorded and the peer must stop, as the paper's peer script exits. With `database` (SPIRT),

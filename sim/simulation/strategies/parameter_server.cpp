@@ -6,11 +6,14 @@
 // serves the pulls. Asynchronous (<synchronization mode="async" staleness_bound="k">): a shard applies each
 // push as it arrives, and a peer pulls once its push is applied and it is no more than k iterations ahead
 // of the slowest peer. Peers talk to the servers directly (no broker, no object storage for gradients).
+// With partial participation (synchronous only; participation="0.1" or participants_per_round,
+// participation.hpp) a shard waits for the round's participants' pushes; every peer pulls the parameters.
 #include <fmt/core.h>
 
 #include <algorithm>
 
 #include "gradient.hpp"
+#include "participation.hpp"
 #include "strategy.hpp"
 
 namespace p2psim::simulation {
@@ -32,7 +35,7 @@ class ParameterServer : public Strategy {
     Footprint f = gradient_functions_footprint(s_, compute_);
     f.actors += P + S + 1;
     f.trace_rows += P + 3 * P * T + (async_ ? S * P * T : S * T);
-    f.deliveries = async_ ? P * T : 0;
+    f.deliveries = async_ ? P * T : participation_.schedule_versions(s_);
     f.max_peers = 4096;
     f.max_peers_why = "each push wakes every waiting peer and P x servers flows end together: a simulation's time "
                       "grows about as P^3 (4,000 peers x 2 iterations took 82 s, 2026-12-03)";
@@ -48,22 +51,28 @@ class ParameterServer : public Strategy {
 
   const Scenario& s_;
   GradientCompute compute_;
+  Participation participation_;
   int shards_ = 1;
   std::string server_type_;
   bool async_ = false;
   std::vector<int> pushed_;  // per peer: iterations pushed so far (to every shard)
-  // Per shard: pushes waiting to be applied (async: peer ids in arrival order), and per iteration how many
-  // peers' pushes it holds (sync); per shard and peer, the iterations applied.
+  // Synchronous: per shard and iteration, the pushes it holds (only its server waits on it); per iteration,
+  // the shards whose parameters are updated and served (the peers wait on it). One wake-up of each peer per
+  // shard and round: one Signal for every push and publication woke every waiting peer at each, P^2 wake-ups
+  // a round.
+  std::vector<std::vector<sg::Counter>> held_;
+  std::vector<sg::Counter> published_;
+  // Asynchronous: per shard, pushes waiting to be applied (peer ids in arrival order); per shard and peer, the
+  // iterations applied; and a signal for any push or application.
   std::vector<std::vector<int>> queue_;
-  std::vector<std::vector<int>> held_;
   std::vector<std::vector<int>> applied_;
-  std::vector<int> published_;  // per shard (sync): iterations whose parameters are updated and served
-  sg::Signal changed_;  // a push arrived or was applied
+  sg::Signal changed_;
 };
 
 ParameterServer::ParameterServer(const SystemSpec& system, const Scenario& s) : s_(s) {
   StrategyParams params(system);
   compute_ = read_gradient_compute(params, s, "peer");
+  participation_ = Participation::read(params, s);
   shards_ = static_cast<int>(params.integer("servers", 1, 1024, 1));
   server_type_ = params.choice("server_type", [&] {
     std::vector<std::string> types;
@@ -73,16 +82,26 @@ ParameterServer::ParameterServer(const SystemSpec& system, const Scenario& s) : 
   params.reject_unread();
   const auto& e = s.experiment;
   async_ = e.asynchronous;
+  if (async_ && participation_.partial())
+    throw params.error(params.has("participation") ? "participation" : "participants_per_round",
+                       "partial participation samples the peers of a synchronous round; an asynchronous parameter "
+                       "server has no rounds: remove it or <synchronization mode=\"async\">");
   refuse_unmodelled(params, e, "parameter_server", kCrash | kTopK);
   const int n = e.peers;
   pushed_.assign(n, 0);
-  queue_.assign(shards_, {});
-  held_.assign(shards_, std::vector<int>(static_cast<size_t>(e.workload.iterations), 0));
-  applied_.assign(shards_, std::vector<int>(n, 0));
-  published_.assign(shards_, 0);
+  const auto iterations = static_cast<size_t>(e.workload.iterations);
+  if (async_) {
+    queue_.assign(shards_, {});
+    applied_.assign(shards_, std::vector<int>(n, 0));
+  } else {
+    held_.assign(shards_, std::vector<sg::Counter>(iterations));
+    published_.resize(iterations);
+  }
 }
 
 void ParameterServer::launch(Context& c) {
+  participation_.draw(c.random, s_.experiment.workload.iterations);
+  c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
   for (int k = 0; k < shards_; ++k)
     sg::spawn("ps-" + std::to_string(k), c.hosts.servers[k], [this, &c, k] { server(c, k); });
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
@@ -91,16 +110,15 @@ void ParameterServer::launch(Context& c) {
 void ParameterServer::server(Context& c, int shard) {
   sg::Host* host = c.hosts.servers[shard];
   const double elements = static_cast<double>(s_.parameters) / shards_;
-  const int n = c.peers();
+  const int n = participation_.per_round();  // pushes a synchronous round waits for
   const int iterations = static_cast<int>(s_.experiment.workload.iterations);
   if (!async_) {
     for (int it = 0; it < iterations; ++it) {
-      changed_.wait_for([&] { return held_[shard][it] >= n; });
+      held_[shard][it].wait_for(n);
       const double start = sg::now();  // decode the N slices, sum them, apply the SGD step
       sg::compute(host, n * s_.decode_s / shards_ + s_.average_seconds(elements, n) + s_.average_seconds(elements, 2));
       c.trace(-1, it, Phase::AggregateUpdate, start, shard);
-      published_[shard] = it + 1;
-      changed_.notify_all();
+      published_[it].add();
     }
   } else {
     for (int applied = 0; applied < n * iterations; ++applied) {
@@ -122,24 +140,34 @@ void ParameterServer::peer(Context& c, int peer) {
   const double pull_bytes = static_cast<double>(s_.gradient_bytes) / shards_;  // parameters: float32
   if (!start_peer(c, peer, compute_)) return;
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
-    if (!compute_gradient(c, peer, it, compute_)) break;
-    const double send_start = sg::now();
-    peer_cpu(c, peer, s_.encode_s);
-    std::vector<sg::Transfer> pushes;
-    for (int j = 0; j < shards_; ++j) pushes.push_back({c.hosts.peers[peer], c.hosts.servers[j], push_bytes});
-    sg::transfer_all(pushes);
-    c.trace(peer, it, Phase::Send, send_start);
-    const double receive_start = sg::now();
-    ++pushed_[peer];
-    for (int j = 0; j < shards_; ++j) async_ ? queue_[j].push_back(peer) : void(++held_[j][it]);
-    changed_.notify_all();
-    auto ready = [&] {
-      for (int j = 0; j < shards_; ++j)
-        if (async_ ? applied_[j][peer] <= it : published_[j] <= it) return false;
-      return !async_ || slowest() >= it + 1 - k;  // no more than k iterations ahead of the slowest
-    };
-    changed_.wait_for(ready);
-    if (async_) c.out.staleness.push_back(std::max(0, it + 1 - slowest()));
+    double receive_start = sg::now();
+    if (participation_.takes_part(it, peer)) {
+      if (!compute_gradient(c, peer, it, compute_)) break;
+      const double send_start = sg::now();
+      peer_cpu(c, peer, s_.encode_s);
+      std::vector<sg::Transfer> pushes;
+      for (int j = 0; j < shards_; ++j) pushes.push_back({c.hosts.peers[peer], c.hosts.servers[j], push_bytes});
+      sg::transfer_all(pushes);
+      c.trace(peer, it, Phase::Send, send_start);
+      receive_start = sg::now();
+      ++pushed_[peer];
+      if (async_) {
+        for (int j = 0; j < shards_; ++j) queue_[j].push_back(peer);
+        changed_.notify_all();
+      } else {
+        for (int j = 0; j < shards_; ++j) held_[j][it].add();
+      }
+    }
+    if (async_) {
+      changed_.wait_for([&] {
+        for (int j = 0; j < shards_; ++j)
+          if (applied_[j][peer] <= it) return false;
+        return slowest() >= it + 1 - k;  // no more than k iterations ahead of the slowest
+      });
+      c.out.staleness.push_back(std::max(0, it + 1 - slowest()));
+    } else {
+      published_[it].wait_for(shards_);
+    }
     std::vector<sg::Transfer> pulls;
     for (int j = 0; j < shards_; ++j) pulls.push_back({c.hosts.servers[j], c.hosts.peers[peer], pull_bytes});
     sg::transfer_all(pulls);
@@ -150,7 +178,8 @@ void ParameterServer::peer(Context& c, int peer) {
       ++c.out.iterations_done[peer];
       c.out.schedule_unsupported = "an asynchronous parameter server updates one global model push by push";
     } else {
-      c.complete_iteration(peer, it);  // the pulled parameters hold every peer's gradient of `it`
+      // The pulled parameters hold every participant's gradient of `it`.
+      c.complete_iteration(peer, it, participation_.gradients(it, peer));
     }
   }
   c.out.peer_end_s[peer] = sg::now();

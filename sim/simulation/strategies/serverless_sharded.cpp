@@ -7,6 +7,8 @@
 // reducer larger than the function service allows cannot be deployed and the system is infeasible.
 // Simplifications: peers learn that an averaged shard is ready at no cost (an ideal notification); the
 // reducers' Invoke requests take no time beyond their cold or warm start.
+// With partial participation (participation="0.1" or participants_per_round, participation.hpp) the reducers
+// average the round's participants' shards; the other peers wait for the averaged shards and apply them.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 
 #include "aggregator.hpp"
 #include "gradient.hpp"
+#include "participation.hpp"
 #include "strategy.hpp"
 
 namespace p2psim::simulation {
@@ -32,6 +35,7 @@ class ServerlessSharded : public Strategy {
     Footprint f = gradient_functions_footprint(s_, compute_);
     f.actors += P + M + 1;
     f.trace_rows += P + 6 * P * T + M * T * (P + 3);
+    f.deliveries += participation_.schedule_versions(s_);
     return f;
   }
   void launch(Context& c) override;
@@ -42,6 +46,7 @@ class ServerlessSharded : public Strategy {
   void reducer(Context& c, int shard, int iteration);
   const Scenario& s_;
   GradientCompute compute_;
+  Participation participation_;
   int shards_ = 1;
   int reducer_memory_mb_ = 0;
   std::vector<int> uploaded_;  // per iteration: peers whose shards are all in storage
@@ -51,6 +56,7 @@ class ServerlessSharded : public Strategy {
 ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s) : s_(s) {
   StrategyParams params(system);
   compute_ = read_gradient_compute(params, s, "peer");
+  participation_ = Participation::read(params, s);
   shards_ = static_cast<int>(params.integer("shards", 1, 1 << 16, 0));
   if (shards_ == 0) throw params.error("shards", "required: the number of shards (and reducer functions) M");
   const double buffers = params.number("reducer_buffers", 1, 1000, 2);
@@ -69,11 +75,13 @@ void ServerlessSharded::launch(Context& c) {
   c.out.failure = aggregator_too_large(
       c, fmt::format("a reducer of 1/{} of the {} gradient", shards_, s_.experiment.workload.model), reducer_memory_mb_);
   if (!c.out.failure.empty()) return;
+  participation_.draw(c.random, s_.experiment.workload.iterations);
+  c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 
 void ServerlessSharded::reducer(Context& c, int shard, int iteration) {
-  run_aggregator(c, {"reducer", reducer_memory_mb_, c.peers(), s_.exchange_bytes / shards_,
+  run_aggregator(c, {"reducer", reducer_memory_mb_, participation_.per_round(), s_.exchange_bytes / shards_,
                      static_cast<double>(s_.parameters) / shards_, iteration, shard});
   reduced_[iteration].add();
 }
@@ -82,20 +90,22 @@ void ServerlessSharded::peer(Context& c, int peer) {
   const double shard_bytes = s_.exchange_bytes / shards_;
   if (!start_peer(c, peer, compute_)) return;
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
-    if (!compute_gradient(c, peer, it, compute_)) break;
-    const double send_start = sg::now();
-    serialize(c, peer, it, shard_bytes * shards_);
-    c.storage.put(c.storage_client(peer), shard_bytes, shards_);
-    c.trace(peer, it, Phase::Send, send_start);
-    if (++uploaded_[it] == c.peers())  // the last uploader invokes the reducers
-      for (int j = 0; j < shards_; ++j)
-        sg::run_task("reducer", c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
+    if (participation_.takes_part(it, peer)) {
+      if (!compute_gradient(c, peer, it, compute_)) break;
+      const double send_start = sg::now();
+      serialize(c, peer, it, shard_bytes * shards_);
+      c.storage.put(c.storage_client(peer), shard_bytes, shards_);
+      c.trace(peer, it, Phase::Send, send_start);
+      if (++uploaded_[it] == participation_.per_round())  // the last uploader invokes the reducers
+        for (int j = 0; j < shards_; ++j)
+          sg::run_task("reducer", c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
+    }
     const double receive_start = sg::now();
     reduced_[it].wait_for(shards_);
     c.storage.get(c.storage_client(peer), shard_bytes, shards_);
     deserialize(c, peer, it, shard_bytes * shards_);
     c.trace(peer, it, Phase::Receive, receive_start);
-    apply_update(c, peer, it);  // the averaged gradient is in
+    apply_update(c, peer, it, participation_.gradients(it, peer));  // the averaged gradient is in
   }
   c.out.peer_end_s[peer] = sg::now();
 }

@@ -6,7 +6,9 @@
 // output and update. levels="2" is λ-FL's two-level tree (k = ceil(sqrt N)), levels="3" LIFL's three-level
 // one. An aggregator is invoked by the upload that completes its inputs. Each level's functions hold all
 // their inputs (memory = the runtime's baseline + fan-in x gradient size, as λ-FL's aggregators do); over
-// the service's maximum the system is infeasible.
+// the service's maximum the system is infeasible. With partial participation (participation="0.1" or
+// participants_per_round, participation.hpp) the tree is built over each round's participants, sized by their
+// number, and the peers that sit a round out wait for the root's output and apply it.
 // Simplifications: peers learn that the root's output is ready at no cost (an ideal notification);
 // Invoke requests take no time beyond the cold or warm start.
 #include <fmt/core.h>
@@ -15,6 +17,7 @@
 
 #include "aggregator.hpp"
 #include "gradient.hpp"
+#include "participation.hpp"
 #include "strategy.hpp"
 
 namespace p2psim::simulation {
@@ -36,6 +39,7 @@ class ServerlessTree : public Strategy {
     Footprint f = gradient_functions_footprint(s_, compute_);
     f.actors += P + A + 1;
     f.trace_rows += P + 6 * P * T + T * (P + 3 * A) + A;
+    f.deliveries += participation_.schedule_versions(s_);
     return f;
   }
   void launch(Context& c) override;
@@ -48,6 +52,7 @@ class ServerlessTree : public Strategy {
   void aggregator(Context& c, int level, int group, int iteration);
   const Scenario& s_;
   GradientCompute compute_;
+  Participation participation_;
   int fan_in_ = 2;
   std::vector<std::vector<int>> levels_;  // per level (leaves first): each aggregator's number of inputs
   std::vector<int> memory_mb_;            // per level
@@ -58,6 +63,7 @@ class ServerlessTree : public Strategy {
 ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_(s) {
   StrategyParams params(system);
   compute_ = read_gradient_compute(params, s, "peer");
+  participation_ = Participation::read(params, s);
   const int depth = static_cast<int>(params.integer("levels", 2, 3, 2));
   // 0: each level sized to hold its fan-in of gradients; a published deployment may stream and use less.
   const int memory_mb =
@@ -65,7 +71,7 @@ ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_
   params.reject_unread();
   const auto& e = s.experiment;
   refuse_unmodelled(params, e, "serverless_tree", kAsync | kCrash | kCompression | kFunctionFailures);
-  const int n = e.peers;
+  const int n = participation_.per_round();  // the leaves: each round's participants
   fan_in_ = std::max(2, static_cast<int>(std::ceil(std::pow(static_cast<double>(n), 1.0 / depth) - 1e-9)));
   // Group the inputs of each level by fan_in_ until a single aggregator, the root, remains.
   for (int inputs = n;;) {
@@ -92,6 +98,8 @@ void ServerlessTree::launch(Context& c) {
         memory_mb_[level]);
     if (!c.out.failure.empty()) return;
   }
+  participation_.draw(c.random, s_.experiment.workload.iterations);
+  c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 
@@ -118,18 +126,20 @@ void ServerlessTree::peer(Context& c, int peer) {
   const double bytes = static_cast<double>(s_.gradient_bytes);
   if (!start_peer(c, peer, compute_)) return;
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
-    if (!compute_gradient(c, peer, it, compute_)) break;
-    const double send_start = sg::now();
-    serialize(c, peer, it, bytes);
-    c.storage.put(c.storage_client(peer), bytes);
-    c.trace(peer, it, Phase::Send, send_start);
-    input_ready(c, 0, peer / fan_in_, it);
+    if (const int rank = participation_.rank(it, peer); rank >= 0) {
+      if (!compute_gradient(c, peer, it, compute_)) break;
+      const double send_start = sg::now();
+      serialize(c, peer, it, bytes);
+      c.storage.put(c.storage_client(peer), bytes);
+      c.trace(peer, it, Phase::Send, send_start);
+      input_ready(c, 0, rank / fan_in_, it);
+    }
     const double receive_start = sg::now();
     root_done_[it].wait_for(1);
     c.storage.get(c.storage_client(peer), bytes);
     deserialize(c, peer, it, bytes);
     c.trace(peer, it, Phase::Receive, receive_start);
-    apply_update(c, peer, it);  // the root's sum is the averaged gradient
+    apply_update(c, peer, it, participation_.gradients(it, peer));  // the root's sum is the averaged gradient
   }
   c.out.peer_end_s[peer] = sg::now();
 }
