@@ -128,7 +128,68 @@ void parse_systems(const XmlFile& xml, pugi::xml_node root, Experiment& e) {
     throw xml.error(systems, "systems/@baseline", "no system is named '" + e.baseline + "'");
 }
 
+constexpr int kMaxPeers = 100000;
+
+// One <group> of <peers>, the `index`-th; adds its count to `total`. Errors name it "peers/group[index]".
+void parse_peer_group(const XmlFile& xml, pugi::xml_node g, int index, Experiment& e, long long& total) {
+  const std::string field = fmt::format("peers/group[{}]", index);
+  auto error = [&](const char* attr, const std::string& what) {
+    return InputError(xml.path(), xml.line_of(g), field + "/@" + attr, what);
+  };
+  xml.check_names(g, {"name", "count", "instance_type", "slowdown"});
+  xml.check_empty(g, "a group's settings are its attributes");
+  Experiment::PeerGroup group;
+  group.count = static_cast<int>(xml.integer(g, "count", 1, kMaxPeers));
+  group.instance_type = xml.text(g, "instance_type");
+  group.slowdown = xml.number_or(g, "slowdown", 1, limits::kMaxSlowdown, 1);
+  group.name = xml.text_or(g, "name", group.instance_type);
+  if (!valid_name(group.name))
+    throw error("name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + group.name + "'");
+  for (const auto& other : e.peer_groups)
+    if (other.name == group.name)
+      throw error("name", "two groups are named '" + group.name + "' (a group is named by its instance type unless it "
+                          "has a name): give each its own name");
+  total += group.count;
+  if (total > kMaxPeers) throw error("count", fmt::format("the groups hold more than {} peers together", kMaxPeers));
+  group.line = xml.line_of(g);
+  group.field = field;
+  e.instance_type += fmt::format("{}{}x{}", e.peer_groups.empty() ? "" : "+", group.count, group.instance_type);
+  e.peer_groups.push_back(std::move(group));
+}
+
+// <peers count=".." instance_type=".."/>, or groups of peers of their own types and speeds.
+void parse_peers(const XmlFile& xml, pugi::xml_node peers, bool groups_declared, Experiment& e) {
+  xml.check_names(peers, {"count", "instance_type"}, {"group"});
+  if (!groups_declared) {
+    e.peers = static_cast<int>(xml.integer(peers, "count", 1, kMaxPeers));
+    e.instance_type = xml.text(peers, "instance_type");
+    e.peer_groups.push_back({e.instance_type, e.instance_type, e.peers, 1, xml.line_of(peers), "peers"});
+    return;
+  }
+  long long total = 0;
+  int index = 0;
+  for (auto g : peers.children("group")) {
+    try {
+      parse_peer_group(xml, g, ++index, e, total);
+    } catch (const InputError& error) {  // the reader's own field names do not say which group: "peers/group"
+      std::string where = error.field;
+      if (where.rfind("peers/group/", 0) == 0) where = fmt::format("peers/group[{}]", index) + where.substr(11);
+      throw InputError(error.file, error.line, where, error.message);
+    }
+  }
+  e.peers = static_cast<int>(total);
+  if (e.peer_groups.size() == 1) e.instance_type = e.peer_groups[0].instance_type;
+}
+
 }  // namespace
+
+int Experiment::group_of(int peer) const {
+  for (size_t g = 0; g < peer_groups.size(); ++g) {
+    if (peer < peer_groups[g].count) return static_cast<int>(g);
+    peer -= peer_groups[g].count;
+  }
+  throw std::out_of_range("no peer " + std::to_string(peer));
+}
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
@@ -174,6 +235,13 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
                     "give <systems> or <architectures>, not both (<architectures> is the paper's two systems)");
   // Validate the user's own names before defaults are merged in, so that errors point at their lines.
   const bool accuracy_declared = root.child("accuracy");  // defaults.xml holds its defaults, not the switch
+  // Peer groups replace <peers count instance_type> (whose defaults are merged in below).
+  const bool peer_groups_declared = root.child("peers").child("group");
+  if (auto p = root.child("peers"); peer_groups_declared)
+    for (const char* attr : {"count", "instance_type"})
+      if (p.attribute(attr))
+        throw xml.error(p, std::string("peers/@") + attr,
+                        "give <group> children (each its count and instance_type) or count and instance_type, not both");
   static FileMemo<int, std::shared_ptr<const XmlFile>> parsed_defaults;  // the same for a sweep's scenarios
   const auto defaults =
       parsed_defaults.get({defaults_path}, 0, [&] { return std::make_shared<const XmlFile>(defaults_path); });
@@ -262,10 +330,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.workload.iterations = w.attribute("epochs") ? xml.integer(w, "epochs", 1, 1 << 20)
                                                 : xml.integer(w, "iterations", 1, 1 << 20);
 
-  auto peers = root.child("peers");
-  xml.check_names(peers, {"count", "instance_type"});
-  e.peers = static_cast<int>(xml.integer(peers, "count", 1, 100000));
-  e.instance_type = xml.text(peers, "instance_type");
+  parse_peers(xml, root.child("peers"), peer_groups_declared, e);
 
   parse_systems(xml, root, e);
 
@@ -365,6 +430,18 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     if (static_cast<int>(e.stragglers.slowdown.size()) > e.peers)
       throw xml.error(st, "stragglers/@slowdown", std::to_string(e.stragglers.slowdown.size()) +
                                                       " factors for " + std::to_string(e.peers) + " peers");
+  }
+  // A group's slowdown multiplies each of its peers' straggler factor: the peers' CPUs then say both.
+  if (std::any_of(e.peer_groups.begin(), e.peer_groups.end(), [](const auto& g) { return g.slowdown != 1; })) {
+    e.stragglers.slowdown.resize(static_cast<size_t>(e.peers), 1.0);
+    for (int i = 0; i < e.peers; ++i) {
+      auto& factor = e.stragglers.slowdown[static_cast<size_t>(i)];
+      factor *= e.peer_groups[static_cast<size_t>(e.group_of(i))].slowdown;
+      if (factor > limits::kMaxSlowdown)
+        throw xml.error(st, "stragglers/@slowdown",
+                        fmt::format("peer {}'s factor times its group's slowdown is {}, over {:.0f}", i, factor,
+                                    limits::kMaxSlowdown));
+    }
   }
   e.stragglers.tail_probability = xml.number(st, "tail_probability", 0, 1);
   e.stragglers.tail_shape = xml.number(st, "tail_shape", 1.01, 1000);

@@ -45,8 +45,21 @@ struct Experiment {
     bool measured_variability = true;    // draw step times from the calibration's measured spread
   } workload;
 
-  int peers = 0;
+  /// One kind of peer (<peers><group count= instance_type= slowdown= name=/>): `count` instances of a type,
+  /// whose own CPU work takes `slowdown` times longer. Peers are numbered group after group.
+  struct PeerGroup {
+    std::string name, instance_type;
+    int count = 0;
+    double slowdown = 1;
+    long line = 0;       // where it is declared (<peers>'s line without <group>)
+    std::string field;   // the path of its attributes: "peers" or "peers/group[2]"
+  };
+  int peers = 0;                       // every group's together
+  std::vector<PeerGroup> peer_groups;  // one, of every peer, without <group>
+  /// The peers' instance type(s) as one label, for tables and CSV: "t2.large", or "8xt3.medium+4xc5.large".
   std::string instance_type;
+  /// The group peer `peer` belongs to.
+  int group_of(int peer) const;
 
   /// The systems compared, in the order declared; `baseline` names the one the others are compared with.
   /// Without <systems>, the paper's two: instance (peers compute) and serverless (functions compute).

@@ -25,6 +25,57 @@ std::string file_hash(const std::string& path) {
   });
 }
 
+namespace {
+
+// Phase sums of a set of peers' iterations, turned into means per peer-iteration.
+struct PhaseSums {
+  std::map<std::pair<int, int>, std::pair<double, double>> span;  // (peer, iteration) -> first start, last end
+  std::map<std::pair<int, int>, double> gradient_start, paper_gradient_start;
+  PhaseMeans sums;
+
+  void add(const PhaseRecord& p) {
+    const double d = p.end_s - p.start_s;
+    auto key = std::make_pair(p.peer, p.iteration);
+    auto it = span.find(key);
+    if (it == span.end()) span[key] = {p.start_s, p.end_s};
+    else it->second = {std::min(it->second.first, p.start_s), std::max(it->second.second, p.end_s)};
+    auto& m = sums;
+    switch (p.phase) {
+      case Phase::Compute: m.gradient_s += d, m.paper_gradient_s += d; break;  // instance-based
+      case Phase::ModelUpload: gradient_start[key] = p.start_s; break;  // serverless: from the model's upload ...
+      case Phase::Orchestration:  // ... (or, the paper's timer and without one, from StartExecution) ...
+        paper_gradient_start[key] = p.start_s;
+        gradient_start.emplace(key, p.start_s);
+        break;
+      case Phase::LocalAverage:  // ... to the local mean
+        m.gradient_s += p.end_s - gradient_start[key];
+        m.paper_gradient_s += p.end_s - paper_gradient_start[key];
+        break;
+      case Phase::Send:
+      case Phase::Receive:
+      case Phase::ReduceScatter:
+      case Phase::AllGather: m.communication_s += d; break;
+      case Phase::AggregateUpdate: m.aggregate_update_s += d; break;
+      case Phase::Barrier: m.barrier_s += d; break;
+      default: break;
+    }
+  }
+  // Means over `peer_iterations`; the gradient's over those that computed one (`participation` of them).
+  PhaseMeans means(double peer_iterations, double participation) const {
+    PhaseMeans m = sums;
+    for (const auto& [key, se] : span) m.iteration_s += se.second - se.first;
+    m.gradient_s /= peer_iterations * participation;
+    m.paper_gradient_s /= peer_iterations * participation;
+    m.communication_s /= peer_iterations;
+    m.aggregate_update_s /= peer_iterations;
+    m.barrier_s /= peer_iterations;
+    m.iteration_s /= peer_iterations;
+    return m;
+  }
+};
+
+}  // namespace
+
 SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput run) {
   SystemResult r;
   r.name = system.name;
@@ -33,52 +84,37 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
   r.cost = price(r.run.ledger, s.profile);
   // Means over the iterations peers completed (a crashed peer completes fewer); over every planned one when
   // none completed (an infeasible system), so that its partial phases still show.
-  double done = 0;
-  for (int n : r.run.iterations_done) done += n;
-  const double peer_iterations =
-      done > 0 ? done : static_cast<double>(s.experiment.peers * s.experiment.workload.iterations);
-  std::map<std::pair<int, int>, std::pair<double, double>> span;  // (peer, iteration) -> first start, last end
+  const auto& e = s.experiment;
+  const size_t groups = e.peer_groups.size();
+  std::vector<double> done(groups, 0);
+  for (size_t i = 0; i < r.run.iterations_done.size(); ++i) done[static_cast<size_t>(s.group_of(static_cast<int>(i)))] += r.run.iterations_done[i];
+  auto peer_iterations = [&](double completed, int peers) {
+    return completed > 0 ? completed : static_cast<double>(peers) * e.workload.iterations;
+  };
   std::map<std::string, std::pair<double, long long>> phase_sum;  // name -> total, count
-  std::map<std::pair<int, int>, double> gradient_start, paper_gradient_start;
+  PhaseSums all;
+  std::vector<PhaseSums> per_group(groups > 1 ? groups : 0);
   for (const auto& p : r.run.trace) {
-    const double d = p.end_s - p.start_s;
     auto& ps = phase_sum[to_string(p.phase)];
-    ps.first += d;
+    ps.first += p.end_s - p.start_s;
     ++ps.second;
     // The peer's iteration phases only: not its functions', not the data load, not the time it was down.
     if (p.invocation >= 0 || p.phase == Phase::DataFetch || p.phase == Phase::Down) continue;
-    auto key = std::make_pair(p.peer, p.iteration);
-    auto it = span.find(key);
-    if (it == span.end()) span[key] = {p.start_s, p.end_s};
-    else it->second = {std::min(it->second.first, p.start_s), std::max(it->second.second, p.end_s)};
-    switch (p.phase) {
-      case Phase::Compute: r.gradient_s += d, r.paper_gradient_s += d; break;  // instance-based
-      case Phase::ModelUpload: gradient_start[key] = p.start_s; break;  // serverless: from the model's upload ...
-      case Phase::Orchestration:  // ... (or, the paper's timer and without one, from StartExecution) ...
-        paper_gradient_start[key] = p.start_s;
-        gradient_start.emplace(key, p.start_s);
-        break;
-      case Phase::LocalAverage:  // ... to the local mean
-        r.gradient_s += p.end_s - gradient_start[key];
-        r.paper_gradient_s += p.end_s - paper_gradient_start[key];
-        break;
-      case Phase::Send:
-      case Phase::Receive:
-      case Phase::ReduceScatter:
-      case Phase::AllGather: r.communication_s += d; break;
-      case Phase::AggregateUpdate: r.aggregate_update_s += d; break;
-      case Phase::Barrier: r.barrier_s += d; break;
-      default: break;
-    }
+    all.add(p);
+    if (!per_group.empty() && p.peer >= 0) per_group[static_cast<size_t>(s.group_of(p.peer))].add(p);
   }
-  for (const auto& [key, se] : span) r.iteration_s += se.second - se.first;
-  // Per gradient computed: with partial participation, only the round's participants compute one.
-  r.gradient_s /= peer_iterations * r.run.participation;
-  r.paper_gradient_s /= peer_iterations * r.run.participation;
-  r.communication_s /= peer_iterations;
-  r.aggregate_update_s /= peer_iterations;
-  r.barrier_s /= peer_iterations;
-  r.iteration_s /= peer_iterations;
+  double done_all = 0;
+  for (double d : done) done_all += d;
+  static_cast<PhaseMeans&>(r) = all.means(peer_iterations(done_all, e.peers), r.run.participation);
+  for (size_t g = 0; g < per_group.size(); ++g) {
+    const auto& group = e.peer_groups[g];
+    GroupResult result{group.name, group.instance_type, group.count,
+                       per_group[g].means(peer_iterations(done[g], group.count), r.run.participation), 0};
+    int first = 0;
+    for (size_t k = 0; k < g; ++k) first += e.peer_groups[k].count;
+    for (int i = first; i < first + group.count; ++i) result.end_s = std::max(result.end_s, r.run.peer_end_s[static_cast<size_t>(i)]);
+    r.groups.push_back(std::move(result));
+  }
   for (const auto& [name, tc] : phase_sum) r.phase_means_s[name] = tc.first / static_cast<double>(tc.second);
   r.total_s = *std::max_element(r.run.peer_end_s.begin(), r.run.peer_end_s.end());
   return r;
@@ -118,10 +154,13 @@ static std::string extrapolation_note(const Scenario& s) {
     if (on) note += (note.empty() ? "" : "; ") + what;
   };
   const auto& w = s.experiment.workload;
-  const int peer_threads = s.step_model(StepTarget::Peer).step_fits().at({w.model, w.input_shape}).max_threads();
   const int fn_threads = s.step_model(StepTarget::Function).step_fits().at({w.model, w.input_shape}).max_threads();
-  add(s.peer_extrapolation.threads,
-      fmt::format("peer steps on {} vCPUs, threads measured up to {}", s.peer_type.vcpus, peer_threads));
+  for (size_t g = 0; g < s.peer_groups.size(); ++g) {  // each group's type on its own steps' calibration
+    const int group = static_cast<int>(g);
+    const int threads = s.step_model(StepTarget::Peer, group).step_fits().at({w.model, w.input_shape}).max_threads();
+    add(s.peer_extrapolation.threads && s.vcpus(StepTarget::Peer, group) > threads,
+        fmt::format("peer steps on {} vCPUs, threads measured up to {}", s.vcpus(StepTarget::Peer, group), threads));
+  }
   add(s.function_extrapolation.threads,
       fmt::format("function steps on {:.2f} vCPUs, threads measured up to {}", s.function_vcpus, fn_threads));
   add(s.peer_extrapolation.batch || s.function_extrapolation.batch, "a minibatch outside the measured batch sizes");
@@ -226,6 +265,19 @@ void print_table(const Result& r, std::FILE* out) {
   time_row("other (waits, polls) / iter (s)", [](auto& a) { return a.other_s(); }, "{:>14.3f}");
   time_row("iteration (s)", [](auto& a) { return a.iteration_s; }, "{:>14.3f}");
   time_row("total (s)", [](auto& a) { return a.total_s; }, "{:>14.3f}");
+  // Peers of several groups: each group's compute and what it waits for the others (communication, barrier,
+  // other), per iteration, and when its last peer ended.
+  for (size_t g = 0; g < e.peer_groups.size() && e.peer_groups.size() > 1; ++g) {
+    const auto& group = e.peer_groups[g];
+    // Within the label column: the group's name, cut to 11 characters (its count is in the first line).
+    const auto label = [&](const char* what) { return fmt::format("  [{:.11}] {}", group.name, what); };
+    time_row(label("gradient/iter (s)").c_str(), [g](auto& a) { return a.groups[g].means.gradient_s; }, "{:>14.3f}");
+    time_row(label("comm+wait/iter (s)").c_str(), [g](auto& a) {
+      const auto& m = a.groups[g].means;
+      return m.communication_s + m.barrier_s + m.other_s();
+    }, "{:>14.3f}");
+    time_row(label("ends at (s)").c_str(), [g](auto& a) { return a.groups[g].end_s; }, "{:>14.3f}");
+  }
   // A ratio against the baseline, or what stands in for one.
   auto vs_baseline = [&r](double Comparison::*ratio) {
     return [&r, ratio](const SystemResult& a) {
@@ -269,6 +321,38 @@ void print_table(const Result& r, std::FILE* out) {
   if (const std::string x = extrapolation_note(s); !x.empty()) fmt::print(out, "\nextrapolated: {}\n", x);
 }
 
+// Each peer group's means, when the peers are of several (an empty list otherwise).
+static nlohmann::ordered_json groups_json(const SystemResult& a) {
+  auto list = nlohmann::ordered_json::array();
+  for (const auto& g : a.groups)
+    list.push_back({{"name", g.name},
+                    {"instance_type", g.instance_type},
+                    {"count", g.count},
+                    {"gradient_s_per_iteration", g.means.gradient_s},
+                    {"communication_s_per_iteration", g.means.communication_s},
+                    {"aggregate_update_s_per_iteration", g.means.aggregate_update_s},
+                    {"barrier_s_per_iteration", g.means.barrier_s},
+                    {"other_s_per_iteration", g.means.other_s()},
+                    {"iteration_s", g.means.iteration_s},
+                    {"end_s", g.end_s}});
+  return list;
+}
+
+// groups.csv: a row per system and peer group.
+static std::string groups_csv(const Result& r) {
+  const auto& e = r.scenario->experiment;
+  std::string csv =
+      "experiment,system,group,instance_type,count,gradient_s_per_iteration,communication_s_per_iteration,"
+      "aggregate_update_s_per_iteration,barrier_s_per_iteration,other_s_per_iteration,iteration_s,end_s,status\n";
+  for (const auto& a : r.systems)
+    for (const auto& g : a.groups)
+      csv += fmt::format("{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", e.name, a.name, g.name,
+                         g.instance_type, g.count, g.means.gradient_s, g.means.communication_s,
+                         g.means.aggregate_update_s, g.means.barrier_s, g.means.other_s(), g.means.iteration_s, g.end_s,
+                         a.feasible() ? "ok" : "infeasible");
+  return csv;
+}
+
 static nlohmann::ordered_json accuracy_json(const AccuracyResult& a, double target) {
   nlohmann::ordered_json j;
   j["target"] = target;
@@ -300,7 +384,7 @@ nlohmann::ordered_json result_json(const Result& r) {
   j["inputs_xxh64"] = r.input_hashes;
   j["memory"] = {{"checked", s.memory_checked},
                  {"peer_need_bytes", s.peer_need_bytes},
-                 {"peer_memory_bytes", s.peer_memory_bytes},
+                 {"peer_memory_bytes", s.peer_groups[0].memory_bytes},
                  {"function_need_bytes_max",
                   s.invocation_need_bytes.empty()
                       ? 0.0
@@ -327,10 +411,26 @@ nlohmann::ordered_json result_json(const Result& r) {
   j["compute_model"] = {
       {"extrapolated", s.peer_extrapolation.any() || s.function_extrapolation.any()},
       {"note", extrapolation_note(s)},
-      {"peer_speed_factor", s.peer_type.cpu_speed_factor},
+      {"peer_speed_factor", s.peer_groups[0].type.cpu_speed_factor},
       {"function_speed_factor", s.function_speed_factor},
-      {"peer_steps_measured_on_target", s.peer_steps.has_value()},
+      {"peer_steps_measured_on_target", s.peer_groups[0].steps.has_value()},
       {"function_steps_measured_on_target", s.function_steps.has_value()}};
+  if (e.peer_groups.size() > 1) {  // the peer_* values above are one type's: each group's own instead
+    j["memory"].erase("peer_memory_bytes");
+    j["compute_model"].erase("peer_speed_factor");
+    j["compute_model"].erase("peer_steps_measured_on_target");
+    for (size_t g = 0; g < e.peer_groups.size(); ++g) {
+      const auto& group = e.peer_groups[g];
+      const auto& model = s.peer_groups[g];
+      j["scenario"]["peer_groups"].push_back({{"name", group.name},
+                                              {"count", group.count},
+                                              {"instance_type", group.instance_type},
+                                              {"slowdown", group.slowdown},
+                                              {"memory_bytes", model.memory_bytes},
+                                              {"speed_factor", model.type.cpu_speed_factor},
+                                              {"steps_measured_on_target", model.steps.has_value()}});
+    }
+  }
   j["cost_ratio_includes_broker"] = e.cost_includes_broker;
   if (r.replicates) j["replicates"] = {{"n", r.replicates->n}, {"seed", r.replicates->seed}};
   j["baseline"] = e.baseline;
@@ -353,6 +453,7 @@ nlohmann::ordered_json result_json(const Result& r) {
         {"total_s", a->total_s},
         {"compute_extrapolated", compute_extrapolated(s, *a)},
         {"phase_means_s", a->phase_means_s},
+        {"groups", groups_json(*a)},
         {"cost_usd",
          {{"instances", c.instances_usd}, {"cpu_credit_surplus", c.cpu_credits_usd}, {"broker", c.broker_usd}, {"function_compute", c.function_compute_usd},
           {"function_requests", c.function_requests_usd}, {"workflow", c.workflow_usd}, {"storage", c.storage_usd},
@@ -473,7 +574,9 @@ void write_results(const Result& r, const std::string& dir) {
       fmt::format_to(std::back_inserter(trace), FMT_COMPILE("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n"), a->name, p.peer,
                      p.iteration, p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
   }
-  write_files_atomically(dir, {{"result.json", json}, {"result.csv", csv}, {"trace.csv", trace}});
+  std::vector<std::pair<std::string, std::string>> files{{"result.json", json}, {"result.csv", csv}, {"trace.csv", trace}};
+  if (e.peer_groups.size() > 1) files.emplace_back("groups.csv", groups_csv(r));
+  write_files_atomically(dir, files);
 }
 
 }  // namespace p2psim

@@ -32,11 +32,9 @@ struct AccuracyResult {
   const AccuracyPoint* last_evaluated() const;
 };
 
-struct SystemResult {
-  std::string name, strategy;
-  RunOutput run;
-  Cost cost;
-  // Means per peer and iteration, seconds.
+/// Means per peer and iteration, seconds (the gradient's per gradient computed: with partial participation,
+/// per participant).
+struct PhaseMeans {
   // Gradient computation: p2psim's (on functions: from the model's upload to the averaged gradient) and what the
   // paper's compute_gradients timer spans (docs/accuracy.md, "The modelled paper's headline": on functions from
   // StartExecution to the average, the model's distribution left out; on the peer its minibatches and their sum).
@@ -44,12 +42,28 @@ struct SystemResult {
   double paper_gradient_s = 0;
   double communication_s = 0;  // send + receive (ring: reduce-scatter + all-gather)
   double aggregate_update_s = 0, barrier_s = 0, iteration_s = 0;
-  double total_s = 0;          // until the last peer finishes
-  std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
-  std::optional<AccuracyResult> accuracy;        // when the experiment declares <accuracy>
-  bool feasible() const { return run.failure.empty(); }
   /// What an iteration spends outside its four parts (gradient, communication, aggregate and update, barrier).
   double other_s() const { return std::max(0.0, iteration_s - gradient_s - communication_s - aggregate_update_s - barrier_s); }
+};
+
+/// One peer group's means (Experiment::peer_groups), when the peers are of several: a fast group's wait for a
+/// slow one shows in its communication, barrier and other phases.
+struct GroupResult {
+  std::string name, instance_type;
+  int count = 0;
+  PhaseMeans means;
+  double end_s = 0;  // when its last peer finished
+};
+
+struct SystemResult : PhaseMeans {
+  std::string name, strategy;
+  RunOutput run;
+  Cost cost;
+  double total_s = 0;          // until the last peer finishes
+  std::map<std::string, double> phase_means_s;  // every phase, per peer-iteration (per invocation for functions)
+  std::vector<GroupResult> groups;               // per peer group, when there are several
+  std::optional<AccuracyResult> accuracy;        // when the experiment declares <accuracy>
+  bool feasible() const { return run.failure.empty(); }
   double staleness_mean() const {
     double sum = 0;
     for (int st : run.staleness) sum += st;

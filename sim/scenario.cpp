@@ -10,6 +10,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace p2psim {
 namespace {
@@ -66,16 +67,17 @@ bool Scenario::sends_inline(Transport t) const {
   return t == Transport::Inline || (t == Transport::Auto && exchange_bytes <= experiment.exchange.inline_max_bytes);
 }
 
-double Scenario::reference_step_s(StepTarget target, long long batch) const {
+double Scenario::reference_step_s(StepTarget target, long long batch, int group) const {
   const auto& w = experiment.workload;
-  const double measured = step_model(target).step_seconds(w.model, w.input_shape, static_cast<double>(batch),
-                                                          vcpus(target));
-  return own_steps(target) ? measured * speed_factor(target) : measured;
+  const double measured = step_model(target, group).step_seconds(w.model, w.input_shape, static_cast<double>(batch),
+                                                                 vcpus(target, group));
+  return own_steps(target, group) ? measured * speed_factor(target, group) : measured;
 }
 
-double Scenario::step_busy_vcpus(StepTarget target, long long batch) const {
+double Scenario::step_busy_vcpus(StepTarget target, long long batch, int group) const {
   const auto& w = experiment.workload;
-  return step_model(target).step_busy_vcpus(w.model, w.input_shape, static_cast<double>(batch), vcpus(target));
+  return step_model(target, group).step_busy_vcpus(w.model, w.input_shape, static_cast<double>(batch),
+                                                   vcpus(target, group));
 }
 
 Scenario resolve_scenario(const Experiment& e) {
@@ -85,14 +87,19 @@ Scenario resolve_scenario(const Experiment& e) {
   s.compute = ComputeModel::load(e.calibration_paths);
   const auto& w = e.workload;
 
-  auto type = s.profile.instance_types.find(e.instance_type);
-  if (type == s.profile.instance_types.end()) {
-    std::string known;
-    for (const auto& [name, t] : s.profile.instance_types) known += (known.empty() ? "" : ", ") + name;
-    throw e.error("peers", "instance_type", "unknown instance type '" + e.instance_type + "' (the profile " +
-                                                s.profile.path + " has: " + known + ")");
+  for (size_t g = 0; g < e.peer_groups.size(); ++g) {
+    const auto& group = e.peer_groups[g];
+    auto type = s.profile.instance_types.find(group.instance_type);
+    if (type == s.profile.instance_types.end()) {
+      std::string known;
+      for (const auto& [name, t] : s.profile.instance_types) known += (known.empty() ? "" : ", ") + name;
+      throw InputError(e.path, group.line, group.field + "/@instance_type",
+                       "unknown instance type '" + group.instance_type + "' (the profile " + s.profile.path +
+                           " has: " + known + ")");
+    }
+    s.peer_groups.push_back({type->second, std::nullopt, type->second.memory_gib * 1024 * kMiB});
+    s.group_of_peer.insert(s.group_of_peer.end(), static_cast<size_t>(group.count), static_cast<int>(g));
   }
-  s.peer_type = type->second;
 
   ModelSize size;
   try {
@@ -156,20 +163,24 @@ Scenario resolve_scenario(const Experiment& e) {
   }
 
   // Training steps measured on the scenario's own targets; any other target's files are not needed here.
-  if (auto it = e.target_calibration_paths.find("instance:" + e.instance_type);
-      it != e.target_calibration_paths.end())
-    s.peer_steps = ComputeModel::load(it->second);
+  for (size_t g = 0; g < e.peer_groups.size(); ++g)
+    if (auto it = e.target_calibration_paths.find("instance:" + e.peer_groups[g].instance_type);
+        it != e.target_calibration_paths.end())
+      s.peer_groups[g].steps = ComputeModel::load(it->second);
   if (auto it = e.target_calibration_paths.find("function:" + e.functions.arch); it != e.target_calibration_paths.end())
     s.function_steps = ComputeModel::load(it->second);
 
   // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
   try {
     for (long long b : std::set<long long>(s.minibatches.begin(), s.minibatches.end())) {
-      for (auto [target, extrapolation] : {std::pair{StepTarget::Peer, &s.peer_extrapolation},
-                                           std::pair{StepTarget::Function, &s.function_extrapolation}}) {
-        s.reference_step_s(target, b);
-        const Extrapolation x = s.step_model(target).step_extrapolation(w.model, w.input_shape,
-                                                                        static_cast<double>(b), s.vcpus(target));
+      std::vector<std::tuple<StepTarget, int, Extrapolation*>> targets;
+      for (size_t g = 0; g < s.peer_groups.size(); ++g)
+        targets.emplace_back(StepTarget::Peer, static_cast<int>(g), &s.peer_extrapolation);
+      targets.emplace_back(StepTarget::Function, 0, &s.function_extrapolation);
+      for (auto [target, group, extrapolation] : targets) {
+        s.reference_step_s(target, b, group);
+        const Extrapolation x = s.step_model(target, group).step_extrapolation(
+            w.model, w.input_shape, static_cast<double>(b), s.vcpus(target, group));
         extrapolation->threads = extrapolation->threads || x.threads;
         extrapolation->batch = extrapolation->batch || x.batch;
       }
@@ -205,7 +216,6 @@ Scenario resolve_scenario(const Experiment& e) {
       throw e.error("workload", "model", ex.what());
     }
   }
-  s.peer_memory_bytes = s.peer_type.memory_gib * 1024 * kMiB;
   s.function_memory_bytes = e.functions.memory_mb * kMiB;
   return s;
 }

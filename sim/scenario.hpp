@@ -18,9 +18,19 @@ struct Scenario {
   Experiment experiment;
   CloudProfile profile;
   ComputeModel compute;  // the calibration CPU: training steps, averaging and codecs
-  // Training steps measured on the target itself (<calibration><target/>), when the experiment has them.
-  std::optional<ComputeModel> peer_steps, function_steps;
-  InstanceType peer_type;
+  // Training steps measured on the functions themselves (<calibration><target function_arch/>), if given.
+  std::optional<ComputeModel> function_steps;
+  /// Per peer group (Experiment::peer_groups, in order): its instance type, its training steps measured on that
+  /// type (<calibration><target instance_type/>) if given, and its memory.
+  struct PeerGroup {
+    InstanceType type;
+    std::optional<ComputeModel> steps;
+    double memory_bytes = 0;
+  };
+  std::vector<PeerGroup> peer_groups;
+  std::vector<int> group_of_peer;  // per peer: its group
+  int group_of(int peer) const { return group_of_peer[static_cast<size_t>(peer)]; }
+  const InstanceType& peer_type(int peer) const { return peer_groups[static_cast<size_t>(group_of(peer))].type; }
 
   long long parameters = 0, gradient_bytes = 0;
   // Gradient messages as they travel (encoded when the experiment compresses), and the codec's CPU time in
@@ -38,10 +48,12 @@ struct Scenario {
   // Memory feasibility: what a training step needs (the runtime's footprint + the measured step memory) against
   // what a function or a peer instance has. Unchecked when the calibration holds no memory samples.
   bool memory_checked = false;
-  double peer_need_bytes = 0, peer_memory_bytes = 0;
+  double peer_need_bytes = 0;  // a peer's largest step (its memory: its group's)
   std::vector<double> invocation_need_bytes;  // per invocation: its largest minibatch's step
   double function_memory_bytes = 0;
-  bool peer_fits() const { return !memory_checked || peer_need_bytes <= peer_memory_bytes; }
+  bool peer_fits(int group) const {
+    return !memory_checked || peer_need_bytes <= peer_groups[static_cast<size_t>(group)].memory_bytes;
+  }
   bool invocation_fits(size_t k) const { return !memory_checked || invocation_need_bytes[k] <= function_memory_bytes; }
   /// The smallest function memory (MB) in which every invocation fits; 0 when none does; -1 when unchecked.
   int smallest_function_memory_mb() const;
@@ -49,31 +61,34 @@ struct Scenario {
   /// Whether a gradient sent with `transport` goes inline through the broker (else through object storage).
   bool sends_inline(Transport transport) const;
 
+  // A step's target: a function, or a peer of group `group` (peer groups differ in type: CPU, vCPUs, and
+  // their own measured steps). Functions ignore the group.
   /// One training step on the target's CPUs, in reference seconds (seconds of the calibration CPU, which a
   /// host of the target's speed factor runs in reference / factor wall seconds). A step measured on the target
   /// itself is converted with the target's factor, so that it takes exactly its measured wall time.
-  double reference_step_s(StepTarget target, long long batch) const;
+  double reference_step_s(StepTarget target, long long batch, int group = 0) const;
   /// Wall seconds of one training step on the target.
-  double wall_step_s(StepTarget target, long long batch) const {
-    return reference_step_s(target, batch) / speed_factor(target);
+  double wall_step_s(StepTarget target, long long batch, int group = 0) const {
+    return reference_step_s(target, batch, group) / speed_factor(target, group);
   }
   /// vCPUs a step keeps busy on the target (CPU time / wall time as calibrated); burstable credits drain by it.
-  double step_busy_vcpus(StepTarget target, long long batch) const;
-  double speed_factor(StepTarget target) const {
-    return target == StepTarget::Peer ? peer_type.cpu_speed_factor : function_speed_factor;
+  double step_busy_vcpus(StepTarget target, long long batch, int group = 0) const;
+  double speed_factor(StepTarget target, int group = 0) const {
+    return target == StepTarget::Peer ? peer_groups[static_cast<size_t>(group)].type.cpu_speed_factor
+                                      : function_speed_factor;
   }
-  double vcpus(StepTarget target) const {
-    return target == StepTarget::Peer ? peer_type.vcpus : function_vcpus;
+  double vcpus(StepTarget target, int group = 0) const {
+    return target == StepTarget::Peer ? peer_groups[static_cast<size_t>(group)].type.vcpus : function_vcpus;
   }
   /// Training steps measured on the target itself, if the experiment gave them.
-  const std::optional<ComputeModel>& own_steps(StepTarget target) const {
-    return target == StepTarget::Peer ? peer_steps : function_steps;
+  const std::optional<ComputeModel>& own_steps(StepTarget target, int group = 0) const {
+    return target == StepTarget::Peer ? peer_groups[static_cast<size_t>(group)].steps : function_steps;
   }
   /// The compute model that times training steps on the target (its own calibration, else the default).
-  const ComputeModel& step_model(StepTarget target) const {
-    return own_steps(target) ? *own_steps(target) : compute;
+  const ComputeModel& step_model(StepTarget target, int group = 0) const {
+    return own_steps(target, group) ? *own_steps(target, group) : compute;
   }
-  /// How the steps of this scenario extrapolate beyond their calibration, per target.
+  /// How the steps of this scenario extrapolate beyond their calibration: on any peer group, on functions.
   Extrapolation peer_extrapolation, function_extrapolation;
   /// Seconds of averaging `count` gradients of `elements` floats on one calibration-CPU thread.
   double average_seconds(double elements, int count) const { return compute.average_seconds(elements, count); }

@@ -417,6 +417,63 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
   }
 }
 
+TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group's size, reports and replays") {
+  TempDir dir;
+  const std::string shipped = P2PSIM_SOURCE_DIR "/experiments/mixed_peers.xml";
+  auto r = run_cli("run " + shipped + " --out " + dir.path("run"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("12 peers on 8xt3.medium+4xc5.large") != std::string::npos);
+  CHECK(r.output.find("[t3.medium] comm+wait/iter (s)") != std::string::npos);
+  CHECK(r.output.find("[c5.large] gradient/iter (s)") != std::string::npos);
+  const auto j = nlohmann::json::parse(read_file(dir.path("run/result.json")));
+  REQUIRE(j["scenario"]["peer_groups"].size() == 2);
+  // groups.csv: a row per system and group, whose times agree with result.json's.
+  const std::string groups = read_file(dir.path("run/groups.csv"));
+  CHECK(std::count(groups.begin(), groups.end(), '\n') == 1 + 4 * 2);
+  for (const auto& [name, system] : j["systems"].items()) {
+    CAPTURE(name);
+    REQUIRE(system["groups"].size() == 2);
+    double slowest_end = 0;
+    for (const auto& g : system["groups"]) slowest_end = std::max(slowest_end, g["end_s"].get<double>());
+    CHECK(slowest_end == doctest::Approx(system["total_s"].get<double>()).epsilon(1e-12));
+    // Every peer of a synchronous design averages every gradient of its round: no group ends a round early.
+    CHECK(system["groups"][1]["end_s"].get<double>() ==
+          doctest::Approx(system["groups"][0]["end_s"].get<double>()).epsilon(0.05));
+  }
+  // A sweep of the second group's size, and the report on it.
+  std::string xml = read_file(shipped);
+  xml.replace(xml.find("</experiment>"), 13,
+              R"(<sweep><axis select="peers/group[2]/@count" values="2 4"/></sweep></experiment>)");
+  std::ofstream(dir.path("sweep.xml")) << xml;
+  auto sweep = run_cli("sweep " + dir.path("sweep.xml") + " --out " + dir.path("sweep") + " -j 2");
+  INFO(sweep.output);
+  REQUIRE(sweep.exit_code == 0);
+  const std::string results = read_file(dir.path("sweep/results.csv"));
+  CHECK(results.find(",10,8xt3.medium+2xc5.large,") != std::string::npos);  // peers, instance_type
+  CHECK(results.find(",12,8xt3.medium+4xc5.large,") != std::string::npos);
+  auto report = run_cli("report " + dir.path("sweep") + " --format png");
+  INFO(report.output);
+  CHECK(report.exit_code == 0);
+  // The replay: two small groups train for real on the schedule.
+  xml = read_file(shipped);
+  xml.replace(xml.find("train_samples=\"3072\""), 20, "train_samples=\"256\"");
+  xml.replace(xml.find("iterations=\"10\""), 15, "iterations=\"3\"");
+  xml.replace(xml.find("count=\"8\""), 9, "count=\"2\"");
+  xml.replace(xml.find("count=\"4\""), 9, "count=\"2\"");
+  xml.replace(xml.find("</experiment>"), 13, R"(<accuracy target="0.1" eval_every="3" test_samples="200"/></experiment>)");
+  std::ofstream(dir.path("accuracy.xml")) << xml;
+  auto replay = run_cli("run " + dir.path("accuracy.xml") + " -q --out " + dir.path("accuracy"),
+                        "P2PSIM_CACHE_DIR=" + dir.path("cache"));
+  INFO(replay.output);
+  REQUIRE(replay.exit_code == 0);
+  const auto a = nlohmann::json::parse(read_file(dir.path("accuracy/result.json")));
+  for (const auto& [name, system] : a["systems"].items()) {
+    CAPTURE(name);
+    CHECK(system["accuracy"]["replayed"] == true);
+  }
+}
+
 TEST_CASE("report on one run draws each system's timeline and writes a Chrome trace; pdf output embeds fonts") {
   TempDir dir;
   REQUIRE(run_cli("run " P2PSIM_SOURCE_DIR "/tests/scenarios/serverless_tree/experiment.xml -q --out " +

@@ -93,13 +93,13 @@ TEST_CASE("training steps measured on the target run as measured, whatever the t
   };
   // One 30,000-sample minibatch per peer on 2 vCPUs.
   const auto own = fixture::scenario(write("own.xml", true));
-  CHECK(own.peer_steps.has_value());
+  CHECK(own.peer_groups[0].steps.has_value());
   CHECK(own.wall_step_s(StepTarget::Peer, 30000) == doctest::Approx(0.5 * (3 + 1e-4 * 30000)));
   CHECK(fixture::peer_phase_total(fixture::simulate(own, "instance"), 0, Phase::Compute) ==
         doctest::Approx(3.0).epsilon(1e-6));
   // Without it: the calibration CPU's 0.6 (1 + 1e-4 b) on two threads, at half that CPU's speed.
   const auto scaled = fixture::scenario(write("scaled.xml", false));
-  CHECK_FALSE(scaled.peer_steps.has_value());
+  CHECK_FALSE(scaled.peer_groups[0].steps.has_value());
   CHECK(fixture::peer_phase_total(fixture::simulate(scaled, "instance"), 0, Phase::Compute) ==
         doctest::Approx(0.6 * (1 + 1e-4 * 30000) / 0.5).epsilon(1e-6));
 }

@@ -69,7 +69,7 @@ TEST_CASE("a profile value can be overridden from the experiment") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(
       dir, kMnist4, R"(<override select="instance_types/instance[@type='t2.medium']/@price_per_hour_usd" value="1.5"/>)"));
-  CHECK(s.peer_type.price_per_hour_usd == 1.5);
+  CHECK(s.peer_type(0).price_per_hour_usd == 1.5);
   auto t = fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(<functions keep_alive_s="42"/>)"));
   CHECK(t.profile.functions.keep_alive_s == 42);
 }

@@ -52,7 +52,7 @@ TEST_CASE("need = the profile's runtime + the measured step memory, fitted in ba
   CHECK(s.invocation_need_bytes[0] == doctest::Approx((262.0 + 200.0) * (1 << 20)));
   CHECK(s.smallest_function_memory_mb() == 462);
   CHECK(s.invocation_fits(0));
-  CHECK(s.peer_fits());  // a t2.micro has 1 GiB
+  CHECK(s.peer_fits(0));  // a t2.micro has 1 GiB
   auto small = fixture::scenario(experiment(dir, 461));
   CHECK_FALSE(small.invocation_fits(0));
   auto tight = fixture::scenario(experiment(dir, 462));
@@ -90,7 +90,7 @@ TEST_CASE("retries follow the workflow's retry policy and are billed") {
 TEST_CASE("a peer that cannot hold its own step fails the instance-based run") {
   TempDir dir;
   auto s = fixture::scenario(experiment(dir, 1024, R"(<override select="instance_types/instance[@type='t2.micro']/@memory_gib" value="0.3"/>)"));
-  CHECK_FALSE(s.peer_fits());
+  CHECK_FALSE(s.peer_fits(0));
   auto r = fixture::simulate(s, "instance");
   CHECK(r.failure.find("instance: out of memory") != std::string::npos);
   CHECK(r.deliveries.empty());
@@ -115,5 +115,5 @@ TEST_CASE("with the shipped calibration, torchvision VGG-11 cannot train in 512 
   // A 515 MB gradient plus its weights alone exceed 512 MB; the reference measured ~1.7 GB at batch 32.
   CHECK(small.invocation_need_bytes[0] > 1.2 * 1024 * 1024 * 1024);
   CHECK(vgg11(3008).invocation_fits(0));
-  CHECK(small.peer_fits());  // a t2.large has 8 GiB
+  CHECK(small.peer_fits(0));  // a t2.large has 8 GiB
 }

@@ -45,8 +45,14 @@ int print_memory_check(const Scenario& s) {
   } else {
     const double gib = 1024.0 * 1024 * 1024;
     const double fn_need = *std::max_element(s.invocation_need_bytes.begin(), s.invocation_need_bytes.end());
-    fmt::print("instance: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n", s.peer_type.name,
-               s.peer_memory_bytes / gib, s.peer_need_bytes / gib, s.peer_fits() ? "fits" : "DOES NOT FIT");
+    bool peers = true;
+    for (size_t g = 0; g < s.peer_groups.size(); ++g) {  // each type of peer
+      const bool fits = s.peer_fits(static_cast<int>(g));
+      fmt::print("instance: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n",
+                 s.peer_groups[g].type.name, s.peer_groups[g].memory_bytes / gib, s.peer_need_bytes / gib,
+                 fits ? "fits" : "DOES NOT FIT");
+      peers = peers && fits;
+    }
     bool functions = true;
     for (size_t k = 0; k < s.invocations.size(); ++k) functions = functions && s.invocation_fits(k);
     fmt::print("serverless: a function ({} MB) needs up to {:.2f} GiB: {}\n", s.experiment.functions.memory_mb,
@@ -56,7 +62,7 @@ int print_memory_check(const Scenario& s) {
       fmt::print("smallest function memory that fits: {} MB\n", smallest);
     else
       fmt::print("no function memory up to {} MB fits\n", s.profile.functions.memory_max_mb);
-    all = s.peer_fits() && functions;
+    all = peers && functions;
   }
   const SystemEstimates e = estimate_systems(s);
   for (size_t i = 0; i < e.systems.size(); ++i) {
@@ -82,8 +88,9 @@ int print_memory_check(const Scenario& s) {
 void warn_of_calibration_outliers(const Scenario& s) {
   const std::pair key{s.experiment.workload.model, s.experiment.workload.input_shape};
   std::vector<const ComputeModel*> models{&s.compute};
-  for (const auto& own : {s.peer_steps, s.function_steps})
-    if (own) models.push_back(&*own);
+  for (const auto& group : s.peer_groups)
+    if (group.steps) models.push_back(&*group.steps);
+  if (s.function_steps) models.push_back(&*s.function_steps);
   for (const ComputeModel* cm : models) {
     const auto it = cm->step_fits().find(key);
     if (it == cm->step_fits().end() || it->second.outliers.empty()) continue;

@@ -13,7 +13,12 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       functions(scenario.profile.functions, hosts, scenario.function_speed_factor,
                 scenario.profile.storage.stream_bandwidth_bps, out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
-      credits(scenario.experiment.peers, CpuCredits(scenario.peer_type)),
+      credits([&] {  // each peer's, of its own type
+        std::vector<CpuCredits> all;
+        all.reserve(static_cast<size_t>(scenario.experiment.peers));
+        for (int i = 0; i < scenario.experiment.peers; ++i) all.emplace_back(scenario.peer_type(i));
+        return all;
+      }()),
       peer_started_s(scenario.experiment.peers, 0),
       pending(hosts.storage_watch),
       transfers(transfer_config),
@@ -47,10 +52,11 @@ void Context::complete_iteration(int peer, int iteration, std::vector<GradientVe
   out.updates.push_back({peer, iteration, sg::now(), usage, whole, std::move(gradients)});
 }
 
-double Context::step_noise(StepTarget target, Random::Stream& draws) {
+double Context::step_noise(StepTarget target, Random::Stream& draws, int group) {
   double factor = 1.0;
   if (s.experiment.workload.measured_variability)
-    factor = s.step_model(target).draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape, draws.next());
+    factor = s.step_model(target, group).draw_step_noise(s.experiment.workload.model, s.experiment.workload.input_shape,
+                                                         draws.next());
   const auto& st = s.experiment.stragglers;
   if (st.tail_probability > 0 && draws.uniform() < st.tail_probability)
     factor *= std::pow(1.0 - draws.uniform(), -1.0 / st.tail_shape);  // Pareto(shape, scale 1) by inversion

@@ -73,7 +73,8 @@ struct Context {
   void complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients = {});
   /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
   /// straggler factor when the experiment declares one, drawn from `draws` (the steps' participant's stream).
-  double step_noise(StepTarget target, Random::Stream& draws);
+  /// `group`: the peer group whose steps they are (a peer target's; functions ignore it).
+  double step_noise(StepTarget target, Random::Stream& draws, int group = 0);
   /// Names this instance of `peer` in its random streams: 0 for the first, its start date's bits once it has
   /// rejoined, so that a rejoined peer redoing an iteration, and its new functions beside the old ones still
   /// running, draw anew.

@@ -84,9 +84,9 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
     // A straggler's own CPU is that many times slower: its host's speed says so.
     const double slowdown = static_cast<size_t>(i) < s.experiment.stragglers.slowdown.size()
                                 ? s.experiment.stragglers.slowdown[i] : 1.0;
-    const double speed = s.peer_type.cpu_speed_factor / slowdown;
-    const CpuCredits credits(s.peer_type);  // a standard-mode burstable instance slows to its baseline share
-    const auto& t = s.peer_type;
+    const auto& t = s.peer_type(i);
+    const double speed = t.cpu_speed_factor / slowdown;
+    const CpuCredits credits(t);  // a standard-mode burstable instance slows to its baseline share
     spec.peers.push_back({"peer-" + std::to_string(i), speed, peer_nic_bps(t),
                           credits.throttles() ? speed * credits.baseline_share() : 0, t.nic_bandwidth_bps,
                           t.nic_bursts() ? t.nic_credit_s * t.nic_bandwidth_bps : 0});
@@ -179,7 +179,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageShari
   // (A design that could not even be deployed started no instance.)
   if (needs.peers_are_instances && stop_s > 0)
     for (int i = 0; i < s.experiment.peers; ++i)
-      c.out.ledger.instances.push_back({s.peer_type.name, c.out.peer_end_s[i] - c.peer_started_s[i]});
+      c.out.ledger.instances.push_back({s.peer_type(i).name, c.out.peer_end_s[i] - c.peer_started_s[i]});
   // Shared infrastructure runs as long as the last peer.
   const double end_s = *std::max_element(c.out.peer_end_s.begin(), c.out.peer_end_s.end());
   if (stop_s > 0)

@@ -86,10 +86,11 @@ void compute_on_peer(Context& c, int peer, int iteration) {
   double reference_s = 0;   // every minibatch one after another on the peer's own CPU
   double busy_vcpu_s = 0;   // reference seconds x the vCPUs they keep busy, for the credits
   auto draws = c.random.stream(Draw::PeerStep, {peer, iteration}, c.instance_of(peer));
+  const int group = s.group_of(peer);
   for (long long b : s.minibatches) {
-    const double step_s = s.reference_step_s(StepTarget::Peer, b) * c.step_noise(StepTarget::Peer, draws);
+    const double step_s = s.reference_step_s(StepTarget::Peer, b, group) * c.step_noise(StepTarget::Peer, draws, group);
     reference_s += step_s;
-    busy_vcpu_s += step_s * s.step_busy_vcpus(StepTarget::Peer, b);
+    busy_vcpu_s += step_s * s.step_busy_vcpus(StepTarget::Peer, b, group);
   }
   // The running sum of the minibatch gradients, on one thread.
   const double sum_s =
@@ -266,7 +267,7 @@ void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus) {
   // The credits say how much of the work runs at full speed; the host runs the rest at its baseline speed.
   auto& credits = c.credits[peer];
   sg::Host* host = c.hosts.peers[peer];
-  const double full_speed_s = reference_s * c.slowdown(peer) / c.s.peer_type.cpu_speed_factor;
+  const double full_speed_s = reference_s * c.slowdown(peer) / c.s.peer_type(peer).cpu_speed_factor;
   credits.run(sg::now(), full_speed_s, busy_vcpus);
   const double full_share = full_speed_s > 0 ? std::min(1.0, credits.last_full_speed_s() / full_speed_s) : 1.0;
   if (credits.throttles()) sg::set_throttled(host, false);
@@ -298,16 +299,18 @@ void load_shard(Context& c, int peer, int iteration) {
 // When the peer cannot hold its largest training step, runs that step until memory runs out and records why.
 static bool peer_step_fits(Context& c, int peer) {
   const auto& s = c.s;
-  if (s.peer_fits()) return true;
+  const int group = s.group_of(peer);
+  if (s.peer_fits(group)) return true;
   const double start = sg::now();
   const long long b = *std::max_element(s.minibatches.begin(), s.minibatches.end());
-  const double step_s = s.reference_step_s(StepTarget::Peer, b);
-  sg::compute(c.hosts.peers[peer], seconds_until_out_of_memory(c, step_s, s.peer_need_bytes, s.peer_memory_bytes));
+  const double step_s = s.reference_step_s(StepTarget::Peer, b, group);
+  const double memory_bytes = s.peer_groups[static_cast<size_t>(group)].memory_bytes;
+  sg::compute(c.hosts.peers[peer], seconds_until_out_of_memory(c, step_s, s.peer_need_bytes, memory_bytes));
   c.trace(peer, 0, Phase::OutOfMemory, start);
   if (c.out.failure.empty())
     c.out.failure = fmt::format("{}: out of memory: a {}-sample {} step needs {} but a {} peer has {}", c.system.name, b,
-                                s.experiment.workload.model, gb(s.peer_need_bytes), s.peer_type.name,
-                                gb(s.peer_memory_bytes));
+                                s.experiment.workload.model, gb(s.peer_need_bytes), s.peer_type(peer).name,
+                                gb(memory_bytes));
   return false;
 }
 

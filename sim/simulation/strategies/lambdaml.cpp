@@ -57,7 +57,7 @@ LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s) {
   scatter_ = params.choice("pattern", {"allreduce", "scatter_reduce"}, "allreduce") == "scatter_reduce";
   params.reject_unread();
   const auto& e = s.experiment;
-  refuse_unmodelled(params, e, "lambdaml", kAsync | kCrash | kCompression | kFunctionFailures);
+  refuse_unmodelled(params, e, "lambdaml", kAsync | kCrash | kCompression | kFunctionFailures | kPeerGroups);
   if (s.profile.functions.concurrency_limit < e.peers)  // the workers wait for each other: all must run at once
     throw params.error("strategy", fmt::format("{} workers cannot all run within the function service's concurrency "
                                                "limit of {}", e.peers, s.profile.functions.concurrency_limit));

@@ -283,7 +283,7 @@ void P2pAllToAll::inject_crash(Context& c) {
   }
   // Its instance is gone: billed until now. It comes back as a new instance, with a new credit balance; the wait
   // for it is an actor of its own, not the daemon: a peer down and due back keeps the simulation running.
-  c.out.ledger.instances.push_back({s_.peer_type.name, sg::now() - c.peer_started_s[peer]});
+  c.out.ledger.instances.push_back({s_.peer_type(peer).name, sg::now() - c.peer_started_s[peer]});
   sg::spawn("rejoin", c.hosts.storage, [this, &c, peer, start] { restart(c, peer, start); });
 }
 
@@ -293,7 +293,7 @@ void P2pAllToAll::restart(Context& c, int peer, double down_since_s) {
   c.trace(peer, iteration_[peer], Phase::Down, down_since_s);
   c.peer_started_s[peer] = sg::now();
   c.renew_storage_client(peer);
-  c.credits[peer] = CpuCredits(s_.peer_type);
+  c.credits[peer] = CpuCredits(s_.peer_type(peer));
   down_[peer] = false;
   actors_[peer] = sg::spawn("peer-" + std::to_string(peer) + "-rejoined", c.hosts.peers[peer],
                             [this, &c, peer] { rejoin(c, peer); });

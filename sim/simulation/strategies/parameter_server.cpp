@@ -78,7 +78,7 @@ ParameterServer::ParameterServer(const SystemSpec& system, const Scenario& s) : 
     std::vector<std::string> types;
     for (const auto& [name, type] : s.profile.instance_types) types.push_back(name);
     return types;
-  }(), s.peer_type.name);
+  }(), s.peer_groups[0].type.name);  // the first group's type, when peers are of several
   params.reject_unread();
   const auto& e = s.experiment;
   async_ = e.asynchronous;

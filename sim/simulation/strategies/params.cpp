@@ -59,6 +59,9 @@ void refuse_unmodelled(const StrategyParams& params, const Experiment& e, const 
     refuse("does not model sparse (top-k) gradients, which cannot be summed in place: choose another compression");
   if ((what & kFunctionFailures) && e.function_failure_probability > 0)
     refuse("does not model function failures: set function_failure_probability=\"0\"");
+  if ((what & kPeerGroups) && e.peer_groups.size() > 1)
+    refuse("runs no peer instance (its workers are functions): groups of peers of several instance types mean "
+           "nothing to it; give <peers count=\"..\"> (the workers) instead");
 }
 
 void StrategyParams::reject_unread() const {

@@ -16,7 +16,8 @@ enum Unmodelled : unsigned {
   kCrash = 2,             // <failures crash_peer>
   kCompression = 4,       // any <exchange compression>
   kTopK = 8,              // top-k compression only
-  kFunctionFailures = 16  // <failures function_failure_probability>
+  kFunctionFailures = 16,  // <failures function_failure_probability>
+  kPeerGroups = 32         // <peers><group> of several instance types or speeds
 };
 
 class StrategyParams;

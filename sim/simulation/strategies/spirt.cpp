@@ -64,7 +64,7 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   on_peers_ = params.choice("database", {"peer", "instance"}, "peer") == "peer";
   std::vector<std::string> types;
   for (const auto& [name, type] : s.profile.instance_types) types.push_back(name);
-  database_type_ = params.choice("database_type", types, s.peer_type.name);
+  database_type_ = params.choice("database_type", types, s.peer_groups[0].type.name);
   if (on_peers_ && params.has("database_type"))
     throw params.error("database_type", "a database on the peer runs on the peer's own instance: set database=\"instance\"");
   // SPIRT's barrier sleeps 5 s once the count is complete (its code, SPIRT/).
