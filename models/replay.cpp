@@ -67,7 +67,7 @@ class Replayer {
       : data_(data), log_(log) {
     peers_ = t.at("peers");
     iterations_ = t.at("iterations");
-    minibatches_ = t.at("minibatch_sizes").get<std::vector<int64_t>>();
+    for (const auto& shard : peer_shards(t)) minibatches_.push_back(shard.minibatches);
     learning_rate_ = t.at("learning_rate");
     momentum_ = t.at("momentum");
     eval_every_ = t.at("eval_every");
@@ -150,10 +150,11 @@ class Replayer {
     net.zero_grad();
     const auto& x = data_.shard_inputs[static_cast<size_t>(p)];
     const auto& y = data_.shard_targets[static_cast<size_t>(p)];
-    const double m = static_cast<double>(minibatches_.size());
+    const auto& minibatches = minibatches_[static_cast<size_t>(p)];
+    const double m = static_cast<double>(minibatches.size());
     double loss_sum = 0;
     int64_t begin = 0;
-    for (int64_t b : minibatches_) {
+    for (int64_t b : minibatches) {
       auto loss = torch::nn::functional::cross_entropy(net.forward(x.narrow(0, begin, b)), y.narrow(0, begin, b));
       (loss / m).backward();
       loss_sum += loss.item<double>();
@@ -236,7 +237,7 @@ class Replayer {
   std::ostream& log_;
   unsigned long long seed_ = 0;
   int peers_ = 0, iterations_ = 0, eval_every_ = 1;
-  std::vector<int64_t> minibatches_;
+  std::vector<std::vector<int64_t>> minibatches_;  // per peer
   double learning_rate_ = 0, momentum_ = 0, topk_ratio_ = 0;
   bool error_feedback_ = false;
   std::optional<Codec> codec_;
@@ -257,6 +258,19 @@ std::vector<ReplayPoint> replay_updates(const nlohmann::json& training, unsigned
                                         const nlohmann::json& updates, const ReplayData& data, std::ostream& log) {
   Replayer r(training, seed, data, log);
   return r.run(read_updates(updates, training.at("peers"), training.at("iterations")));
+}
+
+std::vector<PeerShard> peer_shards(const nlohmann::json& t) {
+  std::vector<PeerShard> out;
+  if (!t.contains("peer_shards")) {
+    out.assign(t.at("peers").get<size_t>(), {t.at("shard_samples").get<long long>(),
+                                             t.at("minibatch_sizes").get<std::vector<int64_t>>()});
+    return out;
+  }
+  for (const auto& g : t.at("peer_shards"))
+    out.insert(out.end(), g.at("peers").get<size_t>(),
+               {g.at("shard_samples").get<long long>(), g.at("minibatch_sizes").get<std::vector<int64_t>>()});
+  return out;
 }
 
 InputShape parse_input_shape(const std::string& text) {

@@ -28,6 +28,15 @@ struct ReplayPoint {
 std::vector<ReplayPoint> replay_updates(const nlohmann::json& training, unsigned long long seed,
                                         const nlohmann::json& updates, const ReplayData& data, std::ostream& log);
 
+/// One peer's data: how many training samples its shard holds, and its minibatches' sizes, in order.
+struct PeerShard {
+  long long samples = 0;
+  std::vector<int64_t> minibatches;
+};
+/// Every peer's, from a schedule's "training" object: shard_samples and minibatch_sizes for all, or, when groups
+/// of peers hold shards of different sizes, peer_shards (each group's, peers in order).
+std::vector<PeerShard> peer_shards(const nlohmann::json& training);
+
 /// A schedule's input_shape ("CxHxW"). Throws std::invalid_argument when it is not one.
 InputShape parse_input_shape(const std::string& text);
 

@@ -125,8 +125,7 @@ void replay(const ReplayOptions& o, std::ostream& log) {
         spec.input = parse_input_shape(t.at("input_shape"));
         spec.train_samples = t.at("train_samples");
         spec.test_samples = t.at("test_samples");
-        spec.peers = t.at("peers");
-        spec.shard_samples = t.at("shard_samples");
+        for (const auto& shard : peer_shards(t)) spec.shard_samples.push_back(shard.samples);
         spec.seed = seed;
         data = load_replay_data(spec);
       }

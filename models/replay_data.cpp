@@ -91,9 +91,11 @@ ReplayData load_replay_data(const ReplayDataSpec& spec) {
     throw data::DataError(d.files.back() + ": holds " + std::to_string(test.count) + " test samples, " +
                           std::to_string(spec.test_samples) + " asked");
   const auto order = permutation(train.count, spec.seed);
-  for (int p = 0; p < spec.peers; ++p) {
-    const auto first = order.begin() + static_cast<std::ptrdiff_t>(p * spec.shard_samples);
-    const auto shard = select(train, {first, first + static_cast<std::ptrdiff_t>(spec.shard_samples)}, spec.input);
+  auto first = order.begin();
+  for (long long samples : spec.shard_samples) {
+    const auto last = first + static_cast<std::ptrdiff_t>(samples);
+    const auto shard = select(train, {first, last}, spec.input);
+    first = last;
     d.shard_inputs.push_back(shard.inputs);
     d.shard_targets.push_back(shard.targets);
   }

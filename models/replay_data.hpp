@@ -13,13 +13,12 @@ struct ReplayDataSpec {
   std::string data_dir;  // empty: Debian's dataset-fashion-mnist folder (fashion_mnist only)
   InputShape input{};    // the model's input: a dataset of another shape is converted (channels, size)
   long long train_samples = 0, test_samples = 0;
-  int peers = 0;
-  long long shard_samples = 0;
+  std::vector<long long> shard_samples;  // per peer, in order (peer p's shard follows peer p-1's)
   unsigned long long seed = 0;
 };
 
 struct ReplayData {
-  std::vector<torch::Tensor> shard_inputs, shard_targets;  // per peer: [shard_samples, C, H, W] and [shard_samples]
+  std::vector<torch::Tensor> shard_inputs, shard_targets;  // per peer: [its samples, C, H, W] and [its samples]
   torch::Tensor test_inputs, test_targets;
   std::vector<std::string> files;  // what was read, for the cache key
 };

@@ -127,19 +127,46 @@ void check_schedule(const json& s, const std::string& path, double available_byt
   c.integer(t, p, "classes", 10, 10);  // every dataset here has 10 classes
   const long long train = c.integer(t, p, "train_samples", 1, dataset_samples(dataset));
   const long long peers = c.integer(t, p, "peers", 1, kMaxPeers);
-  const long long shard = c.integer(t, p, "shard_samples", 1, train);
-  if (peers * shard > train)
-    c.fail(p + "shard_samples", fmt::format("{} peers x {} samples is more than the {} training samples", peers, shard, train));
-  const json& batches = c.member(t, p, "minibatch_sizes");
-  if (!batches.is_array() || batches.empty()) c.fail(p + "minibatch_sizes", "expected a non-empty list of sample counts");
-  long long in_batches = 0;
-  for (const auto& b : batches) {
-    if (!b.is_number_integer() || b.get<long long>() < 1 || b.get<long long>() > shard)
-      c.fail(p + "minibatch_sizes", fmt::format("expected sample counts from 1 to {}, got {}", shard, b.dump()));
-    in_batches += b.get<long long>();
+  // A shard and its minibatches: every peer's, or (peer_shards, when groups of peers hold shards of different
+  // sizes) each group's.
+  auto check_shard = [&](const json& object, const std::string& prefix, long long holders) {
+    const long long shard = c.integer(object, prefix, "shard_samples", 1, train);
+    if (holders * shard > train)
+      c.fail(prefix + "shard_samples",
+             fmt::format("{} peers x {} samples is more than the {} training samples", holders, shard, train));
+    const json& batches = c.member(object, prefix, "minibatch_sizes");
+    if (!batches.is_array() || batches.empty())
+      c.fail(prefix + "minibatch_sizes", "expected a non-empty list of sample counts");
+    long long in_batches = 0;
+    for (const auto& b : batches) {
+      if (!b.is_number_integer() || b.get<long long>() < 1 || b.get<long long>() > shard)
+        c.fail(prefix + "minibatch_sizes", fmt::format("expected sample counts from 1 to {}, got {}", shard, b.dump()));
+      in_batches += b.get<long long>();
+    }
+    if (in_batches > shard)
+      c.fail(prefix + "minibatch_sizes",
+             fmt::format("they add up to {} samples, more than the shard's {}", in_batches, shard));
+    return shard;
+  };
+  long long shard_samples_total = peers * check_shard(t, p, peers);  // every peer's samples together
+  if (t.contains("peer_shards")) {
+    const json& groups = t.at("peer_shards");
+    if (!groups.is_array() || groups.empty()) c.fail(p + "peer_shards", "expected a non-empty list of groups");
+    long long holders = 0;
+    shard_samples_total = 0;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const std::string q = fmt::format("{}peer_shards[{}].", p, g);
+      if (!groups[g].is_object()) c.fail(q.substr(0, q.size() - 1), "expected an object");
+      const long long count = c.integer(groups[g], q, "peers", 1, kMaxPeers);
+      holders += count;
+      shard_samples_total += count * check_shard(groups[g], q, count);
+    }
+    if (holders != peers)
+      c.fail(p + "peer_shards", fmt::format("its groups hold {} peers, not the schedule's {}", holders, peers));
+    if (shard_samples_total > train)
+      c.fail(p + "peer_shards", fmt::format("its shards hold {} samples, more than the {} training samples",
+                                            shard_samples_total, train));
   }
-  if (in_batches > shard)
-    c.fail(p + "minibatch_sizes", fmt::format("they add up to {} samples, more than the shard's {}", in_batches, shard));
   const long long iterations = c.integer(t, p, "iterations", 1, kMaxIterations);
   const std::string codec = c.text(t, p, "codec");
   if (codec != "none") try {
@@ -177,7 +204,7 @@ void check_schedule(const json& s, const std::string& path, double available_byt
   if (available_bytes <= 0) return;
   const double pixels = static_cast<double>(input[0]) * input[1] * input[2];
   const double parameters = static_cast<double>(parameter_count(*build_model(model, 10, input)));
-  const double need = 4 * pixels * (static_cast<double>(peers) * shard + static_cast<double>(test_samples)) +
+  const double need = 4 * pixels * (static_cast<double>(shard_samples_total) + static_cast<double>(test_samples)) +
                       4 * 4 * parameters * static_cast<double>(peers);
   if (need > 0.8 * available_bytes)
     c.fail(p + "peers", fmt::format("replaying {} peers of {} would hold about {:.1f} GB, more than 80 % of the {:.1f} GB "

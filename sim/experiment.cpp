@@ -136,12 +136,13 @@ void parse_peer_group(const XmlFile& xml, pugi::xml_node g, int index, Experimen
   auto error = [&](const char* attr, const std::string& what) {
     return InputError(xml.path(), xml.line_of(g), field + "/@" + attr, what);
   };
-  xml.check_names(g, {"name", "count", "instance_type", "slowdown"});
+  xml.check_names(g, {"name", "count", "instance_type", "slowdown", "shard_samples"});
   xml.check_empty(g, "a group's settings are its attributes");
   Experiment::PeerGroup group;
   group.count = static_cast<int>(xml.integer(g, "count", 1, kMaxPeers));
   group.instance_type = xml.text(g, "instance_type");
   group.slowdown = xml.number_or(g, "slowdown", 1, limits::kMaxSlowdown, 1);
+  group.shard_samples = xml.integer_or(g, "shard_samples", 1, 1LL << 40, 0);
   group.name = xml.text_or(g, "name", group.instance_type);
   if (!valid_name(group.name))
     throw error("name", "expected 1-64 letters, digits, '_', '-' or '.', got '" + group.name + "'");
@@ -163,7 +164,7 @@ void parse_peers(const XmlFile& xml, pugi::xml_node peers, bool groups_declared,
   if (!groups_declared) {
     e.peers = static_cast<int>(xml.integer(peers, "count", 1, kMaxPeers));
     e.instance_type = xml.text(peers, "instance_type");
-    e.peer_groups.push_back({e.instance_type, e.instance_type, e.peers, 1, xml.line_of(peers), "peers"});
+    e.peer_groups.push_back({e.instance_type, e.instance_type, e.peers, 1, 0, xml.line_of(peers), "peers"});
     return;
   }
   long long total = 0;

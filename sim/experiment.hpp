@@ -51,6 +51,7 @@ struct Experiment {
     std::string name, instance_type;
     int count = 0;
     double slowdown = 1;
+    long long shard_samples = 0;  // training samples per peer; 0: an even share of what other groups leave
     long line = 0;       // where it is declared (<peers>'s line without <group>)
     std::string field;   // the path of its attributes: "peers" or "peers/group[2]"
   };

@@ -230,11 +230,18 @@ static void print_replicate_rows(const Result& r, Row& row) {
 void print_table(const Result& r, std::FILE* out) {
   const Scenario& s = *r.scenario;
   const auto& e = s.experiment;
+  // Per peer: one number, or each group's ("4/2") when their shards differ.
+  auto per_peer = [&](auto count) {
+    std::string text;
+    for (const auto& g : s.peer_groups) text += (text.empty() ? "" : "/") + std::to_string(count(g));
+    return s.uniform_shards() ? std::to_string(count(s.peer_groups[0])) : text;
+  };
   fmt::print(out, "{}: {} on {} ({}), {} peers on {}, {} iterations of {} minibatches per peer\n", e.name,
              e.workload.model, e.workload.dataset, e.workload.input_shape, e.peers, e.instance_type,
-             e.workload.iterations, s.minibatches.size());
+             e.workload.iterations, per_peer([](const auto& g) { return g.minibatches.size(); }));
   fmt::print(out, "functions: {} MB {} ({:.2f} vCPU), {} invocations per peer per iteration; gradient {:.1f} MB\n\n",
-             e.functions.memory_mb, e.functions.arch, s.function_vcpus, s.invocations.size(), s.gradient_bytes / 1e6);
+             e.functions.memory_mb, e.functions.arch, s.function_vcpus,
+             per_peer([](const auto& g) { return g.invocations.size(); }), s.gradient_bytes / 1e6);
   // Columns wide enough for every system's name and strategy.
   size_t width = 14;
   for (const auto& a : r.systems) width = std::max({width, a.name.size() + 1, a.strategy.size() + 1});
@@ -382,13 +389,14 @@ nlohmann::ordered_json result_json(const Result& r) {
   j["experiment"] = e.name;
   j["seed"] = e.seed;
   j["inputs_xxh64"] = r.input_hashes;
+  const auto& first = s.peer_groups[0];  // every peer's, unless there are groups (below)
+  double function_need = 0;
+  for (const auto& g : s.peer_groups)
+    for (double need : g.invocation_need_bytes) function_need = std::max(function_need, need);
   j["memory"] = {{"checked", s.memory_checked},
-                 {"peer_need_bytes", s.peer_need_bytes},
-                 {"peer_memory_bytes", s.peer_groups[0].memory_bytes},
-                 {"function_need_bytes_max",
-                  s.invocation_need_bytes.empty()
-                      ? 0.0
-                      : *std::max_element(s.invocation_need_bytes.begin(), s.invocation_need_bytes.end())},
+                 {"peer_need_bytes", first.need_bytes},
+                 {"peer_memory_bytes", first.memory_bytes},
+                 {"function_need_bytes_max", function_need},
                  {"function_memory_bytes", s.function_memory_bytes},
                  {"smallest_function_memory_mb", s.smallest_function_memory_mb()}};
   j["scenario"] = {{"model", e.workload.model},
@@ -397,9 +405,9 @@ nlohmann::ordered_json result_json(const Result& r) {
                    {"peers", e.peers},
                    {"instance_type", e.instance_type},
                    {"iterations", e.workload.iterations},
-                   {"minibatches_per_peer", s.minibatches.size()},
-                   {"minibatch_sizes", s.minibatches},
-                   {"invocations_per_peer", s.invocations.size()},
+                   {"minibatches_per_peer", first.minibatches.size()},
+                   {"minibatch_sizes", first.minibatches},
+                   {"invocations_per_peer", first.invocations.size()},
                    {"function_memory_mb", e.functions.memory_mb},
                    {"function_arch", e.functions.arch},
                    {"function_vcpus", s.function_vcpus},
@@ -415,10 +423,12 @@ nlohmann::ordered_json result_json(const Result& r) {
       {"function_speed_factor", s.function_speed_factor},
       {"peer_steps_measured_on_target", s.peer_groups[0].steps.has_value()},
       {"function_steps_measured_on_target", s.function_steps.has_value()}};
-  if (e.peer_groups.size() > 1) {  // the peer_* values above are one type's: each group's own instead
+  if (e.peer_groups.size() > 1) {  // the per-peer values above are one group's: each group's own instead
+    j["memory"].erase("peer_need_bytes");
     j["memory"].erase("peer_memory_bytes");
     j["compute_model"].erase("peer_speed_factor");
     j["compute_model"].erase("peer_steps_measured_on_target");
+    for (const char* key : {"minibatches_per_peer", "minibatch_sizes", "invocations_per_peer"}) j["scenario"].erase(key);
     for (size_t g = 0; g < e.peer_groups.size(); ++g) {
       const auto& group = e.peer_groups[g];
       const auto& model = s.peer_groups[g];
@@ -426,6 +436,10 @@ nlohmann::ordered_json result_json(const Result& r) {
                                               {"count", group.count},
                                               {"instance_type", group.instance_type},
                                               {"slowdown", group.slowdown},
+                                              {"shard_samples", model.shard_samples},
+                                              {"minibatch_sizes", model.minibatches},
+                                              {"invocations_per_peer", model.invocations.size()},
+                                              {"need_bytes", model.need_bytes},
                                               {"memory_bytes", model.memory_bytes},
                                               {"speed_factor", model.type.cpu_speed_factor},
                                               {"steps_measured_on_target", model.steps.has_value()}});

@@ -46,10 +46,11 @@ std::string text_without_functions_and_systems(const std::string& experiment_xml
 std::string function_memory_timing(const Scenario& s, const SystemSpec& system) {
   if (system.strategy != "p2p_all_to_all") return "";
   std::set<long long> sizes;
-  for (size_t k = 0; k < s.invocations.size(); ++k) {
-    if (!s.invocation_fits(k)) return "";
-    sizes.insert(s.invocations[k].begin(), s.invocations[k].end());
-  }
+  for (size_t g = 0; g < s.peer_groups.size(); ++g)
+    for (size_t k = 0; k < s.peer_groups[g].invocations.size(); ++k) {
+      if (!s.invocation_fits(static_cast<int>(g), k)) return "";
+      sizes.insert(s.peer_groups[g].invocations[k].begin(), s.peer_groups[g].invocations[k].end());
+    }
   // Its storage rates too, which follow the memory size (its CPU share). One stream per object (no
   // storage_streams: the design's get_object / put_object) moves at the smaller of the two; several streams
   // can draw on all its network.

@@ -56,9 +56,24 @@ long long shape_volume(const std::string& shape, const Experiment& e) {
 
 constexpr double kMiB = 1024.0 * 1024.0;  // Lambda's "MB" of memory are MiB
 
+bool Scenario::uniform_shards() const {
+  for (const auto& g : peer_groups)
+    if (g.minibatches != peer_groups.front().minibatches) return false;
+  return true;
+}
+
+long long Scenario::invocations_per_iteration() const {
+  long long n = 0;
+  for (size_t g = 0; g < peer_groups.size(); ++g)
+    n += static_cast<long long>(experiment.peer_groups[g].count) * static_cast<long long>(peer_groups[g].invocations.size());
+  return n;
+}
+
 int Scenario::smallest_function_memory_mb() const {
   if (!memory_checked) return -1;
-  const double need = *std::max_element(invocation_need_bytes.begin(), invocation_need_bytes.end());
+  double need = 0;
+  for (const auto& g : peer_groups)
+    need = std::max(need, *std::max_element(g.invocation_need_bytes.begin(), g.invocation_need_bytes.end()));
   const int mb = std::max(profile.functions.memory_min_mb, static_cast<int>(std::ceil(need / kMiB)));
   return mb <= profile.functions.memory_max_mb ? mb : 0;
 }
@@ -80,6 +95,50 @@ double Scenario::step_busy_vcpus(StepTarget target, long long batch, int group) 
                                                    vcpus(target, group));
 }
 
+// Each group's shard per peer (its own shard_samples, or an even share of what the groups that give one leave),
+// its minibatches and how its functions split them.
+static void resolve_shards(const Experiment& e, Scenario& s) {
+  const auto& w = e.workload;
+  long long given = 0, peers_left = 0;  // samples the groups with shard_samples hold; the other groups' peers
+  for (const auto& group : e.peer_groups) {
+    if (group.shard_samples == 0) {
+      peers_left += group.count;
+      continue;
+    }
+    given += group.count * group.shard_samples;
+    if (given > w.train_samples)
+      throw InputError(e.path, group.line, group.field + "/@shard_samples",
+                       fmt::format("the groups' shards hold {} samples up to here, more than the {} training samples",
+                                   given, w.train_samples));
+  }
+  for (size_t k = 0; k < e.peer_groups.size(); ++k) {
+    const auto& group = e.peer_groups[k];
+    auto& g = s.peer_groups[k];
+    g.shard_samples = group.shard_samples > 0 ? group.shard_samples : (w.train_samples - given) / std::max(1LL, peers_left);
+    if (g.shard_samples < 1) {
+      if (e.peer_groups.size() == 1)
+        throw e.error("peers", "count", std::to_string(e.peers) + " peers leave no training sample for some of them (" +
+                                            std::to_string(w.train_samples) + " samples)");
+      throw InputError(e.path, group.line, group.field + "/@count",
+                       fmt::format("no training sample is left for this group's peers ({} samples, {} held by groups "
+                                   "with shard_samples)", w.train_samples, given));
+    }
+    if (w.batch_size > 0) {  // full minibatches, then the remainder, as a DataLoader without drop_last
+      for (long long left = g.shard_samples; left > 0; left -= w.batch_size)
+        g.minibatches.push_back(std::min(left, w.batch_size));
+    } else {  // the paper's split script: batch = len(partition) // num_batch, remainder dropped
+      if (w.minibatches_per_peer > g.shard_samples)
+        throw e.error("workload", "minibatches_per_peer", "more minibatches than the " +
+                                                              std::to_string(g.shard_samples) + " samples of a shard");
+      g.minibatches.assign(w.minibatches_per_peer, g.shard_samples / w.minibatches_per_peer);
+    }
+    const int per_invocation = e.functions.minibatches_per_invocation;
+    for (size_t i = 0; i < g.minibatches.size(); i += per_invocation)
+      g.invocations.emplace_back(g.minibatches.begin() + i,
+                                 g.minibatches.begin() + std::min(g.minibatches.size(), i + per_invocation));
+  }
+}
+
 Scenario resolve_scenario(const Experiment& e) {
   Scenario s;
   s.experiment = e;
@@ -97,7 +156,10 @@ Scenario resolve_scenario(const Experiment& e) {
                        "unknown instance type '" + group.instance_type + "' (the profile " + s.profile.path +
                            " has: " + known + ")");
     }
-    s.peer_groups.push_back({type->second, std::nullopt, type->second.memory_gib * 1024 * kMiB});
+    Scenario::PeerGroup model;
+    model.type = type->second;
+    model.memory_bytes = type->second.memory_gib * 1024 * kMiB;
+    s.peer_groups.push_back(std::move(model));
     s.group_of_peer.insert(s.group_of_peer.end(), static_cast<size_t>(group.count), static_cast<int>(g));
   }
 
@@ -119,23 +181,7 @@ Scenario resolve_scenario(const Experiment& e) {
   s.exchange_bytes = encoded_bytes(x.compression, elements, x.topk_ratio);
   s.function_gradient_bytes = x.compress_functions ? s.exchange_bytes : static_cast<double>(s.gradient_bytes);
 
-  s.shard_samples = w.train_samples / e.peers;
-  if (s.shard_samples < 1)
-    throw e.error("peers", "count", std::to_string(e.peers) + " peers leave no training sample for some of them (" +
-                                        std::to_string(w.train_samples) + " samples)");
-  if (w.batch_size > 0) {  // full minibatches, then the remainder, as a DataLoader without drop_last
-    for (long long left = s.shard_samples; left > 0; left -= w.batch_size)
-      s.minibatches.push_back(std::min(left, w.batch_size));
-  } else {  // the paper's split script: batch = len(partition) // num_batch, remainder dropped
-    if (w.minibatches_per_peer > s.shard_samples)
-      throw e.error("workload", "minibatches_per_peer", "more minibatches than the " +
-                                                            std::to_string(s.shard_samples) + " samples of a shard");
-    s.minibatches.assign(w.minibatches_per_peer, s.shard_samples / w.minibatches_per_peer);
-  }
-  const int per_invocation = e.functions.minibatches_per_invocation;
-  for (size_t i = 0; i < s.minibatches.size(); i += per_invocation)
-    s.invocations.emplace_back(s.minibatches.begin() + i,
-                               s.minibatches.begin() + std::min(s.minibatches.size(), i + per_invocation));
+  resolve_shards(e, s);
 
   const auto& fs = s.profile.functions;
   if (e.functions.memory_mb < fs.memory_min_mb || e.functions.memory_mb > fs.memory_max_mb)
@@ -172,7 +218,9 @@ Scenario resolve_scenario(const Experiment& e) {
 
   // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
   try {
-    for (long long b : std::set<long long>(s.minibatches.begin(), s.minibatches.end())) {
+    std::set<long long> sizes;
+    for (const auto& g : s.peer_groups) sizes.insert(g.minibatches.begin(), g.minibatches.end());
+    for (long long b : sizes) {
       std::vector<std::tuple<StepTarget, int, Extrapolation*>> targets;
       for (size_t g = 0; g < s.peer_groups.size(); ++g)
         targets.emplace_back(StepTarget::Peer, static_cast<int>(g), &s.peer_extrapolation);
@@ -210,8 +258,10 @@ Scenario resolve_scenario(const Experiment& e) {
                               model, w.input_shape,
                               static_cast<double>(*std::max_element(batches.begin(), batches.end()))));
       };
-      s.peer_need_bytes = need(s.minibatches);
-      for (const auto& inv : s.invocations) s.invocation_need_bytes.push_back(need(inv));
+      for (auto& g : s.peer_groups) {
+        g.need_bytes = need(g.minibatches);
+        for (const auto& inv : g.invocations) g.invocation_need_bytes.push_back(need(inv));
+      }
     } catch (const std::logic_error& ex) {
       throw e.error("workload", "model", ex.what());
     }

@@ -21,16 +21,27 @@ struct Scenario {
   // Training steps measured on the functions themselves (<calibration><target function_arch/>), if given.
   std::optional<ComputeModel> function_steps;
   /// Per peer group (Experiment::peer_groups, in order): its instance type, its training steps measured on that
-  /// type (<calibration><target instance_type/>) if given, and its memory.
+  /// type (<calibration><target instance_type/>) if given, its memory, and each of its peers' shard: its
+  /// minibatches (in order), how the functions split them, and what its largest steps need.
   struct PeerGroup {
     InstanceType type;
     std::optional<ComputeModel> steps;
     double memory_bytes = 0;
+    long long shard_samples = 0;                       // per peer
+    std::vector<long long> minibatches;                // sizes of one peer's minibatches, in order
+    std::vector<std::vector<long long>> invocations;   // minibatch sizes handled by each function invocation
+    double need_bytes = 0;                             // its largest minibatch's step on a peer
+    std::vector<double> invocation_need_bytes;         // per invocation: its largest minibatch's step
   };
   std::vector<PeerGroup> peer_groups;
   std::vector<int> group_of_peer;  // per peer: its group
   int group_of(int peer) const { return group_of_peer[static_cast<size_t>(peer)]; }
-  const InstanceType& peer_type(int peer) const { return peer_groups[static_cast<size_t>(group_of(peer))].type; }
+  const PeerGroup& group_of_peer_data(int peer) const { return peer_groups[static_cast<size_t>(group_of(peer))]; }
+  const InstanceType& peer_type(int peer) const { return group_of_peer_data(peer).type; }
+  /// Whether every peer holds a shard of the same size (every group's minibatches are the same).
+  bool uniform_shards() const;
+  /// Function invocations of one iteration of every peer together.
+  long long invocations_per_iteration() const;
 
   long long parameters = 0, gradient_bytes = 0;
   // Gradient messages as they travel (encoded when the experiment compresses), and the codec's CPU time in
@@ -40,21 +51,19 @@ struct Scenario {
   double encode_s = 0, decode_s = 0;
   double function_encode_s = 0;        // on a function's CPU share (below one vCPU it is time-sliced)
   long long sample_bytes = 0;                // one float32 input sample as the paper's pickles hold it
-  long long shard_samples = 0;               // per peer
-  std::vector<long long> minibatches;        // sizes of one peer's minibatches, in order
-  std::vector<std::vector<long long>> invocations;  // minibatch sizes handled by each function invocation
   double function_vcpus = 0, function_speed_factor = 1, function_price_per_gb_s_usd = 0;
 
   // Memory feasibility: what a training step needs (the runtime's footprint + the measured step memory) against
   // what a function or a peer instance has. Unchecked when the calibration holds no memory samples.
   bool memory_checked = false;
-  double peer_need_bytes = 0;  // a peer's largest step (its memory: its group's)
-  std::vector<double> invocation_need_bytes;  // per invocation: its largest minibatch's step
   double function_memory_bytes = 0;
   bool peer_fits(int group) const {
-    return !memory_checked || peer_need_bytes <= peer_groups[static_cast<size_t>(group)].memory_bytes;
+    const auto& g = peer_groups[static_cast<size_t>(group)];
+    return !memory_checked || g.need_bytes <= g.memory_bytes;
   }
-  bool invocation_fits(size_t k) const { return !memory_checked || invocation_need_bytes[k] <= function_memory_bytes; }
+  bool invocation_fits(int group, size_t k) const {
+    return !memory_checked || peer_groups[static_cast<size_t>(group)].invocation_need_bytes[k] <= function_memory_bytes;
+  }
   /// The smallest function memory (MB) in which every invocation fits; 0 when none does; -1 when unchecked.
   int smallest_function_memory_mb() const;
 

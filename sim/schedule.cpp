@@ -30,8 +30,8 @@ nlohmann::ordered_json schedule_json(const Result& r) {
                    {"classes", e.workload.classes},
                    {"train_samples", e.workload.train_samples},
                    {"peers", e.peers},
-                   {"shard_samples", s.shard_samples},
-                   {"minibatch_sizes", s.minibatches},
+                   {"shard_samples", s.peer_groups[0].shard_samples},  // every peer's, unless peer_shards
+                   {"minibatch_sizes", s.peer_groups[0].minibatches},
                    {"iterations", e.workload.iterations},
                    {"codec", e.exchange.compression},
                    {"topk_ratio", e.exchange.topk_ratio},
@@ -42,6 +42,11 @@ nlohmann::ordered_json schedule_json(const Result& r) {
                    {"test_samples", e.accuracy.test_samples},
                    {"data_dir", e.accuracy.data_dir},
                    {"target_accuracy", e.accuracy.target}};
+  if (!s.uniform_shards())  // groups of peers hold shards of different sizes: each group's, peers in order
+    for (size_t g = 0; g < s.peer_groups.size(); ++g)
+      j["training"]["peer_shards"].push_back({{"peers", e.peer_groups[g].count},
+                                              {"shard_samples", s.peer_groups[g].shard_samples},
+                                              {"minibatch_sizes", s.peer_groups[g].minibatches}});
   j["cost_includes_broker"] = e.cost_includes_broker;
   nlohmann::ordered_json systems = nlohmann::ordered_json::array();
   for (const auto& a : r.systems) {

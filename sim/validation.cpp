@@ -204,12 +204,14 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     return median(spreads);
   }
   if (q == "shard_fetch_mb_per_s") {
-    double sum = 0;
+    double sum = 0;  // each peer's own shard over its load's time
     int n = 0;
     for (const auto& p : trace)
-      if (p.invocation < 0 && p.peer >= 0 && p.phase == Phase::DataFetch) sum += p.end_s - p.start_s, ++n;
+      if (p.invocation < 0 && p.peer >= 0 && p.phase == Phase::DataFetch)
+        sum += static_cast<double>(s.group_of_peer_data(p.peer).shard_samples * s.sample_bytes) / 1e6 /
+               (p.end_s - p.start_s), ++n;
     if (n == 0) throw metric_error(c, m, "system " + r.name + "'s peers load no data shard");
-    return static_cast<double>(s.shard_samples * s.sample_bytes) / 1e6 / (sum / n);
+    return sum / n;
   }
   if (q == "function_fetch_mb_per_s") {
     double sum = 0;
@@ -217,7 +219,7 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     for (const auto& p : trace) {
       if (p.invocation < 0 || p.peer < 0 || p.iteration < m.from_iteration || p.phase != Phase::DataFetch) continue;
       long long samples = 0;
-      for (long long b : s.invocations.at(static_cast<size_t>(p.invocation))) samples += b;
+      for (long long b : s.group_of_peer_data(p.peer).invocations.at(static_cast<size_t>(p.invocation))) samples += b;
       sum += static_cast<double>(samples * s.sample_bytes) / 1e6 / (p.end_s - p.start_s), ++n;
     }
     if (n == 0) throw metric_error(c, m, "system " + r.name + " runs no function");

@@ -289,6 +289,15 @@ TEST_CASE("replay: every forged field of a schedule is refused with exit 2 namin
       {"/systems/0/updates/2/4", json::array({json::array({0, 5})}), "systems[0].updates[2]"},
       {"/systems/0/updates/0/2", "soon", "systems[0].updates[0]"},
       {"/systems/0/replayable", "yes", "systems[0].replayable"},
+      // Groups of peers with shards of their own sizes (peer_shards): as many peers, within the samples.
+      {"/training/peer_shards", json::array({json{{"peers", 3}, {"shard_samples", 32}, {"minibatch_sizes", {32}}}}),
+       "training.peer_shards"},
+      {"/training/peer_shards", json::array({json{{"peers", 1}, {"shard_samples", 100}, {"minibatch_sizes", {32}}},
+                                             json{{"peers", 1}, {"shard_samples", 100}, {"minibatch_sizes", {32}}}}),
+       "training.peer_shards"},  // 200 samples of 128
+      {"/training/peer_shards", json::array({json{{"peers", 2}, {"shard_samples", 32}, {"minibatch_sizes", {64}}}}),
+       "training.peer_shards[0].minibatch_sizes"},
+      {"/training/peer_shards", json::object(), "training.peer_shards"},
   };
   for (const auto& [pointer, value, field] : cases) {
     CAPTURE(pointer);

@@ -119,7 +119,7 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
     REQUIRE(computable(s, "serverless"));
     const auto computed = fixture::simulate(s, "serverless");
     CHECK(computed.failure.empty());
-    CHECK(computed.cold_starts == static_cast<long long>(s.invocations.size()));
+    CHECK(computed.cold_starts == static_cast<long long>(s.peer_groups[0].invocations.size()));
     CHECK(computed.warm_starts == 2 * computed.cold_starts);
     CHECK(computed.updates.size() == 3);  // recorded for the accuracy replay, with what each had metered
     check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
@@ -134,7 +134,7 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
     REQUIRE(computable(s, "serverless"));
     const auto computed = fixture::simulate(s, "serverless");
     CHECK(computed.failure.empty());
-    CHECK(computed.ledger.function_runs.size() > s.invocations.size());  // some attempts failed and were retried
+    CHECK(computed.ledger.function_runs.size() > s.peer_groups[0].invocations.size());  // some attempts failed and were retried
     CHECK(computed.warm_starts > 0);                                          // some retries found a warm container
     check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
   }

@@ -48,10 +48,10 @@ TEST_CASE("unset values come from experiments/defaults.xml") {
 TEST_CASE("minibatches and invocations derive from the dataset's real size") {
   TempDir dir;
   auto s = fixture::scenario(write_experiment(dir, kMnist4));
-  CHECK(s.shard_samples == 15000);  // MNIST's 60,000 over 4 peers
-  CHECK(s.minibatches.size() == 15);
-  CHECK(s.minibatches.front() == 1024);
-  CHECK(s.minibatches.back() == 15000 - 14 * 1024);
+  CHECK(s.peer_groups[0].shard_samples == 15000);  // MNIST's 60,000 over 4 peers
+  CHECK(s.peer_groups[0].minibatches.size() == 15);
+  CHECK(s.peer_groups[0].minibatches.front() == 1024);
+  CHECK(s.peer_groups[0].minibatches.back() == 15000 - 14 * 1024);
   CHECK(s.gradient_bytes == 4799528);
   CHECK(s.sends_inline(s.experiment.exchange.instance_transport));  // auto: 4.8 MB is under the broker's 128 MiB
   CHECK_FALSE(s.sends_inline(s.experiment.exchange.serverless_transport));  // the paper's serverless path uses S3
@@ -60,9 +60,9 @@ TEST_CASE("minibatches and invocations derive from the dataset's real size") {
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="cifar10" minibatches_per_peer="5" iterations="1"/>
     <peers count="10" instance_type="t2.medium"/>
     <functions minibatches_per_invocation="2"/>)"));
-  CHECK(grouped.minibatches == std::vector<long long>(5, 1000));  // CIFAR-10's 50,000 / 10 peers / 5
-  REQUIRE(grouped.invocations.size() == 3);
-  CHECK(grouped.invocations[2].size() == 1);
+  CHECK(grouped.peer_groups[0].minibatches == std::vector<long long>(5, 1000));  // CIFAR-10's 50,000 / 10 peers / 5
+  REQUIRE(grouped.peer_groups[0].invocations.size() == 3);
+  CHECK(grouped.peer_groups[0].invocations[2].size() == 1);
 }
 
 TEST_CASE("a profile value can be overridden from the experiment") {

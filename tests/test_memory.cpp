@@ -49,14 +49,14 @@ TEST_CASE("need = the profile's runtime + the measured step memory, fitted in ba
   TempDir dir;
   auto s = fixture::scenario(experiment(dir, 1024));
   CHECK(s.memory_checked);
-  CHECK(s.invocation_need_bytes[0] == doctest::Approx((262.0 + 200.0) * (1 << 20)));
+  CHECK(s.peer_groups[0].invocation_need_bytes[0] == doctest::Approx((262.0 + 200.0) * (1 << 20)));
   CHECK(s.smallest_function_memory_mb() == 462);
-  CHECK(s.invocation_fits(0));
+  CHECK(s.invocation_fits(0, 0));
   CHECK(s.peer_fits(0));  // a t2.micro has 1 GiB
   auto small = fixture::scenario(experiment(dir, 461));
-  CHECK_FALSE(small.invocation_fits(0));
+  CHECK_FALSE(small.invocation_fits(0, 0));
   auto tight = fixture::scenario(experiment(dir, 462));
-  CHECK(tight.invocation_fits(0));
+  CHECK(tight.invocation_fits(0, 0));
 }
 
 TEST_CASE("an invocation that cannot fit dies out of memory, is billed until then, and fails the run") {
@@ -66,7 +66,7 @@ TEST_CASE("an invocation that cannot fit dies out of memory, is billed until the
   CHECK(r.failure.find("serverless: out of memory") != std::string::npos);
   CHECK(r.failure.find("the smallest function that fits has 462 MB") != std::string::npos);
   // Every invocation of the first iteration ran once (no retry in the paper's state machine), nothing after.
-  CHECK(r.ledger.function_runs.size() == 2 * s.invocations.size());
+  CHECK(r.ledger.function_runs.size() == 2 * s.peer_groups[0].invocations.size());
   double oom_s = 0;
   int oom = 0;
   for (const auto& p : r.trace)
@@ -81,10 +81,10 @@ TEST_CASE("retries follow the workflow's retry policy and are billed") {
   TempDir dir;
   auto s = fixture::scenario(experiment(dir, 362, R"(<override select="workflow_service/@task_retry_attempts" value="2"/>)"));
   auto r = fixture::simulate(s, "serverless");
-  CHECK(r.ledger.function_runs.size() == 2 * s.invocations.size() * 3);  // 1 attempt + 2 retries each
+  CHECK(r.ledger.function_runs.size() == 2 * s.peer_groups[0].invocations.size() * 3);  // 1 attempt + 2 retries each
   CHECK(r.cold_starts == static_cast<long long>(r.ledger.function_runs.size()));  // a dead container is not reused
   CHECK(r.ledger.workflow_transitions ==
-        2 * (3 + static_cast<long long>(s.invocations.size())) + 2 * 2 * static_cast<long long>(s.invocations.size()));
+        2 * (3 + static_cast<long long>(s.peer_groups[0].invocations.size())) + 2 * 2 * static_cast<long long>(s.peer_groups[0].invocations.size()));
 }
 
 TEST_CASE("a peer that cannot hold its own step fails the instance-based run") {
@@ -111,9 +111,9 @@ TEST_CASE("with the shipped calibration, torchvision VGG-11 cannot train in 512 
   };
   auto small = vgg11(512);
   REQUIRE(small.memory_checked);
-  CHECK_FALSE(small.invocation_fits(0));
+  CHECK_FALSE(small.invocation_fits(0, 0));
   // A 515 MB gradient plus its weights alone exceed 512 MB; the reference measured ~1.7 GB at batch 32.
-  CHECK(small.invocation_need_bytes[0] > 1.2 * 1024 * 1024 * 1024);
-  CHECK(vgg11(3008).invocation_fits(0));
+  CHECK(small.peer_groups[0].invocation_need_bytes[0] > 1.2 * 1024 * 1024 * 1024);
+  CHECK(vgg11(3008).invocation_fits(0, 0));
   CHECK(small.peer_fits(0));  // a t2.large has 8 GiB
 }

@@ -150,3 +150,52 @@ TEST_CASE("peer groups: bad groups are named by file, line and field") {
       <group count="2" instance_type="t9.huge"/></peers>)", "t9.huge", "peers/group[2]/@instance_type",
           "unknown instance type 't9.huge'");
 }
+
+TEST_CASE("peer groups with shards of their own sizes: each peer loads and computes its own, by hand") {
+  TempDir dir;
+  // MNIST's 60,000 samples: 2 t2.large peers of 10,000 each, the 2 c5.large peers share the 40,000 left.
+  auto s = fixture::scenario(write_experiment(dir, experiment(R"(<peers>
+      <group count="2" instance_type="t2.large" shard_samples="10000"/>
+      <group count="2" instance_type="c5.large"/>
+    </peers>)", R"(<system name="ring" strategy="ring_allreduce"/>)")));
+  REQUIRE(s.peer_groups.size() == 2);
+  CHECK(s.peer_groups[0].shard_samples == 10000);
+  CHECK(s.peer_groups[1].shard_samples == 20000);
+  CHECK(s.peer_groups[1].minibatches == std::vector<long long>{20000});  // minibatches_per_peer="1"
+  CHECK_FALSE(s.uniform_shards());
+  const auto r = fixture::simulate(s, "ring");
+  const double rate[2] = {62.5e6, 87.5e6}, samples[2] = {10000, 20000};
+  for (int peer = 0; peer < 4; ++peer) {
+    const int g = peer < 2 ? 0 : 1;
+    CAPTURE(peer);
+    CHECK(fixture::peer_phase_total(r, peer, Phase::DataFetch) ==
+          doctest::Approx(kFirstByte + samples[g] * 784 * 4 / rate[g]).epsilon(1e-9));
+    CHECK(fixture::peer_phase_total(r, peer, Phase::Compute) == doctest::Approx(step_s(samples[g])).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("peer groups with shards: more samples than the dataset, or none left, is refused naming the group") {
+  TempDir dir;
+  auto error = [&](const std::string& peers) {
+    const auto path = write_experiment(dir, experiment(peers, R"(<system name="x" strategy="ring_allreduce"/>)"));
+    try {
+      fixture::scenario(path);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string file = dir.path("experiment.xml");
+  const std::string over = error(R"(<peers>
+      <group count="2" instance_type="t2.large" shard_samples="20000"/>
+      <group count="2" instance_type="c5.large" shard_samples="20001"/></peers>)");
+  CHECK(over.find(file + fixture::line_tag(file, "20001") + " field 'peers/group[2]/@shard_samples'") != std::string::npos);
+  CHECK(over.find("80002 samples up to here, more than the 60000 training samples") != std::string::npos);
+  const std::string none = error(R"(<peers>
+      <group count="2" instance_type="t2.large" shard_samples="30000"/>
+      <group count="2" instance_type="c5.large"/></peers>)");
+  CHECK(none.find(file + fixture::line_tag(file, "c5.large") + " field 'peers/group[2]/@count'") != std::string::npos);
+  CHECK(none.find("no training sample is left for this group's peers") != std::string::npos);
+  CHECK(error(R"(<peers><group count="2" instance_type="t2.large" shard_samples="0"/></peers>)")
+            .find("field 'peers/group[1]/@shard_samples'") != std::string::npos);
+}

@@ -60,8 +60,7 @@ const ReplayData& data() {
     spec.input = {1, 14, 14};
     spec.train_samples = kPeers * 128;
     spec.test_samples = 1000;
-    spec.peers = kPeers;
-    spec.shard_samples = 128;
+    spec.shard_samples.assign(kPeers, 128);
     spec.seed = kSeed;
     return load_replay_data(spec);
   }();

@@ -44,17 +44,21 @@ int print_memory_check(const Scenario& s) {
                s.experiment.workload.model, s.experiment.workload.input_shape);
   } else {
     const double gib = 1024.0 * 1024 * 1024;
-    const double fn_need = *std::max_element(s.invocation_need_bytes.begin(), s.invocation_need_bytes.end());
+    double fn_need = 0;
+    bool functions = true;
+    for (size_t g = 0; g < s.peer_groups.size(); ++g)
+      for (size_t k = 0; k < s.peer_groups[g].invocations.size(); ++k) {
+        fn_need = std::max(fn_need, s.peer_groups[g].invocation_need_bytes[k]);
+        functions = functions && s.invocation_fits(static_cast<int>(g), k);
+      }
     bool peers = true;
     for (size_t g = 0; g < s.peer_groups.size(); ++g) {  // each type of peer
       const bool fits = s.peer_fits(static_cast<int>(g));
       fmt::print("instance: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n",
-                 s.peer_groups[g].type.name, s.peer_groups[g].memory_bytes / gib, s.peer_need_bytes / gib,
+                 s.peer_groups[g].type.name, s.peer_groups[g].memory_bytes / gib, s.peer_groups[g].need_bytes / gib,
                  fits ? "fits" : "DOES NOT FIT");
       peers = peers && fits;
     }
-    bool functions = true;
-    for (size_t k = 0; k < s.invocations.size(); ++k) functions = functions && s.invocation_fits(k);
     fmt::print("serverless: a function ({} MB) needs up to {:.2f} GiB: {}\n", s.experiment.functions.memory_mb,
                fn_need / gib, functions ? "fits" : "DOES NOT FIT");
     const int smallest = s.smallest_function_memory_mb();

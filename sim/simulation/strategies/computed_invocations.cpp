@@ -11,7 +11,7 @@ bool invocations_computable(const Scenario& s, const PlatformNeeds& needs, const
   const auto& e = s.experiment;
   // A peer runs one execution at a time, and a failed attempt's container is gone before its retry takes one:
   // at most peers x invocations containers are alive. Under the limit, the slots bound the invocations running.
-  const int containers = e.peers * static_cast<int>(s.invocations.size());
+  const auto containers = s.invocations_per_iteration();
   return computed_enabled && needs.functions_only_gradient_tasks && sg::function_routes_private(spec) &&
          e.broker_outages.empty() && !(e.crash_peer >= 0 && e.rejoin_after_s > 0) &&
          spec.function_slots >= containers && spec.function_slots < s.profile.functions.concurrency_limit;
@@ -82,7 +82,7 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   inv->run_start_s = t;
   inv->client = c_.function_client(container, gradient_request_draws(c_, peer, inv->instance, iteration, k, inv->attempt));
   long long samples = 0;
-  for (long long b : s.invocations[k]) samples += b;
+  for (long long b : s.group_of_peer_data(peer).invocations[k]) samples += b;
   double fetched_s = transfer(*inv, false, static_cast<double>(samples * s.sample_bytes), t);
   c_.trace_ahead(peer, iteration, Phase::DataFetch, t, fetched_s, k);
   if (must_fetch_model(c_, container, peer, inv->instance, iteration)) {

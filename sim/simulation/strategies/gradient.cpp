@@ -27,7 +27,7 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
                          const std::shared_ptr<Execution>& exec, KvStore* database) {
   sg::sleep_until(start_s);
   const auto& s = c.s;
-  const auto& batches = s.invocations[k];
+  const auto& batches = s.group_of_peer_data(peer).invocations[k];
   const int attempts = 1 + c.workflow.retry_attempts();
   std::string error;  // the last attempt's, when none succeeded
   for (int attempt = 0; attempt < attempts; ++attempt) {
@@ -87,14 +87,15 @@ void compute_on_peer(Context& c, int peer, int iteration) {
   double busy_vcpu_s = 0;   // reference seconds x the vCPUs they keep busy, for the credits
   auto draws = c.random.stream(Draw::PeerStep, {peer, iteration}, c.instance_of(peer));
   const int group = s.group_of(peer);
-  for (long long b : s.minibatches) {
+  const auto& minibatches = s.group_of_peer_data(peer).minibatches;
+  for (long long b : minibatches) {
     const double step_s = s.reference_step_s(StepTarget::Peer, b, group) * c.step_noise(StepTarget::Peer, draws, group);
     reference_s += step_s;
     busy_vcpu_s += step_s * s.step_busy_vcpus(StepTarget::Peer, b, group);
   }
   // The running sum of the minibatch gradients, on one thread.
   const double sum_s =
-      s.average_seconds(static_cast<double>(s.parameters), 2) * static_cast<double>(s.minibatches.size() - 1);
+      s.average_seconds(static_cast<double>(s.parameters), 2) * static_cast<double>(minibatches.size() - 1);
   reference_s += sum_s;
   busy_vcpu_s += sum_s;
   peer_cpu(c, peer, reference_s, reference_s > 0 ? busy_vcpu_s / reference_s : 1.0);
@@ -103,7 +104,7 @@ void compute_on_peer(Context& c, int peer, int iteration) {
 
 bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database, bool average_in_database) {
   const auto& s = c.s;
-  const int invocations = static_cast<int>(s.invocations.size());
+  const int invocations = static_cast<int>(s.group_of_peer_data(peer).invocations.size());
   if (c.functions_fetch_model && !database) {  // the current model, where the functions fetch it
     const double upload_start = sg::now();
     serialize(c, peer, iteration, static_cast<double>(s.gradient_bytes));
@@ -195,7 +196,8 @@ Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t i
 AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iteration, int k, int attempt,
                          double fetched_after_s) {
   const auto& s = c.s;
-  const auto& batches = s.invocations[k];
+  const int group = s.group_of(peer);
+  const auto& batches = s.peer_groups[static_cast<size_t>(group)].invocations[k];
   const double failure_probability = s.experiment.function_failure_probability;
   const int attempts = 1 + c.workflow.retry_attempts();
   double compute_s = 0;  // wall seconds on the function's CPU share
@@ -203,13 +205,14 @@ AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iterat
   for (long long b : batches) compute_s += s.wall_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function, step_draws);
   // How the attempt ends: out of memory part-way, a crash at a uniform point, the timeout, or success.
   AttemptPlan plan{compute_s, Phase::Compute, {}};
-  if (!s.invocation_fits(k)) {
-    plan.run_for_s = seconds_until_out_of_memory(c, compute_s, s.invocation_need_bytes[k], s.function_memory_bytes);
+  if (!s.invocation_fits(group, k)) {
+    const double need_bytes = s.peer_groups[static_cast<size_t>(group)].invocation_need_bytes[k];
+    plan.run_for_s = seconds_until_out_of_memory(c, compute_s, need_bytes, s.function_memory_bytes);
     plan.ending = Phase::OutOfMemory;
     plan.error = fmt::format(
         "{}: out of memory: a function invocation of peer {} needs {} for its {}-sample {} step but has "
         "{} ({} MB); {} attempt(s); the smallest function that fits has {} MB",
-        c.system.name, peer, gb(s.invocation_need_bytes[k]), *std::max_element(batches.begin(), batches.end()),
+        c.system.name, peer, gb(need_bytes), *std::max_element(batches.begin(), batches.end()),
         s.experiment.workload.model, gb(s.function_memory_bytes), s.experiment.functions.memory_mb, attempts,
         s.smallest_function_memory_mb() > 0 ? std::to_string(s.smallest_function_memory_mb()) : "no size");
   } else if (auto failure_draws = c.random.stream(Draw::FunctionFailure, {peer, iteration, k, attempt}, instance);
@@ -232,15 +235,16 @@ AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iterat
 
 GradientCompute read_gradient_compute(StrategyParams& params, const Scenario& s, const std::string& fallback) {
   if (params.choice("compute", {"peer", "functions"}, fallback) == "peer") return GradientCompute::Peer;
-  for (const auto& inv : s.invocations) {
-    double seconds = 0;
-    for (long long b : inv) seconds += s.wall_step_s(StepTarget::Function, b);
-    if (seconds > s.profile.functions.max_timeout_s)
-      throw params.error("compute", fmt::format("an invocation would compute for {} s, over the function timeout of {} s "
-                                                "(functions/@memory_mb {} is too small)",
-                                                seconds, s.profile.functions.max_timeout_s,
-                                                s.experiment.functions.memory_mb));
-  }
+  for (const auto& group : s.peer_groups)
+    for (const auto& inv : group.invocations) {
+      double seconds = 0;
+      for (long long b : inv) seconds += s.wall_step_s(StepTarget::Function, b);
+      if (seconds > s.profile.functions.max_timeout_s)
+        throw params.error("compute", fmt::format("an invocation would compute for {} s, over the function timeout of "
+                                                  "{} s (functions/@memory_mb {} is too small)",
+                                                  seconds, s.profile.functions.max_timeout_s,
+                                                  s.experiment.functions.memory_mb));
+    }
   return GradientCompute::Functions;
 }
 
@@ -248,7 +252,7 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
   PlatformNeeds n;
   n.broker = how == GradientCompute::Functions;
   const int gradient_containers =
-      how == GradientCompute::Functions ? s.experiment.peers * static_cast<int>(s.invocations.size()) : 0;
+      how == GradientCompute::Functions ? static_cast<int>(s.invocations_per_iteration()) : 0;
   n.function_slots = std::min(s.profile.functions.concurrency_limit, gradient_containers + other_functions);
   n.functions_only_gradient_tasks = how == GradientCompute::Functions && other_functions == 0;
   return n;
@@ -257,9 +261,9 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
 Footprint gradient_functions_footprint(const Scenario& s, GradientCompute how) {
   Footprint f;
   if (how != GradientCompute::Functions) return f;
-  const double peers = s.experiment.peers, invocations = static_cast<double>(s.invocations.size());
-  f.actors = peers * invocations;
-  f.trace_rows = peers * s.experiment.workload.iterations * (7 * invocations + 6) + peers * invocations;
+  const double peers = s.experiment.peers, invocations = static_cast<double>(s.invocations_per_iteration());
+  f.actors = invocations;
+  f.trace_rows = s.experiment.workload.iterations * (7 * invocations + 6 * peers) + invocations;
   return f;
 }
 
@@ -292,7 +296,7 @@ void deserialize(Context& c, int peer, int iteration, double bytes) {
 
 void load_shard(Context& c, int peer, int iteration) {
   const double start = sg::now();
-  c.storage.get(c.storage_client(peer), static_cast<double>(c.s.shard_samples * c.s.sample_bytes));
+  c.storage.get(c.storage_client(peer), static_cast<double>(c.s.group_of_peer_data(peer).shard_samples * c.s.sample_bytes));
   c.trace(peer, iteration, Phase::DataFetch, start);
 }
 
@@ -302,14 +306,15 @@ static bool peer_step_fits(Context& c, int peer) {
   const int group = s.group_of(peer);
   if (s.peer_fits(group)) return true;
   const double start = sg::now();
-  const long long b = *std::max_element(s.minibatches.begin(), s.minibatches.end());
+  const auto& g = s.peer_groups[static_cast<size_t>(group)];
+  const long long b = *std::max_element(g.minibatches.begin(), g.minibatches.end());
   const double step_s = s.reference_step_s(StepTarget::Peer, b, group);
-  const double memory_bytes = s.peer_groups[static_cast<size_t>(group)].memory_bytes;
-  sg::compute(c.hosts.peers[peer], seconds_until_out_of_memory(c, step_s, s.peer_need_bytes, memory_bytes));
+  const double memory_bytes = g.memory_bytes;
+  sg::compute(c.hosts.peers[peer], seconds_until_out_of_memory(c, step_s, g.need_bytes, memory_bytes));
   c.trace(peer, 0, Phase::OutOfMemory, start);
   if (c.out.failure.empty())
     c.out.failure = fmt::format("{}: out of memory: a {}-sample {} step needs {} but a {} peer has {}", c.system.name, b,
-                                s.experiment.workload.model, gb(s.peer_need_bytes), s.peer_type(peer).name,
+                                s.experiment.workload.model, gb(g.need_bytes), s.peer_type(peer).name,
                                 gb(memory_bytes));
   return false;
 }

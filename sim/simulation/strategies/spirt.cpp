@@ -33,12 +33,12 @@ class Spirt : public Strategy {
   }
   Footprint footprint() const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
-    const double I = static_cast<double>(s_.invocations.size());
+    const double PI = static_cast<double>(s_.invocations_per_iteration());  // every peer's invocations
     Footprint f;
-    f.actors = P * I + P + 1;
+    f.actors = PI + P + 1;
     // Each invocation's 4 phases, the peer's 6; outside the database, the peers' averages and the model are
     // deserialised one by one, the model serialised again.
-    f.trace_rows = P * T * (6 + 4 * I + (in_database_ ? 0 : P + 3)) + P * I;
+    f.trace_rows = T * (P * (6 + (in_database_ ? 0 : P + 3)) + 4 * PI) + PI;
     f.max_peers = 256;
     f.max_peers_why = "every peer's database copies every gradient to every other peer: P^2 flows at once, and a "
                       "simulation's time grows about as P^4 (128 peers: 8 s an iteration, 2026-12-03)";
