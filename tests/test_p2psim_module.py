@@ -61,6 +61,14 @@ class Run(unittest.TestCase):
             self.assertEqual(len(result.trace), sum(1 for _ in open(os.path.join(d, "cli", "trace.csv"))) - 1)
             self.assertIn("<table", result._repr_html_())
 
+    def test_peer_groups_give_a_row_per_system_and_group(self):
+        result = p2psim.run(p2psim.Experiment(os.path.join(SOURCE, "experiments", "mixed_peers.xml")))
+        self.assertEqual(len(result.groups), 4 * 2)
+        self.assertEqual(set(result.groups["group"]), {"t3.medium", "c5.large"})
+        ring = result.groups[result.groups["system"] == "ring"].set_index("group")
+        self.assertAlmostEqual(ring["end_s"].max(), result.summary.loc["ring", "total_s"], places=6)
+        self.assertTrue(p2psim.run(p2psim.Experiment(VGG)).groups.empty)
+
     def test_replicates_and_an_experiment_from_keywords_changed_with_selectors(self):
         e = p2psim.Experiment(model="mnist_cnn", input_shape="1x28x28", dataset="mnist", batch_size=2000,
                               iterations=2, peers=4, instance_type="t2.large",

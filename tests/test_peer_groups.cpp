@@ -26,6 +26,17 @@ std::string experiment(const std::string& peers, const std::string& systems, int
     )" + peers + "\n    <systems>" + systems + "</systems>";
 }
 
+// The error of resolving an experiment of these <peers> and a ring; "no error" when it resolves.
+std::string resolve_error(const TempDir& dir, const std::string& peers) {
+  const auto path = write_experiment(dir, experiment(peers, R"(<system name="x" strategy="ring_allreduce"/>)"));
+  try {
+    fixture::scenario(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 const char* kTwoGroups = R"(<peers>
       <group count="2" instance_type="t2.large"/>
       <group count="2" instance_type="c5.large" slowdown="2" name="fast_nic"/>
@@ -112,15 +123,7 @@ TEST_CASE("peer groups: every design takes them but LambdaML, which runs no peer
 
 TEST_CASE("peer groups: bad groups are named by file, line and field") {
   TempDir dir;
-  auto error = [&](const std::string& peers) {
-    const auto path = write_experiment(dir, experiment(peers, R"(<system name="x" strategy="ring_allreduce"/>)"));
-    try {
-      fixture::scenario(path);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto error = [&](const std::string& peers) { return resolve_error(dir, peers); };
   const std::string file = dir.path("experiment.xml");
   auto refused = [&](const std::string& peers, const std::string& needle, const std::string& field,
                      const std::string& why) {
@@ -176,15 +179,7 @@ TEST_CASE("peer groups with shards of their own sizes: each peer loads and compu
 
 TEST_CASE("peer groups with shards: more samples than the dataset, or none left, is refused naming the group") {
   TempDir dir;
-  auto error = [&](const std::string& peers) {
-    const auto path = write_experiment(dir, experiment(peers, R"(<system name="x" strategy="ring_allreduce"/>)"));
-    try {
-      fixture::scenario(path);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto error = [&](const std::string& peers) { return resolve_error(dir, peers); };
   const std::string file = dir.path("experiment.xml");
   const std::string over = error(R"(<peers>
       <group count="2" instance_type="t2.large" shard_samples="20000"/>

@@ -43,14 +43,18 @@ def _experiment(experiment):
 
 class Result:
     """One run's files as DataFrames: `table` (result.csv: a row per system), `summary` (its main columns),
-    `costs` (system, service, usd), `phases` (system, phase, seconds: mean per occurrence), `trace` (trace.csv:
-    every phase of every peer), `json` (result.json) and `dir` (where they are)."""
+    `costs` (system, service, usd), `phases` (system, phase, seconds: mean per occurrence), `groups` (groups.csv:
+    a row per system and peer group, empty when the peers are of one kind), `trace` (trace.csv: every phase of
+    every peer), `json` (result.json) and `dir` (where they are)."""
 
     def __init__(self, folder):
         self.dir = folder
         self.table = _tables.load_results(folder)
         with open(os.path.join(folder, "result.json"), encoding="utf-8") as f:
             self.json = json.load(f)
+        groups = os.path.join(folder, "groups.csv")  # read now, as the table: a run's folder may be temporary
+        self.groups = (pd.read_csv(groups, dtype={"system": str, "group": str}) if os.path.exists(groups)
+                       else pd.DataFrame(columns=["system", "group"]))  # one kind of peer: no groups.csv
         self._trace = None
 
     @property
