@@ -24,6 +24,7 @@ and the table logic are re-exported here from p2psim_figures, p2psim_tables and 
 import argparse
 import base64
 import io
+import json
 import os
 import signal
 import sys
@@ -125,13 +126,25 @@ def strategies(df):
     return dict(zip(df["system"], df["strategy"])) if "strategy" in df.columns else {}
 
 
+def peer_groups(base):
+    """result.json's scenario.peer_groups beside a run's trace ([] without groups, or without result.json)."""
+    path = os.path.join(base, "result.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f).get("scenario", {}).get("peer_groups", [])
+    except (OSError, ValueError, AttributeError):  # a table from elsewhere: the rows go without group names
+        return []
+
+
 def folder_figures(base, df, size):
     """(name, figure) of what lies beside the table: one run's timelines, a validation, accuracy replays."""
     trace_path = os.path.join(base, "trace.csv")
     if os.path.isfile(trace_path):
         trace = load_trace(trace_path)
+        groups = p2psim_timeline.group_names(peer_groups(base))
         for system in trace["system"].unique():
-            yield f"timeline_{system}", p2psim_timeline.fig_timeline(trace, system, strategies(df).get(system), size)
+            yield f"timeline_{system}", p2psim_timeline.fig_timeline(trace, system, strategies(df).get(system), size,
+                                                                     groups)
     for folder in (base, os.path.join(base, "validation")):  # `p2psim validate --out DIR` or --out DIR/validation
         if os.path.isfile(os.path.join(folder, "validation.csv")):
             try:

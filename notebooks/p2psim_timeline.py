@@ -59,15 +59,25 @@ def row_label(peer, invocation, strategy=None):
     return own if invocation < 0 else f"{own} function {invocation}"
 
 
-def rows_of(trace, strategy=None):
-    """The Gantt rows of one system's trace, as (label, peer, invocations): each peer, then its functions as
-    one band (all its invocations); the shared participants (servers, aggregators) last. At most MAX_ROWS,
-    keeping whole peers."""
+def group_names(peer_groups):
+    """{peer: its group's name} from result.json's scenario.peer_groups (in peer order); {} without groups."""
+    names, first = {}, 0
+    for g in peer_groups or []:
+        names.update({p: g["name"] for p in range(first, first + g["count"])})
+        first += g["count"]
+    return names
+
+
+def rows_of(trace, strategy=None, groups=None):
+    """The Gantt rows of one system's trace, as (label, peer, invocations): each peer (with its group's name when
+    `groups`, {peer: name}, has one), then its functions as one band (all its invocations); the shared
+    participants (servers, aggregators) last. At most MAX_ROWS, keeping whole peers."""
     keys = trace[["peer", "invocation"]].drop_duplicates()
     rows = []
     for peer in sorted(keys.loc[keys["peer"] >= 0, "peer"].unique()):
         mine = keys[keys["peer"] == peer]
-        group = [(row_label(peer, -1, strategy), peer, [-1])] if (mine["invocation"] < 0).any() else []
+        label = row_label(peer, -1, strategy) + (f" · {groups[peer]}" if groups and peer in groups else "")
+        group = [(label, peer, [-1])] if (mine["invocation"] < 0).any() else []
         functions = sorted(mine.loc[mine["invocation"] >= 0, "invocation"])
         if functions:
             group.append((f"\u21b3 {len(functions)} function{'s' if len(functions) > 1 else ''}", peer, functions))
@@ -111,11 +121,12 @@ def _mark_iterations(ax, part):
     top.tick_params(length=2)
 
 
-def fig_timeline(trace, system, strategy=None, size="screen"):
-    """One system's run as a Gantt chart with its per-phase totals; `strategy` names the rows' roles."""
+def fig_timeline(trace, system, strategy=None, size="screen", groups=None):
+    """One system's run as a Gantt chart with its per-phase totals; `strategy` names the rows' roles, `groups`
+    ({peer: group name}, group_names) the peers' groups."""
     part = trace[trace["system"] == system]
     strategy = strategy_of(system, strategy)
-    rows = rows_of(part, strategy)
+    rows = rows_of(part, strategy, groups)
     colors = phase_colors()
     phases = [p for p in PHASE_ORDER if p in set(part["phase"])] + sorted(set(part["phase"]) - set(PHASE_ORDER))
     with style.drawing(size) as pt:

@@ -198,6 +198,14 @@ class Timeline(unittest.TestCase):
         self.assertEqual(p2psim_timeline.row_label(2, -1, p2psim_timeline.strategy_of("lml")), "worker 2")
         self.assertEqual(list(p2psim_timeline.iteration_starts(self.trace)), [0.0, 3.0])
 
+    def test_peers_of_several_groups_are_named_with_their_group(self):
+        groups = p2psim_timeline.group_names([{"name": "t3.medium", "count": 1}, {"name": "fast", "count": 1}])
+        self.assertEqual(groups, {0: "t3.medium", 1: "fast"})
+        rows = p2psim_timeline.rows_of(self.trace, "serverless_tree", groups)
+        self.assertEqual([label for label, _, _ in rows],
+                         ["peer 0 · t3.medium", "↳ 1 function", "peer 1 · fast", "aggregator 3"])
+        self.assertEqual(p2psim_timeline.group_names([]), {})
+
     def test_every_function_row_of_the_shipped_run_is_drawn(self):
         trace = p2psim_timeline.load_trace(os.path.join(HERE, "example_run", "trace.csv"))
         serverless = trace[trace["system"] == "serverless"]
