@@ -148,8 +148,10 @@ void check_schedule(const json& s, const std::string& path, double available_byt
              fmt::format("they add up to {} samples, more than the shard's {}", in_batches, shard));
     return shard;
   };
-  long long shard_samples_total = peers * check_shard(t, p, peers);  // every peer's samples together
-  if (t.contains("peer_shards")) {
+  // Every peer's samples together. With peer_shards, the top-level shard is the first group's only.
+  const bool grouped = t.contains("peer_shards");
+  long long shard_samples_total = peers * check_shard(t, p, grouped ? 1 : peers);
+  if (grouped) {
     const json& groups = t.at("peer_shards");
     if (!groups.is_array() || groups.empty()) c.fail(p + "peer_shards", "expected a non-empty list of groups");
     long long holders = 0;

@@ -185,11 +185,12 @@ void parse_peers(const XmlFile& xml, pugi::xml_node peers, bool groups_declared,
 }  // namespace
 
 int Experiment::group_of(int peer) const {
-  for (size_t g = 0; g < peer_groups.size(); ++g) {
-    if (peer < peer_groups[g].count) return static_cast<int>(g);
-    peer -= peer_groups[g].count;
+  int first = 0;  // the group's first peer
+  for (size_t g = 0; g < peer_groups.size() && peer >= 0; ++g) {
+    if (peer < first + peer_groups[g].count) return static_cast<int>(g);
+    first += peer_groups[g].count;
   }
-  throw std::out_of_range("no peer " + std::to_string(peer));
+  throw std::out_of_range(fmt::format("no peer {} among the {} peers", peer, first));
 }
 
 bool valid_name(const std::string& name) {

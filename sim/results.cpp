@@ -32,6 +32,7 @@ struct PhaseSums {
   std::map<std::pair<int, int>, std::pair<double, double>> span;  // (peer, iteration) -> first start, last end
   std::map<std::pair<int, int>, double> gradient_start, paper_gradient_start;
   PhaseMeans sums;
+  double gradients = 0;  // gradients computed (a peer's compute, or its local average of its functions')
 
   void add(const PhaseRecord& p) {
     const double d = p.end_s - p.start_s;
@@ -41,7 +42,7 @@ struct PhaseSums {
     else it->second = {std::min(it->second.first, p.start_s), std::max(it->second.second, p.end_s)};
     auto& m = sums;
     switch (p.phase) {
-      case Phase::Compute: m.gradient_s += d, m.paper_gradient_s += d; break;  // instance-based
+      case Phase::Compute: m.gradient_s += d, m.paper_gradient_s += d, ++gradients; break;  // instance-based
       case Phase::ModelUpload: gradient_start[key] = p.start_s; break;  // serverless: from the model's upload ...
       case Phase::Orchestration:  // ... (or, the paper's timer and without one, from StartExecution) ...
         paper_gradient_start[key] = p.start_s;
@@ -50,6 +51,7 @@ struct PhaseSums {
       case Phase::LocalAverage:  // ... to the local mean
         m.gradient_s += p.end_s - gradient_start[key];
         m.paper_gradient_s += p.end_s - paper_gradient_start[key];
+        ++gradients;
         break;
       case Phase::Send:
       case Phase::Receive:
@@ -60,12 +62,12 @@ struct PhaseSums {
       default: break;
     }
   }
-  // Means over `peer_iterations`; the gradient's over those that computed one (`participation` of them).
-  PhaseMeans means(double peer_iterations, double participation) const {
+  // Means over `peer_iterations`; the gradient's over the `computed` gradients.
+  PhaseMeans means(double peer_iterations, double computed) const {
     PhaseMeans m = sums;
     for (const auto& [key, se] : span) m.iteration_s += se.second - se.first;
-    m.gradient_s /= peer_iterations * participation;
-    m.paper_gradient_s /= peer_iterations * participation;
+    m.gradient_s /= computed;
+    m.paper_gradient_s /= computed;
     m.communication_s /= peer_iterations;
     m.aggregate_update_s /= peer_iterations;
     m.barrier_s /= peer_iterations;
@@ -105,11 +107,16 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
   }
   double done_all = 0;
   for (double d : done) done_all += d;
-  static_cast<PhaseMeans&>(r) = all.means(peer_iterations(done_all, e.peers), r.run.participation);
+  // The system's gradient mean: over the completed peer-iterations that computed one (the participants').
+  const double all_iterations = peer_iterations(done_all, e.peers);
+  static_cast<PhaseMeans&>(r) = all.means(all_iterations, all_iterations * r.run.participation);
   for (size_t g = 0; g < per_group.size(); ++g) {
+    // A group's: over the gradients its peers computed (which peers took part differs from round to round).
     const auto& group = e.peer_groups[g];
+    const auto& sums = per_group[g];
+    const double iterations = peer_iterations(done[g], group.count);
     GroupResult result{group.name, group.instance_type, group.count,
-                       per_group[g].means(peer_iterations(done[g], group.count), r.run.participation), 0};
+                       sums.means(iterations, sums.gradients > 0 ? sums.gradients : iterations * r.run.participation), 0};
     int first = 0;
     for (size_t k = 0; k < g; ++k) first += e.peer_groups[k].count;
     for (int i = first; i < first + group.count; ++i) result.end_s = std::max(result.end_s, r.run.peer_end_s[static_cast<size_t>(i)]);

@@ -57,8 +57,10 @@ long long shape_volume(const std::string& shape, const Experiment& e) {
 constexpr double kMiB = 1024.0 * 1024.0;  // Lambda's "MB" of memory are MiB
 
 bool Scenario::uniform_shards() const {
+  // The shard's size too: without batch_size, shards of 85 and 86 samples both make 4 minibatches of 21.
   for (const auto& g : peer_groups)
-    if (g.minibatches != peer_groups.front().minibatches) return false;
+    if (g.shard_samples != peer_groups.front().shard_samples || g.minibatches != peer_groups.front().minibatches)
+      return false;
   return true;
 }
 
@@ -116,9 +118,10 @@ static void resolve_shards(const Experiment& e, Scenario& s) {
     auto& g = s.peer_groups[k];
     g.shard_samples = group.shard_samples > 0 ? group.shard_samples : (w.train_samples - given) / std::max(1LL, peers_left);
     if (g.shard_samples < 1) {
-      if (e.peer_groups.size() == 1)
-        throw e.error("peers", "count", std::to_string(e.peers) + " peers leave no training sample for some of them (" +
-                                            std::to_string(w.train_samples) + " samples)");
+      if (given == 0)  // the peers alone share the samples
+        throw InputError(e.path, group.line, group.field + "/@count",
+                         std::to_string(e.peers) + " peers leave no training sample for some of them (" +
+                             std::to_string(w.train_samples) + " samples)");
       throw InputError(e.path, group.line, group.field + "/@count",
                        fmt::format("no training sample is left for this group's peers ({} samples, {} held by groups "
                                    "with shard_samples)", w.train_samples, given));
@@ -127,9 +130,13 @@ static void resolve_shards(const Experiment& e, Scenario& s) {
       for (long long left = g.shard_samples; left > 0; left -= w.batch_size)
         g.minibatches.push_back(std::min(left, w.batch_size));
     } else {  // the paper's split script: batch = len(partition) // num_batch, remainder dropped
-      if (w.minibatches_per_peer > g.shard_samples)
-        throw e.error("workload", "minibatches_per_peer", "more minibatches than the " +
-                                                              std::to_string(g.shard_samples) + " samples of a shard");
+      if (w.minibatches_per_peer > g.shard_samples) {
+        const std::string what = fmt::format("more minibatches ({}) than the {} samples of a shard{}",
+                                             w.minibatches_per_peer, g.shard_samples,
+                                             e.peer_groups.size() > 1 ? " of group '" + group.name + "'" : "");
+        if (group.shard_samples > 0) throw InputError(e.path, group.line, group.field + "/@shard_samples", what);
+        throw e.error("workload", "minibatches_per_peer", what);
+      }
       g.minibatches.assign(w.minibatches_per_peer, g.shard_samples / w.minibatches_per_peer);
     }
     const int per_invocation = e.functions.minibatches_per_invocation;
@@ -218,21 +225,22 @@ Scenario resolve_scenario(const Experiment& e) {
 
   // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
   try {
-    std::set<long long> sizes;
-    for (const auto& g : s.peer_groups) sizes.insert(g.minibatches.begin(), g.minibatches.end());
-    for (long long b : sizes) {
-      std::vector<std::tuple<StepTarget, int, Extrapolation*>> targets;
-      for (size_t g = 0; g < s.peer_groups.size(); ++g)
-        targets.emplace_back(StepTarget::Peer, static_cast<int>(g), &s.peer_extrapolation);
-      targets.emplace_back(StepTarget::Function, 0, &s.function_extrapolation);
-      for (auto [target, group, extrapolation] : targets) {
-        s.reference_step_s(target, b, group);
-        const Extrapolation x = s.step_model(target, group).step_extrapolation(
-            w.model, w.input_shape, static_cast<double>(b), s.vcpus(target, group));
-        extrapolation->threads = extrapolation->threads || x.threads;
-        extrapolation->batch = extrapolation->batch || x.batch;
-      }
+    // A group's peers step on its own minibatches, on its type's calibration; functions on every group's.
+    std::set<long long> all_sizes;
+    auto check = [&](StepTarget target, int group, long long b, Extrapolation& extrapolation) {
+      s.reference_step_s(target, b, group);
+      const Extrapolation x = s.step_model(target, group).step_extrapolation(w.model, w.input_shape,
+                                                                             static_cast<double>(b), s.vcpus(target, group));
+      extrapolation.threads = extrapolation.threads || x.threads;
+      extrapolation.batch = extrapolation.batch || x.batch;
+    };
+    for (size_t g = 0; g < s.peer_groups.size(); ++g) {
+      const auto& batches = s.peer_groups[g].minibatches;
+      for (long long b : std::set<long long>(batches.begin(), batches.end()))
+        check(StepTarget::Peer, static_cast<int>(g), b, s.peer_extrapolation);
+      all_sizes.insert(batches.begin(), batches.end());
     }
+    for (long long b : all_sizes) check(StepTarget::Function, 0, b, s.function_extrapolation);
     s.compute.average_seconds(static_cast<double>(s.parameters), 2);
   } catch (const std::logic_error& ex) {
     throw e.error("workload", "model", ex.what());

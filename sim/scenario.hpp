@@ -35,7 +35,7 @@ struct Scenario {
   };
   std::vector<PeerGroup> peer_groups;
   std::vector<int> group_of_peer;  // per peer: its group
-  int group_of(int peer) const { return group_of_peer[static_cast<size_t>(peer)]; }
+  int group_of(int peer) const { return group_of_peer.at(static_cast<size_t>(peer)); }
   const PeerGroup& group_of_peer_data(int peer) const { return peer_groups[static_cast<size_t>(group_of(peer))]; }
   const InstanceType& peer_type(int peer) const { return group_of_peer_data(peer).type; }
   /// Whether every peer holds a shard of the same size (every group's minibatches are the same).

@@ -204,14 +204,14 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     return median(spreads);
   }
   if (q == "shard_fetch_mb_per_s") {
-    double sum = 0;  // each peer's own shard over its load's time
-    int n = 0;
+    double bytes = 0, seconds = 0;  // every peer's shard over every load's time (a shard over the mean load time)
     for (const auto& p : trace)
-      if (p.invocation < 0 && p.peer >= 0 && p.phase == Phase::DataFetch)
-        sum += static_cast<double>(s.group_of_peer_data(p.peer).shard_samples * s.sample_bytes) / 1e6 /
-               (p.end_s - p.start_s), ++n;
-    if (n == 0) throw metric_error(c, m, "system " + r.name + "'s peers load no data shard");
-    return sum / n;
+      if (p.invocation < 0 && p.peer >= 0 && p.phase == Phase::DataFetch) {
+        bytes += static_cast<double>(s.group_of_peer_data(p.peer).shard_samples * s.sample_bytes);
+        seconds += p.end_s - p.start_s;
+      }
+    if (seconds == 0) throw metric_error(c, m, "system " + r.name + "'s peers load no data shard");
+    return bytes / 1e6 / seconds;
   }
   if (q == "function_fetch_mb_per_s") {
     double sum = 0;

@@ -459,7 +459,8 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
   xml = read_file(shipped);
   xml.replace(xml.find("train_samples=\"3072\""), 20, "train_samples=\"256\"");
   xml.replace(xml.find("iterations=\"10\""), 15, "iterations=\"3\"");
-  xml.replace(xml.find("count=\"8\""), 9, "count=\"2\" shard_samples=\"32\"");  // the c5.large peers: 96 each
+  // The first group's shards larger than the others' (the c5.large peers: 32 each).
+  xml.replace(xml.find("count=\"8\""), 9, "count=\"2\" shard_samples=\"96\"");
   xml.replace(xml.find("count=\"4\""), 9, "count=\"2\"");
   xml.replace(xml.find("</experiment>"), 13, R"(<accuracy target="0.1" eval_every="3" test_samples="200"/></experiment>)");
   std::ofstream(dir.path("accuracy.xml")) << xml;
@@ -474,8 +475,8 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
   }
   const auto schedule = nlohmann::json::parse(read_file(dir.path("accuracy/schedule.json")));
   REQUIRE(schedule["training"]["peer_shards"].size() == 2);
-  CHECK(schedule["training"]["peer_shards"][0]["shard_samples"] == 32);
-  CHECK(schedule["training"]["peer_shards"][1]["shard_samples"] == 96);
+  CHECK(schedule["training"]["peer_shards"][0]["shard_samples"] == 96);
+  CHECK(schedule["training"]["peer_shards"][1]["shard_samples"] == 32);
 }
 
 TEST_CASE("report on one run draws each system's timeline and writes a Chrome trace; pdf output embeds fonts") {

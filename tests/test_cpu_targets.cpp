@@ -104,6 +104,39 @@ TEST_CASE("training steps measured on the target run as measured, whatever the t
         doctest::Approx(0.6 * (1 + 1e-4 * 30000) / 0.5).epsilon(1e-6));
 }
 
+TEST_CASE("peer groups: each group's steps are checked and timed on its own calibration and its own shard") {
+  TempDir dir;
+  // An m5.large measured between 1,000 and 15,000 samples (3 + 1e-4 b seconds on one thread, half on two): its
+  // 15,000-sample shard is inside; the t2.large group's 45,000 is not, and need not be (the hand calibration
+  // times it).
+  std::ofstream(dir.path("m5.csv"))
+      << "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds\n"
+      << "train_step,mnist_cnn,10,1x28x28,1000,1,0,1199882,4799528,0,3.1\n"
+      << "train_step,mnist_cnn,10,1x28x28,15000,1,0,1199882,4799528,0,4.5\n"
+      << "train_step,mnist_cnn,10,1x28x28,1000,2,0,1199882,4799528,0,1.55\n"
+      << "train_step,mnist_cnn,10,1x28x28,15000,2,0,1199882,4799528,0,2.25\n";
+  std::ofstream(dir.path("groups.xml"))
+      << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << fixture::kSource
+      << "/tests/data/test_profile.xml\">" << fixture::kExactOverrides << "</profile>\n  <calibration files=\""
+      << fixture::kSource << "/tests/data/hand_calibration.csv\"><target instance_type=\"m5.large\" files=\""
+      << dir.path("m5.csv") << "\"/></calibration>\n"
+      << R"(  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1"
+            iterations="1" compute_variability="none"/>
+  <peers>
+    <group count="1" instance_type="t2.large" shard_samples="45000"/>
+    <group count="1" instance_type="m5.large"/>
+  </peers>
+  <systems><system name="ring" strategy="ring_allreduce"/></systems>
+</experiment>)";
+  const auto s = fixture::scenario(dir.path("groups.xml"));
+  CHECK_FALSE(s.peer_groups[0].steps.has_value());
+  CHECK(s.peer_groups[1].steps.has_value());
+  CHECK_FALSE(s.peer_extrapolation.batch);
+  const auto r = fixture::simulate(s, "ring");
+  CHECK(fixture::peer_phase_total(r, 0, Phase::Compute) == doctest::Approx(0.6 * (1 + 1e-4 * 45000)).epsilon(1e-6));
+  CHECK(fixture::peer_phase_total(r, 1, Phase::Compute) == doctest::Approx(2.25).epsilon(1e-6));
+}
+
 TEST_CASE("a target calibration names one target, once") {
   TempDir dir;
   std::ofstream(dir.path("x.csv")) << read_text(fixture::kSource + "/tests/data/hand_calibration.csv");

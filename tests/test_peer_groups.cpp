@@ -4,6 +4,8 @@
 // a 2-vCPU mnist_cnn step of b samples takes 0.6 (1 + 1e-4 b) s), and the groups' errors.
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "input_error.hpp"
 #include "pricing.hpp"
 #include "results.hpp"
@@ -193,4 +195,48 @@ TEST_CASE("peer groups with shards: more samples than the dataset, or none left,
   CHECK(none.find("no training sample is left for this group's peers") != std::string::npos);
   CHECK(error(R"(<peers><group count="2" instance_type="t2.large" shard_samples="0"/></peers>)")
             .find("field 'peers/group[1]/@shard_samples'") != std::string::npos);
+  // One <group> whose peers leave no sample for some: its own line and field.
+  const std::string crowded = error(R"(<peers>
+      <group count="70000" instance_type="t2.large"/></peers>)");
+  CHECK(crowded.find(file + fixture::line_tag(file, "70000") + " field 'peers/group[1]/@count'") != std::string::npos);
+  CHECK(crowded.find("70000 peers leave no training sample") != std::string::npos);
+}
+
+TEST_CASE("peer groups: a group's means count its own gradients, with partial participation too") {
+  TempDir dir;
+  auto s = fixture::scenario(write_experiment(
+      dir, experiment(kTwoGroups, R"(<system name="half" strategy="serverless_tree" participation="0.5"/>)", 6)));
+  const SystemResult r = summarise(s, fixture::system(s, "half"), fixture::simulate(s, "half"));
+  REQUIRE(r.groups.size() == 2);
+  // Whichever peers took part: a t2.large's gradient takes one step, a c5.large's (slowdown 2) two.
+  CHECK(r.groups[0].means.gradient_s == doctest::Approx(step_s(15000)).epsilon(1e-9));
+  CHECK(r.groups[1].means.gradient_s == doctest::Approx(2 * step_s(15000)).epsilon(1e-9));
+}
+
+TEST_CASE("peer groups: SPIRT's databases on instances of their own are each of its peer's type") {
+  TempDir dir;
+  auto s = fixture::scenario(
+      write_experiment(dir, experiment(kTwoGroups, R"(<system name="x" strategy="spirt" database="instance"/>)")));
+  const auto r = fixture::simulate(s, "x");
+  std::map<std::string, int> types;
+  for (const auto& instance : r.ledger.instances) ++types[instance.type];
+  CHECK(types["t2.large"] == 2 + 2);  // two peers and their two databases
+  CHECK(types["c5.large"] == 2 + 2);
+}
+
+TEST_CASE("peer groups: shards of different sizes are told apart even when their minibatches are alike") {
+  TempDir dir;
+  // 24,004 samples, minibatches_per_peer 4: 8,002 for the first peer, 8,001 for the others, 4 x 2,000 each.
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" train_samples="24004" minibatches_per_peer="4"
+              iterations="1" compute_variability="none"/>
+    <peers>
+      <group count="1" instance_type="t2.large" shard_samples="8002"/>
+      <group count="2" instance_type="c5.large"/>
+    </peers>
+    <systems><system name="x" strategy="ring_allreduce"/></systems>)";
+  auto s = fixture::scenario(write_experiment(dir, body));
+  CHECK(s.peer_groups[0].minibatches == s.peer_groups[1].minibatches);
+  CHECK(s.peer_groups[1].shard_samples == 8001);
+  CHECK_FALSE(s.uniform_shards());
 }

@@ -28,7 +28,8 @@ class Spirt : public Strategy {
     n.peer_to_peer = on_peers_;  // databases on the peers copy between peers
     n.functions_reach_peers = on_peers_;
     if (!on_peers_)
-      for (int i = 0; i < s_.experiment.peers; ++i) n.servers.push_back({"db-" + std::to_string(i), database_type_});
+      for (int i = 0; i < s_.experiment.peers; ++i)  // each peer's own type, unless database_type says one
+        n.servers.push_back({"db-" + std::to_string(i), database_type_.empty() ? s_.peer_type(i).name : database_type_});
     return n;
   }
   Footprint footprint() const override {
@@ -64,7 +65,7 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   on_peers_ = params.choice("database", {"peer", "instance"}, "peer") == "peer";
   std::vector<std::string> types;
   for (const auto& [name, type] : s.profile.instance_types) types.push_back(name);
-  database_type_ = params.choice("database_type", types, s.peer_groups[0].type.name);
+  database_type_ = params.choice("database_type", types, "");  // "": each database its peer's type
   if (on_peers_ && params.has("database_type"))
     throw params.error("database_type", "a database on the peer runs on the peer's own instance: set database=\"instance\"");
   // SPIRT's barrier sleeps 5 s once the count is complete (its code, SPIRT/).
