@@ -452,6 +452,11 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
   const std::string results = read_file(dir.path("sweep/results.csv"));
   CHECK(results.find(",10,8xt3.medium+2xc5.large,") != std::string::npos);  // peers, instance_type
   CHECK(results.find(",12,8xt3.medium+4xc5.large,") != std::string::npos);
+  // The sweep's groups.csv: each run's rows after its scenario id and axis value.
+  const std::string merged = read_file(dir.path("sweep/groups.csv"));
+  CHECK(merged.rfind("scenario_id,peers/group[2]/@count,experiment,system,group,", 0) == 0);
+  CHECK(std::count(merged.begin(), merged.end(), '\n') == 1 + 2 * 4 * 2);  // 2 scenarios x 4 systems x 2 groups
+  CHECK(merged.find(",2,mixed_peers,ring,c5.large,c5.large,2,") != std::string::npos);
   auto report = run_cli("report " + dir.path("sweep") + " --format png");
   INFO(report.output);
   CHECK(report.exit_code == 0);

@@ -550,13 +550,16 @@ TEST_CASE("sweep: duplicate axis values or axes are refused; a second sweep on a
   int status = 0;
   waitpid(first, &status, 0);
 
-  // What a killed sweep left half-written is removed by the next one.
-  std::ofstream(dir.path("b/failed/x.json.partial")) << "{";
-  fs::create_directories(dir.path("b/runs/.y.partial"));
+  // What a killed sweep left half-written is removed by the next run of the same sweep. (Not on folder b: the
+  // killed sweep's experiment file is rewritten below, so b now holds "another version of this sweep" and is
+  // refused, as it should be, once the killed sweep had claimed it; whether it had depended on timing.)
   auto small = sweep_file(dir, R"(<axis select="peers/@count" values="2"/>)");
-  CHECK(run_cli("sweep " + small + " --out " + dir.path("b")).exit_code == 0);
-  CHECK_FALSE(fs::exists(dir.path("b/failed/x.json.partial")));
-  CHECK_FALSE(fs::exists(dir.path("b/runs/.y.partial")));
+  REQUIRE(run_cli("sweep " + small + " --out " + dir.path("c")).exit_code == 0);
+  std::ofstream(dir.path("c/failed/x.json.partial")) << "{";
+  fs::create_directories(dir.path("c/runs/.y.partial"));
+  CHECK(run_cli("sweep " + small + " --out " + dir.path("c")).exit_code == 0);
+  CHECK_FALSE(fs::exists(dir.path("c/failed/x.json.partial")));
+  CHECK_FALSE(fs::exists(dir.path("c/runs/.y.partial")));
 }
 
 TEST_CASE("merge: a corrupted scenario.json or a truncated result.csv is named, exit 2, never a wrong table") {

@@ -4,6 +4,7 @@
 #include "../input_error.hpp"
 #include "../read_text.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -36,6 +37,8 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
     std::string header;
     std::vector<std::string> rows;
     std::string folder;  // where it was read
+    std::string groups_header;  // groups.csv, when its peers were of several groups
+    std::vector<std::string> group_rows;
   };
   std::map<std::string, Run> runs;  // by scenario id: sorted, each once
   std::vector<std::string> axis_names;
@@ -77,24 +80,40 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
                                              "one sweep");
         continue;
       }
+      if (const fs::path groups = entry.path() / "groups.csv"; fs::exists(groups)) {
+        std::istringstream table(read_input_file(groups, kMaxCsvFileBytes));
+        std::getline(table, r.groups_header);
+        for (std::string line; std::getline(table, line);)
+          if (!line.empty()) r.group_rows.push_back(line);
+        if (r.groups_header.rfind("experiment,system,group,", 0) != 0)
+          throw InputError(groups.string(), 1, "", "not a peer-group table of p2psim run (empty or truncated?)");
+      }
       r.folder = entry.path().string();
       runs.emplace(id, std::move(r));
     }
-  std::ostringstream csv;
-  int rows = 0;
-  if (!runs.empty()) {
+  // A table of every run's rows, each after its scenario's id and axis values.
+  auto merged = [&](const std::string& header, const std::vector<std::string> Run::*rows_of) {
+    std::ostringstream csv;
     csv << "scenario_id";
     for (const auto& a : axis_names) csv << ',' << csv_field(a);
-    csv << ',' << runs.begin()->second.header << '\n';
+    csv << ',' << header << '\n';
     for (const auto& [id, r] : runs)
-      for (const auto& row : r.rows) {
+      for (const auto& row : r.*rows_of) {
         csv << id;
         for (const auto& a : axis_names) csv << ',' << csv_field(r.axes.contains(a) ? r.axes[a].get<std::string>() : "");
         csv << ',' << row << '\n';
-        ++rows;
       }
-  }
-  write_file_atomically(out / "results.csv", csv.str());
+    return csv.str();
+  };
+  int rows = 0;
+  for (const auto& [id, r] : runs) rows += static_cast<int>(r.rows.size());
+  std::vector<std::pair<std::string, std::string>> files{
+      {"results.csv", runs.empty() ? "" : merged(runs.begin()->second.header, &Run::rows)}};
+  // groups.csv: the peer groups' rows of the runs whose peers were of several groups (their header is p2psim's).
+  const auto grouped = std::find_if(runs.begin(), runs.end(), [](const auto& run) { return !run.second.groups_header.empty(); });
+  if (grouped != runs.end())
+    files.emplace_back("groups.csv", merged(grouped->second.groups_header, &Run::group_rows));
+  write_files_atomically(out, files);
   return rows;
 }
 
