@@ -16,7 +16,7 @@ Participation Participation::read(StrategyParams& params, const Scenario& s) {
   if (params.has("participation")) {
     const double share = params.number("participation", 0, 1, 1);
     if (share <= 0) throw params.error("participation", "expected a share of the peers in (0, 1], got 0");
-    // At least one peer: a share of a few peers rounds up, as a sampler of clients would take one at least.
+    // To the nearest count, at least one: a sampler of clients takes one at least.
     p.per_round_ = std::max(1, static_cast<int>(std::llround(share * p.peers_)));
   } else {
     p.per_round_ = static_cast<int>(params.integer("participants_per_round", 1, p.peers_, p.peers_));
@@ -27,7 +27,6 @@ Participation Participation::read(StrategyParams& params, const Scenario& s) {
 void Participation::draw(const Random& random, int rounds) {
   if (!partial()) return;
   members_.assign(static_cast<size_t>(rounds), {});
-  rank_.assign(static_cast<size_t>(rounds), std::vector<int>(static_cast<size_t>(peers_), -1));
   std::vector<int> pool(static_cast<size_t>(peers_));
   for (int round = 0; round < rounds; ++round) {
     // The first per_round_ places of a Fisher-Yates shuffle: a uniform sample without replacement.
@@ -41,8 +40,14 @@ void Participation::draw(const Random& random, int rounds) {
     auto& members = members_[static_cast<size_t>(round)];
     members.assign(pool.begin(), pool.begin() + per_round_);
     std::sort(members.begin(), members.end());
-    for (int r = 0; r < per_round_; ++r) rank_[static_cast<size_t>(round)][static_cast<size_t>(members[r])] = r;
   }
+}
+
+int Participation::rank(int round, int peer) const {
+  if (!partial()) return peer;
+  const auto& members = members_[static_cast<size_t>(round)];
+  const auto it = std::lower_bound(members.begin(), members.end(), peer);
+  return it != members.end() && *it == peer ? static_cast<int>(it - members.begin()) : -1;
 }
 
 std::vector<GradientVersion> Participation::gradients(int round, int peer) const {

@@ -27,9 +27,7 @@ class Participation {
   /// Draws every round's participants from the run's random streams (call once, before the peers start).
   void draw(const Random& random, int rounds);
   /// The peer's place among round `round`'s participants (by ascending peer id), or -1 when it sits out.
-  int rank(int round, int peer) const {
-    return partial() ? rank_[static_cast<size_t>(round)][static_cast<size_t>(peer)] : peer;
-  }
+  int rank(int round, int peer) const;
   bool takes_part(int round, int peer) const { return rank(round, peer) >= 0; }
   /// The gradients a peer averages in round `round`: the participants', its own first when it took part.
   /// Empty when every peer takes part (the schedule's "all").
@@ -44,7 +42,6 @@ class Participation {
  private:
   int peers_ = 0, per_round_ = 0;
   std::vector<std::vector<int>> members_;  // per round: its participants, ascending
-  std::vector<std::vector<int>> rank_;     // per round and peer: its place among them, or -1
 };
 
 }  // namespace p2psim::simulation
