@@ -88,8 +88,12 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
   // none completed (an infeasible system), so that its partial phases still show.
   const auto& e = s.experiment;
   const size_t groups = e.peer_groups.size();
-  std::vector<double> done(groups, 0);
-  for (size_t i = 0; i < r.run.iterations_done.size(); ++i) done[static_cast<size_t>(s.group_of(static_cast<int>(i)))] += r.run.iterations_done[i];
+  std::vector<double> done(groups, 0), end_s(groups, 0);  // per group: iterations completed; its last peer's end
+  for (size_t i = 0; i < r.run.iterations_done.size(); ++i) {
+    const auto g = static_cast<size_t>(s.group_of(static_cast<int>(i)));
+    done[g] += r.run.iterations_done[i];
+    end_s[g] = std::max(end_s[g], r.run.peer_end_s[i]);
+  }
   auto peer_iterations = [&](double completed, int peers) {
     return completed > 0 ? completed : static_cast<double>(peers) * e.workload.iterations;
   };
@@ -115,12 +119,9 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
     const auto& group = e.peer_groups[g];
     const auto& sums = per_group[g];
     const double iterations = peer_iterations(done[g], group.count);
-    GroupResult result{group.name, group.instance_type, group.count,
-                       sums.means(iterations, sums.gradients > 0 ? sums.gradients : iterations * r.run.participation), 0};
-    int first = 0;
-    for (size_t k = 0; k < g; ++k) first += e.peer_groups[k].count;
-    for (int i = first; i < first + group.count; ++i) result.end_s = std::max(result.end_s, r.run.peer_end_s[static_cast<size_t>(i)]);
-    r.groups.push_back(std::move(result));
+    r.groups.push_back({group.name, group.instance_type, group.count,
+                        sums.means(iterations, sums.gradients > 0 ? sums.gradients : iterations * r.run.participation),
+                        end_s[g]});
   }
   for (const auto& [name, tc] : phase_sum) r.phase_means_s[name] = tc.first / static_cast<double>(tc.second);
   r.total_s = *std::max_element(r.run.peer_end_s.begin(), r.run.peer_end_s.end());

@@ -48,11 +48,12 @@ class LambdaMl : public Strategy {
   void synchronise(Context& c, int w, int iteration, const FunctionService::Container& container,
                    StorageClient& host, double add_share);
   const Scenario& s_;
+  const Scenario::PeerGroup& workers_;  // every worker's partition: one group (refused otherwise)
   bool scatter_ = false;
   std::vector<sg::Counter> uploaded_, merged_;  // per iteration: workers' uploads, merged results in storage
 };
 
-LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s) {
+LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s), workers_(s.peer_groups[0]) {
   StrategyParams params(system);
   scatter_ = params.choice("pattern", {"allreduce", "scatter_reduce"}, "allreduce") == "scatter_reduce";
   params.reject_unread();
@@ -63,7 +64,7 @@ LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s) {
                                                "limit of {}", e.peers, s.profile.functions.concurrency_limit));
   // Checkpoints happen between iterations (a pass over the partition), so one pass must fit in an invocation.
   double pass_s = 0;
-  for (long long b : s.peer_groups[0].minibatches) pass_s += s.wall_step_s(StepTarget::Function, b);
+  for (long long b : workers_.minibatches) pass_s += s.wall_step_s(StepTarget::Function, b);
   if (pass_s > s.profile.functions.max_timeout_s)
     throw e.error("functions", "memory_mb", fmt::format("a worker's pass over its partition computes for {:.0f} s, over "
                                                         "the function timeout of {} s: use more workers or larger "
@@ -137,7 +138,7 @@ void LambdaMl::worker(Context& c, int w) {
   const int memory_mb = s_.experiment.functions.memory_mb;
   const std::string& arch = s_.experiment.functions.arch;
   const double add_share = std::min(1.0, s_.function_vcpus);  // a single-threaded kernel, time-sliced below 1 vCPU
-  const double partition_bytes = static_cast<double>(s_.peer_groups[0].shard_samples * s_.sample_bytes);
+  const double partition_bytes = static_cast<double>(workers_.shard_samples * s_.sample_bytes);
   const double model_bytes = static_cast<double>(s_.gradient_bytes);
   const int iterations = static_cast<int>(s_.experiment.workload.iterations);
   double last_iteration_s = 0;
@@ -153,11 +154,11 @@ void LambdaMl::worker(Context& c, int w) {
     if (invocation > 0) c.storage.get(client, model_bytes);  // the checkpoint
     c.storage.get(client, partition_bytes);
     c.trace(w, it, Phase::DataFetch, load_start);
-    if (invocation == 0 && s_.memory_checked && s_.peer_groups[0].need_bytes > s_.function_memory_bytes) {  // cannot fit
+    if (invocation == 0 && s_.memory_checked && workers_.need_bytes > s_.function_memory_bytes) {  // cannot fit
       c.out.failure = fmt::format("{}: out of memory: a worker's {}-sample step needs {:.2f} GiB but a {} MB function "
                                   "has {:.2f} GiB", c.system.name,
-                                  *std::max_element(s_.peer_groups[0].minibatches.begin(), s_.peer_groups[0].minibatches.end()),
-                                  s_.peer_groups[0].need_bytes / (1 << 30), memory_mb, s_.function_memory_bytes / (1 << 30));
+                                  *std::max_element(workers_.minibatches.begin(), workers_.minibatches.end()),
+                                  workers_.need_bytes / (1 << 30), memory_mb, s_.function_memory_bytes / (1 << 30));
       c.out.peer_end_s[w] = sg::now();
       c.functions.finish(container, sg::now() - run_start, arch, true);
       break;
@@ -176,10 +177,10 @@ void LambdaMl::worker(Context& c, int w) {
       const double start = sg::now();
       double reference_s = 0;  // every minibatch one after another on the function's CPU share
       auto draws = c.random.stream(Draw::FunctionStep, {w, it});
-      for (long long b : s_.peer_groups[0].minibatches)
+      for (long long b : workers_.minibatches)
         reference_s += s_.reference_step_s(StepTarget::Function, b) * c.step_noise(StepTarget::Function, draws) * c.slowdown(w);
       reference_s += s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share *
-                     static_cast<double>(s_.peer_groups[0].minibatches.size() - 1);
+                     static_cast<double>(workers_.minibatches.size() - 1);
       c.functions.compute(container, reference_s);
       c.trace(w, it, Phase::Compute, start);
       synchronise(c, w, it, container, client, add_share);
