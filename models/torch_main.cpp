@@ -43,7 +43,7 @@ int cmd_models(int argc, char** argv) {
                           "usage: p2psim models [--classes N] [--csv]\n"
                           "Lists every model of the zoo with its parameter count and float32 gradient size.",
                           vm))
-    return cli::kExitOk;
+    return p2psim::kExitOk;
   const int64_t classes = cli::parse_int(std::to_string(vm["classes"].as<int64_t>()), "classes", 1, 1 << 20);
   const bool csv = vm.count("csv") > 0;
   if (csv)
@@ -62,7 +62,7 @@ int cmd_models(int argc, char** argv) {
       std::cout << std::left << std::setw(20) << m.name << std::right << std::setw(14) << params << std::setw(16)
                 << params * 4 << "  " << std::left << std::setw(13) << shape << "  " << m.description << '\n';
   }
-  return cli::kExitOk;
+  return p2psim::kExitOk;
 }
 
 int cmd_calibrate(int argc, char** argv, const std::string& command) {
@@ -94,7 +94,7 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
                           "Times one training step's gradient computation, gradient averaging and compression\n"
                           "on this machine with LibTorch, one CSV row per sample.",
                           vm))
-    return cli::kExitOk;
+    return p2psim::kExitOk;
   for (const auto& spec : vm["model"].as<std::vector<std::string>>()) {
     auto at = spec.find('@');
     std::string name = spec.substr(0, at);
@@ -135,7 +135,7 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
     throw cli::UsageError(e.what());
   }
   std::cerr << "wrote " << o.out_csv << " and " << o.out_csv << ".meta.json\n";
-  return cli::kExitOk;
+  return p2psim::kExitOk;
 }
 
 int cmd_replay(int argc, char** argv) {
@@ -157,7 +157,7 @@ int cmd_replay(int argc, char** argv) {
                           "gradient versions each simulated update averaged, and writes loss and test accuracy per\n"
                           "iteration against the simulated time and cost.",
                           vm, &pos))
-    return cli::kExitOk;
+    return p2psim::kExitOk;
   o.schedule_path = vm["schedule"].as<std::string>();
   if (vm.count("system")) o.systems = vm["system"].as<std::vector<std::string>>();
   o.out_csv = vm["out"].as<std::string>();
@@ -175,7 +175,7 @@ int cmd_replay(int argc, char** argv) {
     throw cli::UsageError(e.what());
   }
   std::cerr << "wrote " << o.out_csv << '\n';
-  return cli::kExitOk;
+  return p2psim::kExitOk;
 }
 
 }  // namespace
@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
   const std::string usage = "usage: p2psim-torch {models|calibrate|replay} [options]   (normally run as `p2psim <cmd>`)";
   if (argc < 2) {
     std::cerr << usage << '\n';
-    return cli::kExitBadInput;
+    return p2psim::kExitBadInput;
   }
   const std::string cmd = argv[1];
   std::string command = "p2psim";
@@ -196,9 +196,9 @@ int main(int argc, char** argv) {
     throw cli::UsageError("unknown command '" + cmd + "'\n" + usage);
   } catch (const cli::UsageError& e) {
     std::cerr << "p2psim " << cmd << ": error: " << e.what() << '\n';
-    return cli::kExitBadInput;
+    return p2psim::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "p2psim " << cmd << ": internal error: " << e.what() << '\n';
-    return cli::kExitInternal;
+    return p2psim::kExitInternal;
   }
 }

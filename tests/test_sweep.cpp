@@ -161,11 +161,12 @@ TEST_CASE("sweep: runs every scenario, merges the rows, and a rerun skips what i
   CHECK(bad.output.find("this experiment declares a sweep") != std::string::npos);
 }
 
-TEST_CASE("sweep: a system whose optimistic storage sharing comes back void in the worker is run again, exactly") {
+TEST_CASE("sweep: a system whose optimistic storage sharing can come back void is run again, exactly, when it does") {
   // 16 functions (55 MB/s each) uploading their gradients at once can fill the 400 MB/s storage link that the
   // peers' routes leave to them (tests/test_simulation.cpp says why): the worker's in-process simulation comes
-  // back void, and the worker runs itself again with --exact-storage-sharing. Its files must be those of an
-  // exact run, byte for byte; a plain `run` (which simulates it again in a child) must give them too.
+  // back void. The worker therefore simulates it in a child, which simulates it again, exactly, in another
+  // (app/run_experiment.cpp). Its files must be those of an exact run, byte for byte; a plain `run` must give
+  // them too.
   TempDir dir;
   const std::string path = dir.path("void.xml");
   std::ofstream(path) << R"(<experiment name="v" seed="3">

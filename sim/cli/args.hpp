@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../exit_codes.hpp"
 #include "../parse_number.hpp"
 
 namespace p2psim::cli {
@@ -19,15 +21,11 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-constexpr int kExitOk = 0;
-constexpr int kExitInternal = 1;
-constexpr int kExitBadInput = 2;
-
-/// Runs a subcommand as `p2psim NAME`: a UsageError is reported on one line with exit code 2, any other
-/// exception as an internal error with exit code 1. Shared by main() and the sweep's workers.
-inline int run_reporting_errors(const std::string& name, int (*command)(int, char**), int argc, char** argv) {
+/// Runs `body` as the subcommand `p2psim NAME`: a UsageError is reported on one line with exit code 2, any other
+/// exception as an internal error with exit code 1. Shared by main() and the commands run in forked children.
+inline int run_reporting_errors(const std::string& name, const std::function<int()>& body) {
   try {
-    return command(argc, argv);
+    return body();
   } catch (const UsageError& e) {
     std::cerr << "p2psim " << name << ": error: " << e.what() << '\n';
     return kExitBadInput;

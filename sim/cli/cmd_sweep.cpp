@@ -196,24 +196,27 @@ void claim_folder(const fs::path& dir, const std::string& experiment_path, const
 // Runs `p2psim run` on one scenario into DIR/runs/.<id>.partial, stderr to DIR/runs/.<id>.stderr, in a forked
 // copy of this process: a crash or a timeout kills only the copy, and the copy starts without loading and
 // linking the binary's libraries again (SimGrid brings ns-3's): 56 ms of a small scenario's 100 ms.
-pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo, const std::string& replicates, int lock,
+pid_t spawn_run(const fs::path& dir, const SweepScenario& s, bool memo, int replicates, int lock,
                 const fs::path& experiment_dir) {
   const fs::path xml = dir / "scenarios" / (s.id + ".xml");
   if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
   const fs::path partial = dir / "runs" / ("." + s.id + ".partial");
   fs::remove_all(partial);
   const std::string stderr_path = (dir / "runs" / ("." + s.id + ".stderr")).string();
-  std::vector<std::string> args{"run", xml.string(), "-q", "--out", partial.string(), "--provenance-base",
-                                experiment_dir.string()};
-  if (!replicates.empty()) args.insert(args.end(), {"--replicates", replicates});
+  app::RunOptions options;
+  options.experiment_path = xml.string();
+  options.provenance_base = experiment_dir.string();
+  options.replicates = replicates;
+  options.replay_dir = partial.string();
+  options.replays_at_once = 1;  // a worker holds one of the sweep's -j slots: its replays run one at a time
+  options.last_system_in_process = true;  // this copy ends after the run
+  if (memo) options.memo_dir = (dir / "memo").string();
   // The child dies with the sweep, however the sweep ends (its replays die with it in turn), and does not hold the
   // sweep's lock: a killed sweep's folder can be resumed at once.
   const pid_t pid = fork_tied_to_parent("cannot start a scenario");
   if (pid > 0) return pid;
   ::close(lock);
-  run_last_system_in_process = true;  // this copy ends after the run
-  if (memo) run_memo_dir = (dir / "memo").string();
-  run_command_in_child(cmd_run, std::move(args), stderr_path);
+  run_in_child("run", [&] { return run_into(options, partial.string()); }, stderr_path);
 }
 
 // Moves a finished run into place (a directory rename: all or nothing), or records its failure.
@@ -295,13 +298,8 @@ int cmd_sweep(int argc, char** argv) {
   if (!timeout || *timeout < 0)
     throw UsageError("--timeout: expected seconds >= 0 (0: none), got '" + vm["timeout"].as<std::string>() + "'");
   const double timeout_s = *timeout;
-  std::string replicates;  // checked here, not in every scenario: a bad count is one error, before any run
-  if (vm.count("replicates")) {
-    replicates = vm["replicates"].as<std::string>();
-    const auto n = p2psim::parse_integer(replicates);
-    if (!n || *n < 1 || *n > kMaxReplicates)
-      throw UsageError(fmt::format("--replicates: expected 1 to {} replicates, got '{}'", kMaxReplicates, replicates));
-  }
+  // Checked here, not in every scenario: a bad count is one error, before any run.
+  const int replicates = vm.count("replicates") ? parse_replicates(vm["replicates"].as<std::string>()) : 0;
   std::vector<SweepScenario> scenarios;
   try {
     scenarios = expand_sweep(vm["experiment"].as<std::string>());

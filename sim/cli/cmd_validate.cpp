@@ -2,14 +2,14 @@
 // held against the published measurements, the errors summarised, written and drawn; `--check-recorded` fails
 // when an error grew past the value recorded in the repository (the CI's regression guard).
 #include <fmt/core.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
 
+#include "../app/analysis.hpp"
+#include "../app/run_experiment.hpp"
 #include "../atomic_file.hpp"
 #include "../data_dir.hpp"
 #include "../experiment.hpp"
@@ -38,16 +38,17 @@ std::vector<double> predictions(const std::string& path, const Experiment& exper
                                 const std::vector<const Case*>& cases) {
   const Scenario scenario = resolve_scenario(experiment);
   check_systems(scenario);
-  std::map<std::string, SystemResult> results;
+  std::vector<const SystemSpec*> systems;  // each system a metric reads, once
   for (const Case* c : cases)
     for (const auto& m : c->metrics) {
-      if (results.count(m.system)) continue;
       auto spec = std::find_if(experiment.systems.begin(), experiment.systems.end(),
                                [&](const SystemSpec& s) { return s.name == m.system; });
       if (spec == experiment.systems.end())
         throw InputError(c->file, m.line, "metric/@system", "experiment " + path + " has no system '" + m.system + "'");
-      results.emplace(m.system, summarise(scenario, *spec, simulate_isolated(scenario, *spec)));
+      if (std::find(systems.begin(), systems.end(), &*spec) == systems.end()) systems.push_back(&*spec);
     }
+  std::map<std::string, SystemResult> results;
+  for (auto& result : app::simulate_systems(scenario, systems)) results.emplace(result.name, std::move(result));
   std::vector<double> out;
   for (const Case* c : cases)
     for (const auto& m : c->metrics) out.push_back(validation::predict(*c, m, scenario, results.at(m.system)));
@@ -155,19 +156,6 @@ std::string rows_csv(const std::vector<Row>& rows) {
   return out;
 }
 
-// The figure is drawn by the analysis layer (Python, like `report`).
-void draw_figure(const std::string& out) {
-  const std::string python = "/usr/bin/python3", script = data_dir() + "/notebooks/p2psim_plots.py";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl(python.c_str(), python.c_str(), script.c_str(), "validation-figure", out.c_str(), nullptr);
-    ::_exit(127);
-  }
-  int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("could not draw the validation figure with " + python + " " + script);
-}
-
 }  // namespace
 
 int cmd_validate(int argc, char** argv) {
@@ -238,7 +226,7 @@ int cmd_validate(int argc, char** argv) {
     fs::create_directories(out);
     write_file_atomically(fs::path(out) / "validation.json", json_text(rows_json(rows), 2) + "\n");
     write_file_atomically(fs::path(out) / "validation.csv", rows_csv(rows));
-    draw_figure(out);
+    app::run_analysis("validation-figure", {out});  // the figure: the analysis layer draws it
     fmt::print("wrote {}/validation.json, validation.csv, validation.png and validation.svg\n", out);
   }
   if (vm.count("record")) {

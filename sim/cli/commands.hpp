@@ -2,17 +2,16 @@
 #pragma once
 #include <string>
 
+#include "../app/run_experiment.hpp"
+
 namespace p2psim::cli {
 
 int cmd_fit(int argc, char** argv);
 int cmd_run(int argc, char** argv);
-/// Set in a sweep's worker, a forked process that ends after its one `run`: that run simulates its last system in
-/// the process itself instead of in a forked copy of it (SimGrid allows one engine per process, and no other
-/// follows). A crash of that system then ends the worker, which the sweep records as the scenario's failure.
-extern bool run_last_system_in_process;
-/// Set in a sweep's worker: the sweep's memo folder, through which its scenarios share the simulations of systems
-/// that run no function (run_memo.hpp). Empty: every system is simulated.
-extern std::string run_memo_dir;
+/// `p2psim run` in a sweep's worker: the pipeline with `options` (its errors as `run`'s), its files into `dir`.
+int run_into(const app::RunOptions& options, const std::string& dir);
+/// --replicates N of `run` and `sweep`: 1 to kMaxReplicates, else a UsageError.
+int parse_replicates(const std::string& text);
 int cmd_sweep(int argc, char** argv);
 int cmd_merge(int argc, char** argv);
 int cmd_report(int argc, char** argv);

@@ -56,7 +56,7 @@ int exec_torch_binary(char** argv) {
   argv[0] = const_cast<char*>("p2psim-torch");
   ::execv(torch_bin.c_str(), argv);
   std::cerr << "p2psim: internal error: cannot run " << torch_bin << ": " << std::strerror(errno) << '\n';
-  return cli::kExitInternal;
+  return kExitInternal;
 }
 
 }  // namespace
@@ -64,23 +64,23 @@ int exec_torch_binary(char** argv) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     print_help(std::cerr);
-    return cli::kExitBadInput;
+    return kExitBadInput;
   }
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     print_help(std::cout);
-    return cli::kExitOk;
+    return kExitOk;
   }
   if (name == "--version") {
     std::cout << "p2psim " << P2PSIM_VERSION << "\ndata: " << p2psim::data_dir() << '\n';
-    return cli::kExitOk;
+    return kExitOk;
   }
   for (const auto& c : commands()) {
     if (name != c.name) continue;
     if (!c.run) return exec_torch_binary(argv);
-    return cli::run_reporting_errors(name, c.run, argc - 1, argv + 1);
+    return cli::run_reporting_errors(name, [&] { return c.run(argc - 1, argv + 1); });
   }
   std::cerr << "p2psim: unknown command '" << name << "'\n\n";
   print_help(std::cerr);
-  return cli::kExitBadInput;
+  return kExitBadInput;
 }

@@ -120,6 +120,10 @@ sg::PlatformSpec platform_spec(const Scenario& s, const SystemSpec& system) {
   return platform_spec(s, strategy->needs(), strategy->transfers());
 }
 
+bool simulation_may_be_void(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
+  return storage_sharing == sg::StorageSharing::Optimistic && sg::storage_link_may_bind(platform_spec(s, system));
+}
+
 RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
   prepare_simulations();  // once here, not in every child
   // Bytes through the pipe (run_output.hpp): doubles travel as their 8 bytes, neither printed nor parsed.

@@ -30,6 +30,10 @@ RunOutput simulate(const Scenario& scenario, const SystemSpec& system, sg::Stora
 /// The platform `system` of `scenario` runs on, as plain values (what sg::build_platform builds).
 sg::PlatformSpec platform_spec(const Scenario& scenario, const SystemSpec& system);
 
+/// Whether simulate() of `system` with `storage_sharing` can come back void: optimistic, on a platform whose
+/// storage link may bind (sg::storage_link_may_bind).
+bool simulation_may_be_void(const Scenario& scenario, const SystemSpec& system, sg::StorageSharing storage_sharing);
+
 /// Starts SimGrid in this process, to be inherited by the processes it forks to simulate (simulate_isolated(),
 /// a sweep's runs): they skip SimGrid's start-up. Optional; simulate() starts SimGrid when nobody did.
 void prepare_simulations();

@@ -6,10 +6,11 @@
 
 #include "../results.hpp"
 
-namespace p2psim::cli {
+namespace p2psim::app {
 
 /// Writes `dir`/schedule.json, runs `p2psim-torch replay` on it into `dir`/accuracy.csv (progress on stderr) and
-/// attaches the accuracy to `r`. Throws UsageError when the replay fails (it has printed why). At most `at_once`
+/// attaches the accuracy to `r`. Throws InputError when a replay refuses the schedule, runtime_error when one
+/// fails otherwise (it has printed why). At most `at_once`
 /// replays run at the same time (0: one per core); each dies with this process.
 void replay_accuracy(Result& r, const std::string& dir, size_t at_once);
 
@@ -22,4 +23,4 @@ struct ReplayInterrupted {
 /// Ends this process as `signal` would have (its default action), once the caller has cleaned up.
 [[noreturn]] void end_by_signal(int signal);
 
-}  // namespace p2psim::cli
+}  // namespace p2psim::app

@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "../atomic_file.hpp"
+#include "../exit_codes.hpp"
+#include "../input_error.hpp"
 #include "../isolate.hpp"
 #include "../json_text.hpp"
 #include "../read_text.hpp"
 #include "../schedule.hpp"
-#include "args.hpp"
 
-namespace p2psim::cli {
+namespace p2psim::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -133,7 +134,7 @@ void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
   }
   for (size_t i = 0; i < names.size(); ++i) fs::remove(part(i));
   if (!failure.empty()) {
-    if (refused) throw UsageError(failure);
+    if (refused) throw InputError("", 0, "", failure);  // already names the schedule
     throw std::runtime_error(failure);
   }
   if (csv.empty()) csv = "system,iteration,time_s,cost_usd,train_loss,test_loss,test_accuracy,peers_evaluated\n";
@@ -141,4 +142,4 @@ void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
   attach_replay(r, accuracy.string());
 }
 
-}  // namespace p2psim::cli
+}  // namespace p2psim::app
