@@ -103,14 +103,6 @@ std::vector<Sample> read_samples(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> csv_files_in(const std::string& dir) {
-  std::vector<std::string> csvs;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.path().extension() == ".csv") csvs.push_back(entry.path().lexically_normal().string());
-  std::sort(csvs.begin(), csvs.end());
-  return csvs;
-}
-
 ComputeModel ComputeModel::load(const std::vector<std::string>& csv_paths) {
   if (csv_paths.empty()) throw std::invalid_argument("no calibration CSV given");
   // Reading and fitting the samples is most of a small scenario's set-up, and a sweep resolves every scenario

@@ -9,9 +9,6 @@
 
 namespace p2psim {
 
-/// The calibration files of a folder: every *.csv in it, in name order (empty when there is none).
-std::vector<std::string> csv_files_in(const std::string& dir);
-
 /// How far a prediction reaches beyond the calibration data; results report it so nobody mistakes an
 /// extrapolation for a measurement.
 struct Extrapolation {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <sstream>
 
-#include "compute_model.hpp"
+#include "csv_files.hpp"
 #include "limits.hpp"
 #include "data_dir.hpp"
 #include "file_stamp.hpp"

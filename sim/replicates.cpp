@@ -1,31 +1,10 @@
 #include "replicates.hpp"
 
-#include <fmt/core.h>
-
+#include "replicate_experiment.hpp"
 #include "results.hpp"
 #include "simulation/simulate.hpp"
-#include "spread.hpp"
 
 namespace p2psim {
-
-const SystemReplicates* Replicates::of(const std::string& system) const {
-  for (const auto& s : systems)
-    if (s.name == system) return &s;
-  return nullptr;
-}
-
-Experiment replicate_experiment(const Experiment& e, const CloudProfile& nominal, int r) {
-  Experiment x = e;
-  x.seed = replicate_seed(e.seed, r);
-  for (const auto& spread : nominal.spreads)
-    x.overrides.push_back({spread.select, fmt::format("{:.17g}", spread.draw(e.seed, r)), spread.file, spread.line});
-  return x;
-}
-
-Band band_of(const std::vector<double>& values) {
-  if (values.empty()) return {};
-  return {quantile(values, 0.1), quantile(values, 0.5), quantile(values, 0.9)};
-}
 
 Replicates run_replicates(const Experiment& e, const CloudProfile& nominal, int n) {
   Replicates out;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "pricing.hpp"
-#include "replicates.hpp"
+#include "replicate_bands.hpp"
 #include "scenario.hpp"
 #include "simulation/run_output.hpp"
 

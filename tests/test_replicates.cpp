@@ -10,6 +10,8 @@
 
 #include "cloud_profile.hpp"
 #include "input_error.hpp"
+#include "replicate_bands.hpp"
+#include "replicate_experiment.hpp"
 #include "replicates.hpp"
 #include "run_cli.hpp"
 #include "spread.hpp"

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "../compute_model.hpp"
+#include "../csv_files.hpp"
 #include "../input_error.hpp"
 #include "args.hpp"
 #include "commands.hpp"

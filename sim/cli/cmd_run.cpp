@@ -10,7 +10,7 @@
 #include "../input_error.hpp"
 #include "../limits.hpp"
 #include "../parse_number.hpp"
-#include "../replicates.hpp"
+#include "../replicate_bands.hpp"
 #include "../results.hpp"
 #include "../simulation/simulate.hpp"
 #include "args.hpp"

@@ -33,7 +33,7 @@
 #include "../sweep.hpp"
 #include <fmt/core.h>
 
-#include "../replicates.hpp"
+#include "../replicate_bands.hpp"
 #include "../isolate.hpp"
 #include "args.hpp"
 #include "child_command.hpp"

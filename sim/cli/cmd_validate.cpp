@@ -16,7 +16,7 @@
 #include "../json_text.hpp"
 #include "../limits.hpp"
 #include "../parse_number.hpp"
-#include "../replicates.hpp"
+#include "../replicate_experiment.hpp"
 #include "../simulation/simulate.hpp"
 #include "../validation.hpp"
 #include "args.hpp"
