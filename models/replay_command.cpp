@@ -11,9 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "../sim/atomic_file.hpp"
-#include "../sim/limits.hpp"
-#include "../sim/read_text.hpp"
+#include "../sim/util/atomic_file.hpp"
+#include "../sim/inputs/limits.hpp"
+#include "../sim/util/read_text.hpp"
 #include "replay.hpp"
 #include "schedule_check.hpp"
 

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-// The same bounds `p2psim run` holds an experiment to (sim/experiment.cpp, docs/limits.md).
+// The same bounds `p2psim run` holds an experiment to (sim/inputs/experiment.cpp, docs/limits.md).
 constexpr long long kMaxPeers = 100000, kMaxIterations = 1 << 20, kMaxEvalEvery = 1 << 20, kMaxTestSamples = 10000;
 constexpr long long kMaxInputSide = 4096, kMaxChannels = 64;
 constexpr unsigned long long kMaxSeed = ~0ULL;

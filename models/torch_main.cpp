@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "../sim/cli/args.hpp"
-#include "../sim/heap.hpp"
-#include "../sim/input_error.hpp"
+#include "../sim/util/heap.hpp"
+#include "../sim/util/input_error.hpp"
 #include "calibrate.hpp"
 #include "datasets.hpp"
 #include "replay.hpp"

@@ -26,7 +26,7 @@ PHASES = [
     ("aggregate and update", "aggregate_update_s_per_iteration"),
     ("barrier", "barrier_s_per_iteration"),
 ]
-# The bill by service: columns of results.csv that add up to total_usd (sim/pricing.hpp).
+# The bill by service: columns of results.csv that add up to total_usd (sim/cost/pricing.hpp).
 SERVICES = [
     ("instances", "instances_usd"),
     ("CPU credits", "cpu_credit_surplus_usd"),

@@ -21,14 +21,14 @@
 #include "cli/args.hpp"
 #include "cli/child_command.hpp"
 #include "cli/commands.hpp"
-#include "data_dir.hpp"
-#include "experiment.hpp"
-#include "input_error.hpp"
-#include "isolate.hpp"
-#include "read_text.hpp"
-#include "scenario.hpp"
+#include "util/data_dir.hpp"
+#include "inputs/experiment.hpp"
+#include "util/input_error.hpp"
+#include "util/isolate.hpp"
+#include "util/read_text.hpp"
+#include "scenario/scenario.hpp"
 #include "simulation/simulate.hpp"
-#include "sweep.hpp"
+#include "scenario/sweep.hpp"
 
 namespace py = pybind11;
 using namespace p2psim;

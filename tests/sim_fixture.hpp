@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "experiment.hpp"
-#include "scenario.hpp"
+#include "inputs/experiment.hpp"
+#include "scenario/scenario.hpp"
 #include "simulation/simulate.hpp"
 #include "temp_dir.hpp"
 

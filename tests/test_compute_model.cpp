@@ -8,11 +8,11 @@
 #include <fstream>
 #include <set>
 
-#include "codec.hpp"
-#include "compute_model.hpp"
-#include "csv_reader.hpp"
-#include "input_error.hpp"
-#include "read_text.hpp"
+#include "compute/codec.hpp"
+#include "compute/compute_model.hpp"
+#include "util/csv_reader.hpp"
+#include "util/input_error.hpp"
+#include "util/read_text.hpp"
 #include "temp_dir.hpp"
 
 using namespace p2psim;

@@ -1,7 +1,7 @@
 // Burstable CPU credits against hand computations (cpu-and-workflow-facts.md §1.1-1.3).
 #include <doctest/doctest.h>
 
-#include "cpu_credits.hpp"
+#include "compute/cpu_credits.hpp"
 
 using namespace p2psim;
 

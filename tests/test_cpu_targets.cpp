@@ -6,7 +6,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
-#include "input_error.hpp"
+#include "util/input_error.hpp"
 #include "sim_fixture.hpp"
 
 using namespace p2psim;

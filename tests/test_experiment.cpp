@@ -3,8 +3,8 @@
 
 #include <fstream>
 
-#include "read_text.hpp"
-#include "results.hpp"
+#include "util/read_text.hpp"
+#include "results/results.hpp"
 #include "sim_fixture.hpp"
 
 using namespace p2psim;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "../sim/atomic_file.hpp"
+#include "../sim/util/atomic_file.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 

@@ -9,14 +9,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "atomic_file.hpp"
+#include "util/atomic_file.hpp"
 
 #include <fmt/core.h>
 
-#include "limits.hpp"
+#include "inputs/limits.hpp"
 #include "simulation/footprint.hpp"
 #include "simulation/simulate.hpp"
-#include "results.hpp"
+#include "results/results.hpp"
 #include "sim_fixture.hpp"
 
 using namespace p2psim;

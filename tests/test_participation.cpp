@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "input_error.hpp"
+#include "util/input_error.hpp"
 #include "sim_fixture.hpp"
 
 using namespace p2psim;

@@ -6,9 +6,9 @@
 
 #include <map>
 
-#include "input_error.hpp"
-#include "pricing.hpp"
-#include "results.hpp"
+#include "util/input_error.hpp"
+#include "cost/pricing.hpp"
+#include "results/results.hpp"
 #include "sim_fixture.hpp"
 
 using namespace p2psim;

@@ -1,8 +1,8 @@
 // Pricing against hand-computed bills, and the memory -> CPU share of functions.
 #include <doctest/doctest.h>
 
-#include "cloud_profile.hpp"
-#include "pricing.hpp"
+#include "inputs/cloud_profile.hpp"
+#include "cost/pricing.hpp"
 
 using namespace p2psim;
 

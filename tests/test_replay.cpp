@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "../sim/heap.hpp"
+#include "../sim/util/heap.hpp"
 #include "replay.hpp"
 #include "replay_command.hpp"
 #include "temp_dir.hpp"

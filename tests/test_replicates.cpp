@@ -8,13 +8,13 @@
 #include <regex>
 #include <sstream>
 
-#include "cloud_profile.hpp"
-#include "input_error.hpp"
-#include "replicate_bands.hpp"
-#include "replicate_experiment.hpp"
-#include "replicates.hpp"
+#include "inputs/cloud_profile.hpp"
+#include "util/input_error.hpp"
+#include "results/replicate_bands.hpp"
+#include "inputs/replicate_experiment.hpp"
+#include "app/replicates.hpp"
 #include "run_cli.hpp"
-#include "spread.hpp"
+#include "inputs/spread.hpp"
 #include "temp_dir.hpp"
 
 using namespace p2psim;

@@ -7,8 +7,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "cloud_profile.hpp"
-#include "isolate.hpp"
+#include "inputs/cloud_profile.hpp"
+#include "util/isolate.hpp"
 #include "simulation/services/function_service.hpp"
 #include "simulation/services/kv_store.hpp"
 #include "simulation/services/object_storage.hpp"

@@ -8,10 +8,10 @@
 #include <tuple>
 #include <vector>
 
-#include "isolate.hpp"
-#include "pricing.hpp"
-#include "results.hpp"
-#include "read_text.hpp"
+#include "util/isolate.hpp"
+#include "cost/pricing.hpp"
+#include "results/results.hpp"
+#include "util/read_text.hpp"
 #include "sim_fixture.hpp"
 
 using namespace p2psim;

@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "input_error.hpp"
-#include "pricing.hpp"
+#include "util/input_error.hpp"
+#include "cost/pricing.hpp"
 #include "sim_fixture.hpp"
 #include "simulation/strategies/strategy.hpp"
 
@@ -534,7 +534,7 @@ TEST_CASE("bad <systems> are named by file, line and field") {
 
 TEST_CASE("every design that asks for no function slot gives the same output whatever <functions> and the other systems say") {
   // A sweep simulates such a system once for scenarios that differ only in <functions> or in their other systems
-  // (sim/run_memo.hpp). Every registered design, with its default parameters and, where it has the choice, with
+  // (sim/app/run_memo.hpp). Every registered design, with its default parameters and, where it has the choice, with
   // its gradients on the peers.
   int checked = 0;
   for (const auto& strategy : simulation::strategy_names())

@@ -17,12 +17,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "input_error.hpp"
-#include "isolate.hpp"
-#include "read_text.hpp"
+#include "util/input_error.hpp"
+#include "util/isolate.hpp"
+#include "util/read_text.hpp"
 #include "run_cli.hpp"
 #include "sim_fixture.hpp"
-#include "sweep.hpp"
+#include "scenario/sweep.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

@@ -4,9 +4,9 @@
 
 #include <fstream>
 
-#include "results.hpp"
+#include "results/results.hpp"
 #include "sim_fixture.hpp"
-#include "validation.hpp"
+#include "results/validation.hpp"
 
 using namespace p2psim;
 namespace v = p2psim::validation;

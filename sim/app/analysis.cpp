@@ -7,7 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "../data_dir.hpp"
+#include "../util/data_dir.hpp"
 
 namespace p2psim::app {
 namespace {

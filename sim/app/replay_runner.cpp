@@ -12,13 +12,13 @@
 #include <thread>
 #include <vector>
 
-#include "../atomic_file.hpp"
-#include "../exit_codes.hpp"
-#include "../input_error.hpp"
-#include "../isolate.hpp"
-#include "../json_text.hpp"
-#include "../read_text.hpp"
-#include "../schedule.hpp"
+#include "../util/atomic_file.hpp"
+#include "../util/exit_codes.hpp"
+#include "../util/input_error.hpp"
+#include "../util/isolate.hpp"
+#include "../util/json_text.hpp"
+#include "../util/read_text.hpp"
+#include "../results/schedule.hpp"
 
 namespace p2psim::app {
 namespace {

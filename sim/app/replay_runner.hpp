@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "../results.hpp"
+#include "../results/results.hpp"
 
 namespace p2psim::app {
 

@@ -8,10 +8,10 @@
 #include <optional>
 #include <stdexcept>
 
-#include "../experiment.hpp"
-#include "../read_text.hpp"
-#include "../replicates.hpp"
-#include "../run_memo.hpp"
+#include "../inputs/experiment.hpp"
+#include "../util/read_text.hpp"
+#include "replicates.hpp"
+#include "run_memo.hpp"
 #include "../simulation/simulate.hpp"
 #include "replay_runner.hpp"
 

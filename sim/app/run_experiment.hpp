@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../results.hpp"
-#include "../scenario.hpp"
+#include "../results/results.hpp"
+#include "../scenario/scenario.hpp"
 #include "../simulation/sg/platform.hpp"
 
 namespace p2psim::app {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../exit_codes.hpp"
-#include "../parse_number.hpp"
+#include "../util/exit_codes.hpp"
+#include "../util/parse_number.hpp"
 
 namespace p2psim::cli {
 

@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
-#include "../compute_model.hpp"
-#include "../csv_files.hpp"
-#include "../input_error.hpp"
+#include "../compute/compute_model.hpp"
+#include "../util/csv_files.hpp"
+#include "../util/input_error.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../data_dir.hpp"
+#include "../util/data_dir.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 

@@ -1,8 +1,8 @@
 #include "sweep_results.hpp"
 
-#include "../atomic_file.hpp"
-#include "../input_error.hpp"
-#include "../read_text.hpp"
+#include "../util/atomic_file.hpp"
+#include "../util/input_error.hpp"
+#include "../util/read_text.hpp"
 
 #include <algorithm>
 #include <fstream>

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "../sweep.hpp"
+#include "../scenario/sweep.hpp"
 
 namespace p2psim::cli {
 

@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
-#include "../cpu_credits.hpp"
-#include "../scenario.hpp"
+#include "../compute/cpu_credits.hpp"
+#include "../scenario/scenario.hpp"
 #include "pending_records.hpp"
 #include "random.hpp"
-#include "run_output.hpp"
+#include "../records/run_output.hpp"
 #include "services/broker.hpp"
 #include "services/function_service.hpp"
 #include "services/kv_store.hpp"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "../limits.hpp"
+#include "../inputs/limits.hpp"
 #include "strategies/params.hpp"
 
 namespace p2psim::simulation {

@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "../scenario.hpp"
+#include "../scenario/scenario.hpp"
 #include "strategies/strategy.hpp"
 
 namespace p2psim::simulation {

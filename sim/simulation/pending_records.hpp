@@ -8,7 +8,7 @@
 #include <queue>
 #include <vector>
 
-#include "run_output.hpp"
+#include "../records/run_output.hpp"
 #include "sg/storage_link_watch.hpp"
 
 namespace p2psim::simulation {

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <functional>
 
-#include "../isolate.hpp"
-#include "../limits.hpp"
+#include "../util/isolate.hpp"
+#include "../inputs/limits.hpp"
 #include "context.hpp"
 #include "footprint.hpp"
 #include "simulate.hpp"

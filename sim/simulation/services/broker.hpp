@@ -4,8 +4,8 @@
 #pragma once
 #include <vector>
 
-#include "../../cloud_profile.hpp"
-#include "../../experiment.hpp"
+#include "../../inputs/cloud_profile.hpp"
+#include "../../inputs/experiment.hpp"
 #include "../sg/adapter.hpp"
 
 namespace p2psim::simulation {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../../cloud_profile.hpp"
-#include "../../ledger.hpp"
+#include "../../inputs/cloud_profile.hpp"
+#include "../../records/ledger.hpp"
 #include "../random.hpp"
 #include "../sg/platform.hpp"
 

@@ -2,7 +2,7 @@
 // in-database kernel running there), values travel over the host's routes, and kernels run inside it
 // (e.g. averaging gradients without moving them, as RedisAI does).
 #pragma once
-#include "../../cloud_profile.hpp"
+#include "../../inputs/cloud_profile.hpp"
 #include "../sg/adapter.hpp"
 
 namespace p2psim::simulation {

@@ -7,8 +7,8 @@
 #pragma once
 #include <vector>
 
-#include "../../cloud_profile.hpp"
-#include "../../ledger.hpp"
+#include "../../inputs/cloud_profile.hpp"
+#include "../../records/ledger.hpp"
 #include "../random.hpp"
 #include "../sg/adapter.hpp"
 #include "../sg/storage_link_watch.hpp"

@@ -5,8 +5,8 @@
 #include <functional>
 #include <string>
 
-#include "../../cloud_profile.hpp"
-#include "../../ledger.hpp"
+#include "../../inputs/cloud_profile.hpp"
+#include "../../records/ledger.hpp"
 #include "../sg/adapter.hpp"
 
 namespace p2psim::simulation {

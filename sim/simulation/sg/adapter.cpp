@@ -1,6 +1,6 @@
 #include "adapter.hpp"
 
-#include "../../heap.hpp"
+#include "../../util/heap.hpp"
 #include "nic_credits.hpp"
 
 #include <simgrid/Exception.hpp>

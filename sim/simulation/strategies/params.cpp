@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "../../parse_number.hpp"
+#include "../../util/parse_number.hpp"
 
 namespace p2psim::simulation {
 

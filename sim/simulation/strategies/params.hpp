@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "../../experiment.hpp"
-#include "../../input_error.hpp"
+#include "../../inputs/experiment.hpp"
+#include "../../util/input_error.hpp"
 
 namespace p2psim::simulation {
 

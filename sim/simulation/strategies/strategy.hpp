@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "../../experiment.hpp"
-#include "../../scenario.hpp"
+#include "../../inputs/experiment.hpp"
+#include "../../scenario/scenario.hpp"
 #include "../context.hpp"
 #include "../sg/platform.hpp"
 

@@ -1,8 +1,8 @@
 #include "replicates.hpp"
 
-#include "replicate_experiment.hpp"
-#include "results.hpp"
-#include "simulation/simulate.hpp"
+#include "../inputs/replicate_experiment.hpp"
+#include "../results/results.hpp"
+#include "../simulation/simulate.hpp"
 
 namespace p2psim {
 

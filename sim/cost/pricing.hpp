@@ -2,8 +2,8 @@
 #pragma once
 #include <vector>
 
-#include "cloud_profile.hpp"
-#include "ledger.hpp"
+#include "../inputs/cloud_profile.hpp"
+#include "../records/ledger.hpp"
 
 namespace p2psim {
 

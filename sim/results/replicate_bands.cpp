@@ -1,6 +1,6 @@
 #include "replicate_bands.hpp"
 
-#include "spread.hpp"
+#include "../inputs/spread.hpp"
 
 namespace p2psim {
 

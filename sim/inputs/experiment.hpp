@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cloud_profile.hpp"
-#include "input_error.hpp"
+#include "../util/input_error.hpp"
 
 namespace p2psim {
 
@@ -78,7 +78,7 @@ struct Experiment {
     long long inline_max_bytes = 0;  // Auto sends inline up to this size, through storage above
     Consume consume = Consume::Poll;
     double poll_interval_s = 0;
-    std::string compression = "none";  // none | qsgd8_paper | qsgd8_packed | topk | fp16 (see sim/codec.hpp)
+    std::string compression = "none";  // none | qsgd8_paper | qsgd8_packed | topk | fp16 (see sim/compute/codec.hpp)
     double topk_ratio = 0.01;
     bool compress_functions = false;   // also the functions' gradients to their peer
     bool error_feedback = false;       // a lossy codec adds what it left out last time (replays only)

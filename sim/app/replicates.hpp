@@ -3,8 +3,8 @@
 // storage latencies), so that a prediction comes with the band a real run could fall in. Deterministic: the
 // same experiment and seed give the same replicates.
 #pragma once
-#include "experiment.hpp"
-#include "replicate_bands.hpp"
+#include "../inputs/experiment.hpp"
+#include "../results/replicate_bands.hpp"
 
 namespace p2psim {
 

@@ -2,9 +2,9 @@
 
 #include <fmt/core.h>
 
-#include "codec.hpp"
-#include "limits.hpp"
-#include "csv_reader.hpp"
+#include "../compute/codec.hpp"
+#include "../inputs/limits.hpp"
+#include "../util/csv_reader.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../ledger.hpp"
+#include "ledger.hpp"
 
 namespace p2psim {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "input_error.hpp"
+#include "../util/input_error.hpp"
 #include "spread.hpp"
 
 namespace p2psim {

@@ -4,7 +4,7 @@
 // instance runs at its baseline, earned/60 vCPUs; an unlimited one keeps full speed and its surplus credits
 // are billed. Pure: no SimGrid.
 #pragma once
-#include "cloud_profile.hpp"
+#include "../inputs/cloud_profile.hpp"
 
 namespace p2psim {
 

@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "experiment.hpp"
-#include "xml_reader.hpp"
+#include "../inputs/experiment.hpp"
+#include "../inputs/xml_reader.hpp"
 
 namespace fs = std::filesystem;
 

@@ -10,11 +10,11 @@
 #include <memory>
 #include <sstream>
 
-#include "csv_files.hpp"
+#include "../util/csv_files.hpp"
 #include "limits.hpp"
-#include "data_dir.hpp"
-#include "file_stamp.hpp"
-#include "parse_number.hpp"
+#include "../util/data_dir.hpp"
+#include "../util/file_stamp.hpp"
+#include "../util/parse_number.hpp"
 #include "xml_reader.hpp"
 
 namespace fs = std::filesystem;

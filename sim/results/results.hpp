@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "pricing.hpp"
+#include "../cost/pricing.hpp"
 #include "replicate_bands.hpp"
-#include "scenario.hpp"
-#include "simulation/run_output.hpp"
+#include "../scenario/scenario.hpp"
+#include "../records/run_output.hpp"
 
 namespace p2psim {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "cloud_profile.hpp"
-#include "compute_model.hpp"
-#include "experiment.hpp"
+#include "../inputs/cloud_profile.hpp"
+#include "../compute/compute_model.hpp"
+#include "../inputs/experiment.hpp"
 
 namespace p2psim {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "file_stamp.hpp"
+#include "../util/file_stamp.hpp"
 #include "xml_reader.hpp"
 
 namespace p2psim {

@@ -1,15 +1,15 @@
 #include "compute_model.hpp"
 
-#include "csv_reader.hpp"
-#include "file_stamp.hpp"
+#include "../util/csv_reader.hpp"
+#include "../util/file_stamp.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
-#include "input_error.hpp"
-#include "median.hpp"
+#include "../util/input_error.hpp"
+#include "../util/median.hpp"
 
 namespace p2psim {
 namespace {

@@ -1,7 +1,7 @@
 #include "run_memo.hpp"
 
-#include "atomic_file.hpp"
-#include "read_text.hpp"
+#include "../util/atomic_file.hpp"
+#include "../util/read_text.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -16,9 +16,9 @@
 #include <optional>
 #include <string>
 
-#include "experiment.hpp"
-#include "scenario.hpp"
-#include "simulation/run_output.hpp"
+#include "../inputs/experiment.hpp"
+#include "../scenario/scenario.hpp"
+#include "../records/run_output.hpp"
 
 namespace p2psim {
 

@@ -2,9 +2,9 @@
 
 #include <map>
 
-#include "csv_reader.hpp"
-#include "input_error.hpp"
-#include "parse_number.hpp"
+#include "../util/csv_reader.hpp"
+#include "../util/input_error.hpp"
+#include "../util/parse_number.hpp"
 
 namespace p2psim {
 

@@ -6,8 +6,8 @@
 #include <set>
 #include <vector>
 
-#include "parse_number.hpp"
-#include "read_text.hpp"
+#include "../util/parse_number.hpp"
+#include "../util/read_text.hpp"
 
 #include <algorithm>
 #include <cmath>

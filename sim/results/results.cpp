@@ -1,9 +1,9 @@
 #include "results.hpp"
 
-#include "atomic_file.hpp"
-#include "file_stamp.hpp"
-#include "json_text.hpp"
-#include "read_text.hpp"
+#include "../util/atomic_file.hpp"
+#include "../util/file_stamp.hpp"
+#include "../util/json_text.hpp"
+#include "../util/read_text.hpp"
 
 #include <fmt/compile.h>
 #include <fmt/core.h>
