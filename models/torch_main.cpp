@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <iostream>
 
-#include "../sim/cli/args.hpp"
+#include "../sim/util/args.hpp"
 #include "../sim/util/heap.hpp"
 #include "../sim/util/input_error.hpp"
 #include "calibrate.hpp"
@@ -28,8 +28,8 @@ InputShape parse_shape(const std::string& text, const std::string& option) {
     start = x + 1;
   }
   parts.push_back(text.substr(start));
-  if (parts.size() != 3) throw cli::UsageError("--" + option + ": input shape '" + text + "' is not CxHxW");
-  for (int i = 0; i < 3; ++i) s[i] = cli::parse_int(parts[i], option, 1, 4096);
+  if (parts.size() != 3) throw p2psim::UsageError("--" + option + ": input shape '" + text + "' is not CxHxW");
+  for (int i = 0; i < 3; ++i) s[i] = p2psim::parse_int(parts[i], option, 1, 4096);
   return s;
 }
 
@@ -39,12 +39,12 @@ int cmd_models(int argc, char** argv) {
                                                   "number of output classes")(
       "csv", "print CSV (model,num_classes,parameters,gradient_bytes,default_input_shape)");
   po::variables_map vm;
-  if (!cli::parse_or_help(argc, argv, desc,
+  if (!p2psim::parse_or_help(argc, argv, desc,
                           "usage: p2psim models [--classes N] [--csv]\n"
                           "Lists every model of the zoo with its parameter count and float32 gradient size.",
                           vm))
     return p2psim::kExitOk;
-  const int64_t classes = cli::parse_int(std::to_string(vm["classes"].as<int64_t>()), "classes", 1, 1 << 20);
+  const int64_t classes = p2psim::parse_int(std::to_string(vm["classes"].as<int64_t>()), "classes", 1, 1 << 20);
   const bool csv = vm.count("csv") > 0;
   if (csv)
     std::cout << "model,num_classes,parameters,gradient_bytes,default_input_shape\n";
@@ -89,7 +89,7 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs")(
       "out,o", po::value<std::string>()->required(), "output CSV (a .meta.json is written beside it)");
   po::variables_map vm;
-  if (!cli::parse_or_help(argc, argv, desc,
+  if (!p2psim::parse_or_help(argc, argv, desc,
                           "usage: p2psim calibrate -m MODEL[@CxHxW] [-m ...] --out FILE.csv [options]\n"
                           "Times one training step's gradient computation, gradient averaging and compression\n"
                           "on this machine with LibTorch, one CSV row per sample.",
@@ -102,23 +102,23 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       const auto& info = find_model(name);
       o.models.push_back({name, at == std::string::npos ? info.default_input : parse_shape(spec.substr(at + 1), "model")});
     } catch (const std::invalid_argument& e) {
-      throw cli::UsageError(std::string("--model: ") + e.what());
+      throw p2psim::UsageError(std::string("--model: ") + e.what());
     }
   }
-  o.num_classes = cli::parse_int(vm["classes"].as<std::string>(), "classes", 1, 1 << 20);
-  o.batch_sizes = cli::parse_int_list<int64_t>(vm["batch-sizes"].as<std::string>(), "batch-sizes", 1, 1 << 16);
-  o.threads = cli::parse_int_list<int>(vm["threads"].as<std::string>(), "threads", 1, 256);
-  o.warmup = cli::parse_int(vm["warmup"].as<std::string>(), "warmup", 1, 100);
-  o.repeats = cli::parse_int(vm["repeats"].as<std::string>(), "repeats", 1, 10000);
-  o.min_repeats = cli::parse_int(vm["min-repeats"].as<std::string>(), "min-repeats", 1, o.repeats);
+  o.num_classes = p2psim::parse_int(vm["classes"].as<std::string>(), "classes", 1, 1 << 20);
+  o.batch_sizes = p2psim::parse_int_list<int64_t>(vm["batch-sizes"].as<std::string>(), "batch-sizes", 1, 1 << 16);
+  o.threads = p2psim::parse_int_list<int>(vm["threads"].as<std::string>(), "threads", 1, 256);
+  o.warmup = p2psim::parse_int(vm["warmup"].as<std::string>(), "warmup", 1, 100);
+  o.repeats = p2psim::parse_int(vm["repeats"].as<std::string>(), "repeats", 1, 10000);
+  o.min_repeats = p2psim::parse_int(vm["min-repeats"].as<std::string>(), "min-repeats", 1, o.repeats);
   o.budget_s = vm["budget-s"].as<double>();
-  if (!(o.budget_s > 0)) throw cli::UsageError("--budget-s must be > 0");
+  if (!(o.budget_s > 0)) throw p2psim::UsageError("--budget-s must be > 0");
   o.max_foreign_cpu = vm["max-foreign-cpu"].as<double>();
-  if (!(o.max_foreign_cpu >= 0 && o.max_foreign_cpu <= 1)) throw cli::UsageError("--max-foreign-cpu must be in [0, 1]");
-  o.average_counts = cli::parse_int_list<int>(vm["average-counts"].as<std::string>(), "average-counts", 1, 1024);
-  o.codecs = cli::split_list(vm["codecs"].as<std::string>(), "codecs");
+  if (!(o.max_foreign_cpu >= 0 && o.max_foreign_cpu <= 1)) throw p2psim::UsageError("--max-foreign-cpu must be in [0, 1]");
+  o.average_counts = p2psim::parse_int_list<int>(vm["average-counts"].as<std::string>(), "average-counts", 1, 1024);
+  o.codecs = p2psim::split_list(vm["codecs"].as<std::string>(), "codecs");
   o.topk_ratio = vm["topk-ratio"].as<double>();
-  if (!(o.topk_ratio > 0 && o.topk_ratio <= 1)) throw cli::UsageError("--topk-ratio must be in (0, 1]");
+  if (!(o.topk_ratio > 0 && o.topk_ratio <= 1)) throw p2psim::UsageError("--topk-ratio must be in (0, 1]");
   o.train_steps = vm.count("no-train-steps") == 0;
   o.tensor_ops = vm.count("no-tensor-ops") == 0;
   o.serialization_only = vm.count("serialization-only") > 0;
@@ -128,11 +128,11 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
   o.command = command;
   auto dir = std::filesystem::path(o.out_csv).parent_path();
   if (!dir.empty() && !std::filesystem::is_directory(dir))
-    throw cli::UsageError("--out: directory '" + dir.string() + "' does not exist");
+    throw p2psim::UsageError("--out: directory '" + dir.string() + "' does not exist");
   try {
     calibrate(o, std::cerr);
   } catch (const std::invalid_argument& e) {
-    throw cli::UsageError(e.what());
+    throw p2psim::UsageError(e.what());
   }
   std::cerr << "wrote " << o.out_csv << " and " << o.out_csv << ".meta.json\n";
   return p2psim::kExitOk;
@@ -151,7 +151,7 @@ int cmd_replay(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("schedule", 1);
   po::variables_map vm;
-  if (!cli::parse_or_help(argc, argv, desc,
+  if (!p2psim::parse_or_help(argc, argv, desc,
                           "usage: p2psim replay SCHEDULE.json --out ACCURACY.csv [--system NAME]... [--cache DIR]\n"
                           "Trains the schedule's model for real with LibTorch on its dataset, applying exactly the\n"
                           "gradient versions each simulated update averaged, and writes loss and test accuracy per\n"
@@ -161,18 +161,18 @@ int cmd_replay(int argc, char** argv) {
   o.schedule_path = vm["schedule"].as<std::string>();
   if (vm.count("system")) o.systems = vm["system"].as<std::vector<std::string>>();
   o.out_csv = vm["out"].as<std::string>();
-  cli::check_output_file(o.out_csv);
+  p2psim::check_output_file(o.out_csv);
   o.cache_dir = vm["cache"].as<std::string>();
-  o.threads = static_cast<int>(cli::parse_int(vm["threads"].as<std::string>(), "threads", 1, 256));
+  o.threads = static_cast<int>(p2psim::parse_int(vm["threads"].as<std::string>(), "threads", 1, 256));
   keep_freed_memory_in_heap();
   try {
     replay(o, std::cerr);
   } catch (const std::invalid_argument& e) {
-    throw cli::UsageError(e.what());
+    throw p2psim::UsageError(e.what());
   } catch (const data::DataError& e) {
-    throw cli::UsageError(e.what());
+    throw p2psim::UsageError(e.what());
   } catch (const InputError& e) {
-    throw cli::UsageError(e.what());
+    throw p2psim::UsageError(e.what());
   }
   std::cerr << "wrote " << o.out_csv << '\n';
   return p2psim::kExitOk;
@@ -193,8 +193,8 @@ int main(int argc, char** argv) {
     if (cmd == "models") return cmd_models(argc - 1, argv + 1);
     if (cmd == "calibrate") return cmd_calibrate(argc - 1, argv + 1, command);
     if (cmd == "replay") return cmd_replay(argc - 1, argv + 1);
-    throw cli::UsageError("unknown command '" + cmd + "'\n" + usage);
-  } catch (const cli::UsageError& e) {
+    throw p2psim::UsageError("unknown command '" + cmd + "'\n" + usage);
+  } catch (const p2psim::UsageError& e) {
     std::cerr << "p2psim " << cmd << ": error: " << e.what() << '\n';
     return p2psim::kExitBadInput;
   } catch (const std::exception& e) {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/args.hpp"
+#include "util/args.hpp"
 #include "cli/child_command.hpp"
 #include "cli/commands.hpp"
 #include "util/data_dir.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
+#include "../util/args.hpp"
 
 namespace p2psim::cli {
 

@@ -6,7 +6,7 @@
 #include "../compute/compute_model.hpp"
 #include "../util/csv_files.hpp"
 #include "../util/input_error.hpp"
-#include "args.hpp"
+#include "../util/args.hpp"
 #include "commands.hpp"
 
 namespace po = boost::program_options;

@@ -13,7 +13,7 @@
 #include "../results/replicate_bands.hpp"
 #include "../results/results.hpp"
 #include "../simulation/simulate.hpp"
-#include "args.hpp"
+#include "../util/args.hpp"
 #include "commands.hpp"
 
 namespace po = boost::program_options;

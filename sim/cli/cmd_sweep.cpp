@@ -35,7 +35,7 @@
 
 #include "../results/replicate_bands.hpp"
 #include "../util/isolate.hpp"
-#include "args.hpp"
+#include "../util/args.hpp"
 #include "child_command.hpp"
 #include "commands.hpp"
 #include "sweep_results.hpp"

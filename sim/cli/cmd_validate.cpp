@@ -19,7 +19,7 @@
 #include "../inputs/replicate_experiment.hpp"
 #include "../simulation/simulate.hpp"
 #include "../results/validation.hpp"
-#include "args.hpp"
+#include "../util/args.hpp"
 #include "commands.hpp"
 
 namespace po = boost::program_options;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../util/data_dir.hpp"
-#include "args.hpp"
+#include "../util/args.hpp"
 #include "commands.hpp"
 
 using namespace p2psim;
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   for (const auto& c : commands()) {
     if (name != c.name) continue;
     if (!c.run) return exec_torch_binary(argv);
-    return cli::run_reporting_errors(name, [&] { return c.run(argc - 1, argv + 1); });
+    return run_reporting_errors(name, [&] { return c.run(argc - 1, argv + 1); });
   }
   std::cerr << "p2psim: unknown command '" << name << "'\n\n";
   print_help(std::cerr);

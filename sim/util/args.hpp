@@ -1,4 +1,5 @@
-// Small helpers shared by the p2psim command-line front ends.
+// Small helpers shared by the p2psim command-line front ends (p2psim and p2psim-torch): parsing options and
+// numbers, and reporting a user's mistake on one line with exit code 2.
 #pragma once
 #include <boost/program_options.hpp>
 
@@ -11,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "../util/exit_codes.hpp"
-#include "../util/parse_number.hpp"
+#include "exit_codes.hpp"
+#include "parse_number.hpp"
 
-namespace p2psim::cli {
+namespace p2psim {
 
 /// A mistake in what the user typed or supplied: reported on one line, exit code 2.
 struct UsageError : std::runtime_error {
@@ -118,4 +119,4 @@ inline void check_output_file(const std::string& path, const std::string& option
     throw UsageError("--" + option + ": cannot write into '" + dir.string() + "' (permission denied)");
 }
 
-}  // namespace p2psim::cli
+}  // namespace p2psim
