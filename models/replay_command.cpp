@@ -11,8 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "../sim/util/atomic_file.hpp"
 #include "../sim/inputs/limits.hpp"
+#include "../sim/records/accuracy_columns.hpp"
+#include "../sim/util/atomic_file.hpp"
 #include "../sim/util/read_text.hpp"
 #include "replay.hpp"
 #include "schedule_check.hpp"
@@ -103,7 +104,7 @@ void replay(const ReplayOptions& o, std::ostream& log) {
     data_hashes.push_back(hash_hex(read_file(f)));
   std::optional<ReplayData> data;  // read only when something is not cached
   torch::set_num_threads(o.threads);
-  std::string csv = "system,iteration,time_s,cost_usd,train_loss,test_loss,test_accuracy,peers_evaluated\n";
+  std::string csv = accuracy_csv_header();  // and each row in kAccuracyColumns' order
   for (const auto& system : schedule.at("systems")) {
     const std::string name = system.at("name");
     if (!o.systems.empty() && std::find(o.systems.begin(), o.systems.end(), name) == o.systems.end()) continue;

@@ -11,37 +11,24 @@ import pandas as pd
 
 import p2psim_labels
 import p2psim_style
+from p2psim_schema import column, columns_of, labelled
 
-TIME = "total_s"
-COST = "total_usd"
-IMPROVEMENT = "gradient_improvement_vs_baseline_percent"
+TIME = column("total_s")
+COST = column("total_usd")
+IMPROVEMENT = column("gradient_improvement_vs_baseline_percent")
 # The same improvement as the modelled paper's timer spanned it (docs/accuracy.md, "The modelled paper's headline").
-PAPER_IMPROVEMENT = "paper_gradient_improvement_vs_baseline_percent"
-RATIO = "cost_ratio_vs_baseline"
+PAPER_IMPROVEMENT = column("paper_gradient_improvement_vs_baseline_percent")
+RATIO = column("cost_ratio_vs_baseline")
 # An iteration of a peer, split into parts that add up to it (per peer and iteration, as result.csv gives them);
 # "other" is the rest: waiting for a workflow, polling, a crashed peer's absence.
-PHASES = [
-    ("gradient computation", "gradient_s_per_iteration"),
-    ("communication", "communication_s_per_iteration"),
-    ("aggregate and update", "aggregate_update_s_per_iteration"),
-    ("barrier", "barrier_s_per_iteration"),
-]
+PHASES = labelled("iteration_part")
 # The bill by service: columns of results.csv that add up to total_usd (sim/cost/pricing.hpp).
-SERVICES = [
-    ("instances", "instances_usd"),
-    ("CPU credits", "cpu_credit_surplus_usd"),
-    ("function compute", "function_compute_usd"),
-    ("function requests", "function_requests_usd"),
-    ("workflow", "workflow_usd"),
-    ("storage", "storage_usd"),
-    ("broker", "broker_usd"),
-]
+SERVICES = labelled("cost_by_service")
 # What the user wants to train: configurations are only ever compared within one workload.
 WORKLOAD = ["model", "input_shape", "dataset"]
 WORKLOAD_AXES = WORKLOAD + ["workload/@model", "workload/@input_shape", "workload/@dataset"]
 # Columns that describe a configuration (what a user chooses), in the order tables show them.
-CONFIG_COLUMNS = ["system", "strategy", "model", "input_shape", "dataset", "peers", "instance_type", "function_memory_mb",
-                  "function_arch", "iterations", "transport"]
+CONFIG_COLUMNS = columns_of("configuration")
 
 
 class ResultsError(Exception):

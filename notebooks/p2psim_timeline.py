@@ -14,14 +14,13 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker
 import pandas as pd
 
+import p2psim_schema
 import p2psim_style as style
 
 # Rows beyond this many are left out of the Gantt chart (the first peers are kept); trace.json keeps every one.
 MAX_ROWS = 48
 # Phases in the order a reader meets them, each with a fixed colour (tab20), so that charts compare.
-PHASE_ORDER = ["data_fetch", "cold_start", "orchestration", "compute", "function_upload", "polling_wait", "collect",
-               "local_average", "send", "receive", "reduce_scatter", "all_gather", "reduce", "aggregate_update",
-               "barrier", "checkpoint", "out_of_memory", "function_failure", "down", "serialize", "deserialize", "model_upload", "model_fetch"]
+PHASE_ORDER = p2psim_schema.PHASES
 # The roles of a trace's rows by design (docs/designs.md): what its peers are, and what its shared rows
 # (peer -1) are. Names of systems in experiments/*.xml that differ from their strategy's are listed too.
 PEER_ROLE = {"lambdaml": "worker"}

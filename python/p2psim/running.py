@@ -19,8 +19,7 @@ _tables = module("p2psim_tables")
 # The columns a summary shows, of result.csv's (the rest stay in Result.table).
 SUMMARY = ["system", "strategy", "status", "total_s", "iteration_s", "total_usd", "cost_ratio_vs_baseline",
            "total_time_speedup_vs_baseline", "total_s_p10", "total_s_p90", "total_usd_p10", "total_usd_p90"]
-SERVICES = ["instances_usd", "broker_usd", "function_compute_usd", "function_requests_usd", "workflow_usd",
-            "storage_usd", "cpu_credit_surplus_usd"]
+SERVICES = module("p2psim_schema").columns_of("cost_by_service")  # in result.csv's order
 
 
 def _error(command, code, log):

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "../records/accuracy_columns.hpp"
 #include "../util/atomic_file.hpp"
 #include "../util/exit_codes.hpp"
 #include "../util/input_error.hpp"
@@ -137,7 +138,7 @@ void replay_accuracy(Result& r, const std::string& dir, size_t at_once) {
     if (refused) throw InputError("", 0, "", failure);  // already names the schedule
     throw std::runtime_error(failure);
   }
-  if (csv.empty()) csv = "system,iteration,time_s,cost_usd,train_loss,test_loss,test_accuracy,peers_evaluated\n";
+  if (csv.empty()) csv = accuracy_csv_header();
   write_file_atomically(accuracy, csv);
   attach_replay(r, accuracy.string());
 }

@@ -18,6 +18,7 @@
 #include "../util/parse_number.hpp"
 #include "../inputs/replicate_experiment.hpp"
 #include "../simulation/simulate.hpp"
+#include "../results/columns.hpp"
 #include "../results/validation.hpp"
 #include "../util/args.hpp"
 #include "commands.hpp"
@@ -145,14 +146,8 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
 }
 
 std::string rows_csv(const std::vector<Row>& rows) {
-  std::string out = "case,metric,role,design,source_group,kind,unit,measured,spread,spread_kind,predicted,error_percent,"
-                    "predicted_p10,predicted_p90\n";
-  for (const auto& r : rows)  // every text field is a checked name or one of a few choices: nothing to quote
-    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{},{:.9g},{:.3f},{},{}\n", r.c->name, r.m->name, r.c->role,
-                       r.c->design, r.c->source.group, r.m->kind, r.m->unit, r.m->measured, r.m->spread,
-                       r.m->spread_kind, r.predicted, r.error_percent(),
-                       r.band ? fmt::format("{:.9g}", r.band->first) : "",
-                       r.band ? fmt::format("{:.9g}", r.band->second) : "");
+  std::string out = csv_header(validation_columns());
+  for (const auto& r : rows) out += csv_row(validation_columns(), r);
   return out;
 }
 

@@ -17,5 +17,6 @@ int cmd_merge(int argc, char** argv);
 int cmd_report(int argc, char** argv);
 int cmd_recommend(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
+int cmd_schema(int argc, char** argv);
 
 }  // namespace p2psim::cli

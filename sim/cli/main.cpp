@@ -38,6 +38,7 @@ const std::vector<Command>& commands() {
       {"fit", "show the compute model fitted to calibration CSVs", cli::cmd_fit},
       {"validate", "hold predictions against published measurements of real cloud runs (validation/)",
        cli::cmd_validate},
+      {"schema", "print the result tables' columns and the phases, with what each means, as JSON", cli::cmd_schema},
   };
   return list;
 }

@@ -1,5 +1,6 @@
 #include "sweep_results.hpp"
 
+#include "../results/columns.hpp"
 #include "../util/atomic_file.hpp"
 #include "../util/input_error.hpp"
 #include "../util/read_text.hpp"
@@ -94,7 +95,7 @@ int merge_results(const std::vector<fs::path>& dirs, const fs::path& out) {
   // A table of every run's rows, each after its scenario's id and axis values.
   auto merged = [&](const std::string& header, const std::vector<std::string> Run::*rows_of) {
     std::ostringstream csv;
-    csv << "scenario_id";
+    csv << kScenarioIdColumn;
     for (const auto& a : axis_names) csv << ',' << csv_field(a);
     csv << ',' << header << '\n';
     for (const auto& [id, r] : runs)

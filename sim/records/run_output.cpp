@@ -1,6 +1,7 @@
 #include "run_output.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -108,32 +109,12 @@ int index_of(std::vector<std::string>& strings, const std::string& s) {
 }  // namespace
 
 const char* to_string(Phase p) {
-  switch (p) {
-    case Phase::DataFetch: return "data_fetch";
-    case Phase::ColdStart: return "cold_start";
-    case Phase::Orchestration: return "orchestration";
-    case Phase::Compute: return "compute";
-    case Phase::FunctionUpload: return "function_upload";
-    case Phase::PollingWait: return "polling_wait";
-    case Phase::Collect: return "collect";
-    case Phase::LocalAverage: return "local_average";
-    case Phase::Send: return "send";
-    case Phase::Receive: return "receive";
-    case Phase::AggregateUpdate: return "aggregate_update";
-    case Phase::Barrier: return "barrier";
-    case Phase::OutOfMemory: return "out_of_memory";
-    case Phase::FunctionFailure: return "function_failure";
-    case Phase::Down: return "down";
-    case Phase::ReduceScatter: return "reduce_scatter";
-    case Phase::AllGather: return "all_gather";
-    case Phase::Reduce: return "reduce";
-    case Phase::Checkpoint: return "checkpoint";
-    case Phase::Serialize: return "serialize";
-    case Phase::Deserialize: return "deserialize";
-    case Phase::ModelUpload: return "model_upload";
-    case Phase::ModelFetch: return "model_fetch";
-  }
-  return "?";
+  static const auto names = [] {  // by the enum's value
+    std::array<const char*, kPhaseCount> by_value{};
+    for (const auto& info : kPhases) by_value[static_cast<size_t>(info.phase)] = info.name;
+    return by_value;
+  }();
+  return names[static_cast<size_t>(p)];
 }
 
 std::string to_bytes(const RunOutput& r) {

@@ -6,39 +6,9 @@
 #include <vector>
 
 #include "ledger.hpp"
+#include "phases.hpp"
 
 namespace p2psim {
-
-enum class Phase {
-  DataFetch,        // loading training data from storage
-  ColdStart,        // a function container's INIT
-  Orchestration,    // workflow start and transitions before the functions run
-  Compute,          // forward + loss + backward
-  FunctionUpload,   // a function writing its gradient to storage and publishing the key
-  PollingWait,      // a peer waiting for its next workflow status poll
-  Collect,          // a peer fetching its functions' gradients
-  LocalAverage,     // a peer averaging its functions' gradients
-  Send,             // publishing the peer's gradient
-  Receive,          // collecting the other peers' gradients
-  AggregateUpdate,  // averaging the N gradients and the optimiser step
-  Barrier,
-  OutOfMemory,      // a step that ran until it exceeded its memory, then was killed
-  FunctionFailure,  // a function attempt that crashed or ran past its timeout
-  Down,             // a crashed peer, until it rejoins
-  ReduceScatter,    // ring all-reduce: passing and summing chunks
-  AllGather,        // ring all-reduce: passing the summed chunks on
-  Reduce,           // an aggregator function: fetching its inputs, summing, storing the result
-  Checkpoint,       // a function near its timeout saving its state to storage before re-invoking itself
-  // Inside the phase that moves the tensor (send, receive, collect, a function's upload, a reducer's round): the
-  // CPU of turning a tensor into bytes and back (torch.save / torch.load, pickle) where it crosses a process
-  // boundary. Detail rows: the phase around them already counts their time.
-  Serialize,
-  Deserialize,
-  ModelUpload,  // a peer putting its current model where its functions fetch it, once per iteration
-  ModelFetch,   // a function fetching the current model (and deserialising it) before it computes
-};
-constexpr int kPhaseCount = static_cast<int>(Phase::ModelFetch) + 1;
-const char* to_string(Phase p);
 
 struct PhaseRecord {
   int peer = 0;         // -1 for a design's shared participants (e.g. aggregator functions)

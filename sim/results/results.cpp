@@ -1,5 +1,7 @@
 #include "results.hpp"
 
+#include "columns.hpp"
+
 #include "../util/atomic_file.hpp"
 #include "../util/file_stamp.hpp"
 #include "../util/json_text.hpp"
@@ -178,7 +180,7 @@ static std::string extrapolation_note(const Scenario& s) {
 // Whether a system's own compute steps are extrapolated beyond the calibration. A system that ran no function
 // used no function's step: the instance-based one is not extrapolated because the functions beside it would be
 // (result.json's compute_model notes the scenario's).
-static bool compute_extrapolated(const Scenario& s, const SystemResult& a) {
+bool compute_extrapolated(const Scenario& s, const SystemResult& a) {
   return s.peer_extrapolation.any() || (!a.run.ledger.function_runs.empty() && s.function_extrapolation.any());
 }
 
@@ -355,16 +357,9 @@ static nlohmann::ordered_json groups_json(const SystemResult& a) {
 
 // groups.csv: a row per system and peer group.
 static std::string groups_csv(const Result& r) {
-  const auto& e = r.scenario->experiment;
-  std::string csv =
-      "experiment,system,group,instance_type,count,gradient_s_per_iteration,communication_s_per_iteration,"
-      "aggregate_update_s_per_iteration,barrier_s_per_iteration,other_s_per_iteration,iteration_s,end_s,status\n";
+  std::string csv = csv_header(group_columns());
   for (const auto& a : r.systems)
-    for (const auto& g : a.groups)
-      csv += fmt::format("{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", e.name, a.name, g.name,
-                         g.instance_type, g.count, g.means.gradient_s, g.means.communication_s,
-                         g.means.aggregate_update_s, g.means.barrier_s, g.means.other_s(), g.means.iteration_s, g.end_s,
-                         a.feasible() ? "ok" : "infeasible");
+    for (const auto& g : a.groups) csv += csv_row(group_columns(), GroupRow{r, a, g});
   return csv;
 }
 
@@ -513,87 +508,24 @@ nlohmann::ordered_json result_json(const Result& r) {
   return j;
 }
 
-// target_accuracy .. cost_to_target_usd: empty without <accuracy>, or when not replayed or not reached.
-static std::string accuracy_columns(const std::optional<AccuracyResult>& a, const Experiment::Accuracy& spec) {
-  if (!spec.enabled) return ",,,,,";
-  std::string cols = fmt::format(",{:.9g}", spec.target);
-  const AccuracyPoint* last = a ? a->last_evaluated() : nullptr;
-  const AccuracyPoint* hit = a ? a->first_reaching(spec.target) : nullptr;
-  cols += last ? fmt::format(",{:.9g}", *last->test_accuracy) : ",";
-  cols += hit ? fmt::format(",{},{:.9g},{:.9g}", hit->iteration + 1, hit->time_s, hit->cost_usd) : ",,,";
-  return cols;
-}
-
-// replicates .. total_usd_p90: empty without replicates, or when the system never finished in them.
-static std::string replicate_columns(const Result& r, const std::string& system) {
-  if (!r.replicates) return ",,,,,,,";
-  const auto* sr = r.replicates->of(system);
-  if (!sr || sr->feasible == 0) return fmt::format(",{},,,,,,", r.replicates->n);
-  const Band& t = sr->bands.at("total_s");
-  const Band& c = sr->bands.at("total_usd");
-  return fmt::format(",{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}", r.replicates->n, t.p10, t.p50, t.p90, c.p10, c.p50,
-                     c.p90);
-}
-
 void write_results(const Result& r, const std::string& dir) {
   fs::create_directories(dir);
   const std::string json = json_text(result_json(r), 2) + "\n";
   const Scenario& s = *r.scenario;
   const auto& e = s.experiment;
-  std::string csv =
-      "experiment,system,strategy,model,input_shape,dataset,peers,instance_type,function_memory_mb,function_arch,iterations,"
-      "transport,gradient_s_per_iteration,communication_s_per_iteration,aggregate_update_s_per_iteration,"
-      "barrier_s_per_iteration,iteration_s,total_s,instances_usd,broker_usd,function_compute_usd,"
-      "function_requests_usd,workflow_usd,storage_usd,total_usd,function_invocations,cold_starts";
-  for (int p = 0; p < kPhaseCount; ++p) csv += fmt::format(",phase_{}_s", to_string(Phase(p)));
-  csv += ",cpu_credit_surplus_usd,credits_exhausted_at_s,baseline,gradient_improvement_vs_baseline_percent,"
-         "cost_ratio_vs_baseline,compute_usd,orchestration_usd,counted_usd,cost_ratio_includes_broker,"
-         "compute_extrapolated,target_accuracy,final_test_accuracy,iterations_to_target,time_to_target_s,"
-         "cost_to_target_usd,profile,p2psim_version,status,reason,replicates,total_s_p10,total_s_p50,total_s_p90,"
-         "total_usd_p10,total_usd_p50,total_usd_p90,paper_gradient_s_per_iteration,"
-         "paper_gradient_improvement_vs_baseline_percent,total_time_speedup_vs_baseline,other_s_per_iteration,seed\n";
-  std::string trace = "system,peer,iteration,invocation,phase,start_s,end_s,duration_s\n";
+  std::string csv = csv_header(result_columns());
+  std::string trace = csv_header(trace_columns());
   // Reserved, not grown by doubling: each doubling copies the rows into fresh pages, and a page's first touch
   // is most of what a row costs (a paper-grid trace is up to ~1 MB). 96 bytes: above the grid's longest row, 79.
   size_t rows = 0;
   for (const auto& system : r.systems) rows += system.run.trace.size();
   trace.reserve(trace.size() + rows * 96);
   for (const auto& system : r.systems) {
-    const auto* a = &system;
-    const auto& c = a->cost;
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
-                       "{:.9g},{:.9g},{:.9g},{:.9g},{},{}",
-                       e.name, a->name, a->strategy, e.workload.model, e.workload.input_shape, e.workload.dataset, e.peers,
-                       e.instance_type, e.functions.memory_mb, e.functions.arch, e.workload.iterations,
-                       a->run.transport, a->gradient_s, a->communication_s, a->aggregate_update_s,
-                       a->barrier_s, a->iteration_s, a->total_s, c.instances_usd, c.broker_usd, c.function_compute_usd,
-                       c.function_requests_usd, c.workflow_usd, c.storage_usd, c.total_usd(),
-                       a->run.ledger.function_runs.size(), a->run.cold_starts);
-    // Mean duration of each phase where it occurs (per peer-iteration, or per invocation for functions).
-    for (int p = 0; p < kPhaseCount; ++p) {
-      auto it = a->phase_means_s.find(to_string(Phase(p)));
-      csv += fmt::format(",{:.9g}", it == a->phase_means_s.end() ? 0.0 : it->second);
-    }
-    // When credits ran out; empty when they never did.
-    const double exhausted = a->credits_exhausted_at_s();
-    csv += fmt::format(",{:.9g},{}", c.cpu_credits_usd, exhausted < 0 ? "" : fmt::format("{:.9g}", exhausted));
-    const auto cmp = r.comparison(system);  // empty for the baseline and infeasible systems
-    csv += fmt::format(",{},{},{}", e.baseline, cmp ? fmt::format("{:.9g}", cmp->gradient_improvement_percent) : "",
-                       cmp ? fmt::format("{:.9g}", cmp->cost_ratio) : "");
-    csv += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", c.compute_usd(), c.orchestration_usd(),
-                       c.counted_usd(e.cost_includes_broker), e.cost_includes_broker, compute_extrapolated(s, *a));
-    csv += accuracy_columns(a->accuracy, e.accuracy);
-    std::string reason;  // quoted as RFC 4180 says: it is free text (commas, quotes from a user's model name)
-    for (char ch : a->run.failure) reason += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    csv += fmt::format(",{},{},{},\"{}\"", s.profile.name, P2PSIM_VERSION, a->feasible() ? "ok" : "infeasible",
-                       reason);
-    csv += replicate_columns(r, a->name);
-    csv += fmt::format(",{:.9g},{},{},{:.9g},{}\n", a->paper_gradient_s,
-                       cmp ? fmt::format("{:.9g}", cmp->paper_gradient_improvement_percent) : "",
-                       cmp ? fmt::format("{:.9g}", cmp->total_speedup) : "", a->other_s(), e.seed);
+    csv += csv_row(result_columns(), SystemRow{r, system, r.comparison(system)});
     // Formatted in place, the format parsed at compile time: no string per row (2.3 M rows in the paper grid).
-    for (const auto& p : a->run.trace)
-      fmt::format_to(std::back_inserter(trace), FMT_COMPILE("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n"), a->name, p.peer,
+    // trace_columns(), in its order.
+    for (const auto& p : system.run.trace)
+      fmt::format_to(std::back_inserter(trace), FMT_COMPILE("{},{},{},{},{},{:.9f},{:.9f},{:.9f}\n"), system.name, p.peer,
                      p.iteration, p.invocation, to_string(p.phase), p.start_s, p.end_s, p.end_s - p.start_s);
   }
   std::vector<std::pair<std::string, std::string>> files{{"result.json", json}, {"result.csv", csv}, {"trace.csv", trace}};

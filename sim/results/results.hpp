@@ -81,6 +81,9 @@ struct SystemResult : PhaseMeans {
 
 SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput run);
 
+/// Whether a system's own compute steps are extrapolated beyond the calibration.
+bool compute_extrapolated(const Scenario& s, const SystemResult& a);
+
 /// The paper's two metrics, for a system against the baseline.
 struct Comparison {
   double gradient_improvement_percent = 0;  // 100 (1 - system / baseline)

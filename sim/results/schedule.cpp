@@ -1,5 +1,7 @@
 #include "schedule.hpp"
 
+#include "../records/accuracy_columns.hpp"
+
 #include <map>
 
 #include "../util/csv_reader.hpp"
@@ -83,8 +85,9 @@ void attach_replay(Result& r, const std::string& accuracy_csv) {
   std::map<std::string, std::vector<AccuracyPoint>> points;
   try {
     CsvReader<8> in(accuracy_csv);
-    in.read_header(io::ignore_no_column, "system", "iteration", "time_s", "cost_usd", "train_loss", "test_loss",
-                   "test_accuracy", "peers_evaluated");
+    const auto& c = kAccuracyColumns;  // read in their order
+    in.read_header(io::ignore_no_column, c[0].name, c[1].name, c[2].name, c[3].name, c[4].name, c[5].name, c[6].name,
+                   c[7].name);
     std::string system, test_loss, test_accuracy;
     AccuracyPoint p;
     int peers_evaluated = 0;
