@@ -1,6 +1,8 @@
 // Experiment parsing and validation: defaults, derived quantities, and bad input named by file, line, field.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <fstream>
 
 #include "util/read_text.hpp"
@@ -67,11 +69,41 @@ TEST_CASE("minibatches and invocations derive from the dataset's real size") {
 
 TEST_CASE("a profile value can be overridden from the experiment") {
   TempDir dir;
-  auto s = fixture::scenario(write_experiment(
-      dir, kMnist4, R"(<override select="instance_types/instance[@type='t2.medium']/@price_per_hour_usd" value="1.5"/>)"));
-  CHECK(s.peer_type(0).price_per_hour_usd == 1.5);
   auto t = fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(<functions keep_alive_s="42"/>)"));
   CHECK(t.profile.functions.keep_alive_s == 42);
+}
+
+TEST_CASE("prices: the platform's price book unless the experiment gives another, with overrides of its own") {
+  TempDir dir;
+  const auto own = fixture::scenario(write_experiment(dir, kMnist4));
+  CHECK(own.prices.path == std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
+  CHECK(own.prices.instance_per_hour_usd("t2.medium") == 0.1);
+  auto s = fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(
+    <prices><override select="instances/instance[@type='t2.medium']/@per_hour_usd" value="1.5"/></prices>)"));
+  CHECK(s.prices.instance_per_hour_usd("t2.medium") == 1.5);
+  CHECK(s.prices.instance_per_hour_usd("t2.large") == 0.1);
+  // Another book: the shipped AWS one, on the test platform; the provenance lists it.
+  auto aws = fixture::scenario(write_experiment(
+      dir, std::string(kMnist4) + "<prices file=\"" P2PSIM_SOURCE_DIR "/platforms/prices/aws_us_east_1_2026-11.xml\"/>"));
+  CHECK(aws.prices.instance_per_hour_usd("t2.medium") == 0.0464);
+  CHECK(aws.prices.provider == "aws");
+  const auto files = aws.input_files();
+  CHECK(std::find(files.begin(), files.end(), aws.prices.path) != files.end());
+}
+
+TEST_CASE("a price in the platform file is refused with where prices are now") {
+  TempDir dir;
+  const std::string path = write_experiment(
+      dir, kMnist4, R"(<override select="instance_types/instance[@type='t2.medium']/@price_per_hour_usd" value="1.5"/>)");
+  try {
+    fixture::scenario(path);
+    FAIL("an override of a price in the platform file was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.file == path);
+    CHECK(e.field == "override/@select");
+    CHECK(e.message.find("selects no attribute of") != std::string::npos);
+    CHECK(e.message.find("in the price book now") != std::string::npos);
+  }
 }
 
 TEST_CASE("bad experiments name the file, the line and the field") {
@@ -216,6 +248,7 @@ TEST_CASE("inputs a process parsed or hashed are read again once the file is rew
   const std::string shipped = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
   auto write = [](const std::string& path, const std::string& text) { std::ofstream(path) << text; };
   write(profile, shipped);
+  write(dir.path("test_prices.xml"), read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml"));
   CHECK(load_cloud_profile(profile).storage.aggregate_bandwidth_bps == 50e9);
   const ProfileOverride narrower{"object_storage/@aggregate_bandwidth_bps", "7000000000", "x.xml", 3};
   CHECK(load_cloud_profile(profile, {narrower}).storage.aggregate_bandwidth_bps == 7e9);

@@ -253,14 +253,19 @@ TEST_CASE("silently ignored input is refused: elements inside <system>, text ins
   }
 }
 
-TEST_CASE("a profile override that selects several attributes is refused: an override sets one value") {
+TEST_CASE("a profile or price override that selects several attributes is refused: an override sets one value") {
   TempDir dir;
   std::ofstream(dir.path("e.xml")) << experiment(
-      kInstance, R"(<profile><override select="instance_types/instance/@price_per_hour_usd" value="0"/></profile>)");
-  const auto r = run_cli("run " + dir.path("e.xml"));
+      kInstance, R"(<profile><override select="instance_types/instance/@vcpus" value="4"/></profile>)");
+  auto r = run_cli("run " + dir.path("e.xml"));
   CHECK(r.exit_code == 2);
-  CHECK(r.output.find("field 'override/@select': 'instance_types/instance/@price_per_hour_usd' selects") !=
-        std::string::npos);
+  CHECK(r.output.find("field 'override/@select': 'instance_types/instance/@vcpus' selects") != std::string::npos);
+  CHECK(r.output.find("an override sets one") != std::string::npos);
+  std::ofstream(dir.path("e.xml")) << experiment(
+      kInstance, R"(<prices><override select="instances/instance/@per_hour_usd" value="0"/></prices>)");
+  r = run_cli("run " + dir.path("e.xml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("field 'override/@select': 'instances/instance/@per_hour_usd' selects") != std::string::npos);
   CHECK(r.output.find("an override sets one") != std::string::npos);
 }
 

@@ -1,14 +1,22 @@
-// Pricing against hand-computed bills, and the memory -> CPU share of functions.
+// Pricing against hand-computed bills from a price book, the book's billing rules, and the memory -> CPU share of
+// functions.
 #include <doctest/doctest.h>
 
-#include "inputs/cloud_profile.hpp"
+#include <fstream>
+
 #include "cost/pricing.hpp"
+#include "inputs/cloud_profile.hpp"
+#include "inputs/price_book.hpp"
+#include "temp_dir.hpp"
+#include "util/input_error.hpp"
 
 using namespace p2psim;
 
 namespace {
-// The test profile: the shipped performance values with round made-up prices (tests/data/test_profile.xml).
+// The test profile: the shipped performance values (tests/data/test_profile.xml), and its price book of round
+// made-up prices (tests/data/test_prices.xml).
 CloudProfile shipped() { return load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml"); }
+PriceBook prices() { return load_price_book(shipped().price_book_path, shipped()); }
 // Two 3008 MB runs, 8 transitions, 10 GETs and 4 PUTs: the metered part of the hand-computed bills below.
 Ledger serverless_usage() {
   Ledger l;
@@ -20,8 +28,8 @@ Ledger serverless_usage() {
 }
 }  // namespace
 
-TEST_CASE("function duration is billed in whole milliseconds, INIT included when the profile says so") {
-  auto p = shipped();
+TEST_CASE("function duration is billed in whole milliseconds, INIT included when the price book says so") {
+  auto p = prices();
   CHECK(billed_function_seconds({128, "x86", 0, 2.0004}, p.functions) == doctest::Approx(2.001));
   CHECK(billed_function_seconds({128, "x86", 0, 0.003}, p.functions) == doctest::Approx(0.003));  // exact: not 4 ms
   CHECK(billed_function_seconds({128, "x86", 1.5, 2.0}, p.functions) == doctest::Approx(3.5));
@@ -30,7 +38,7 @@ TEST_CASE("function duration is billed in whole milliseconds, INIT included when
 }
 
 TEST_CASE("a serverless bill computed by hand") {
-  auto p = shipped();
+  auto p = prices();
   Ledger l = serverless_usage();
   l.instances = {{"t2.large", 30.0}, {"t2.large", 61.2}};  // 60 s minimum; per-second rounding up
   l.broker_uptime_s = 61.2;
@@ -46,7 +54,7 @@ TEST_CASE("a serverless bill computed by hand") {
 }
 
 TEST_CASE("the cost at a moment of a run: uptime so far, usage metered so far, the whole bill at the end") {
-  auto p = shipped();
+  auto p = prices();
   Ledger l = serverless_usage();
   l.instances = {{"t2.large", 200.0}, {"t2.large", 150.0}};
   l.broker_uptime_s = 200.0;
@@ -66,15 +74,15 @@ TEST_CASE("the cost at a moment of a run: uptime so far, usage metered so far, t
 }
 
 TEST_CASE("each function run is billed at its own memory size and architecture's price") {
-  auto p = shipped();
+  auto p = prices();
   Ledger l;
   l.function_runs = {{1024, "arm", 0, 1.0}, {2048, "x86", 0, 0.5}};
   CHECK(price(l, p).function_compute_usd == doctest::Approx(1.0 * 1 * 0.00001 + 0.5 * 2 * 0.00002));
 }
 
 TEST_CASE("instances are billed at their own type's price; a design without a broker pays none") {
-  auto p = shipped();
-  p.instance_types.at("m5.large").price_per_hour_usd = 0.36;
+  auto p = prices();
+  p.instances.per_hour_usd.at("m5.large") = 0.36;
   Ledger l;
   l.instances = {{"t2.large", 3600}, {"m5.large", 1800}};
   const Cost c = price(l, p);
@@ -100,4 +108,57 @@ TEST_CASE("workflow branches beyond the burst start at the ramp rate") {
   CHECK(w.branch_start_delay_s(19) == doctest::Approx(0.15));
   CHECK(w.branch_start_delay_s(20) == doctest::Approx(0.15 + 1 / 5.0));
   CHECK(w.branch_start_delay_s(49) == doctest::Approx(0.15 + 30 / 5.0));
+}
+
+TEST_CASE("a price book's billing rules: a function run's minimum, free GB-seconds and requests taken by the first") {
+  auto p = prices();
+  // A provider billing functions by the 100 ms, at least 100 ms, with 10 GB-s and 1 request free.
+  p.functions.billing = {0.1, 0.1};
+  p.functions.free_gb_s = 10;
+  p.functions.free_requests = 1;
+  CHECK(billed_function_seconds({1024, "x86", 0, 0.01}, p.functions) == doctest::Approx(0.1));
+  CHECK(billed_function_seconds({1024, "x86", 0, 0.25}, p.functions) == doctest::Approx(0.3));
+  Ledger l;
+  // 8 s at 1 GB (8 GB-s: free), 4 s at 1 GB (2 free, 2 charged), 3 s at 2 GB arm (6 charged at the arm price).
+  l.function_runs = {{1024, "x86", 0, 8.0}, {1024, "x86", 0, 4.0}, {2048, "arm", 0, 3.0}};
+  const auto each = function_runs_compute_usd(l.function_runs, p.functions);
+  REQUIRE(each.size() == 3);
+  CHECK(each[0] == 0);
+  CHECK(each[1] == doctest::Approx(2 * 0.00002));
+  CHECK(each[2] == doctest::Approx(6 * 0.00001));
+  const Cost c = price(l, p);
+  CHECK(c.function_compute_usd == doctest::Approx(2 * 0.00002 + 6 * 0.00001));
+  CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001));
+  // The cost at a moment takes the same allowance in the same order: after the first run, nothing yet.
+  const CostTimeline timeline(l, p);
+  CHECK(timeline.at(1.0, {1, 0, 0, 0}).function_compute_usd == 0);
+  CHECK(timeline.at(1.0, {1, 0, 0, 0}).function_requests_usd == 0);
+  // A broker billed by the hour, at least one.
+  p.broker.billing = {3600, 3600};
+  l.broker_uptime_s = 10;
+  CHECK(price(l, p).broker_usd == doctest::Approx(0.1));
+}
+
+TEST_CASE("a price book that leaves a platform's instance type or an architecture unpriced is refused by name") {
+  TempDir dir;
+  const std::string book = dir.path("book.xml");
+  std::ofstream(book) << R"(<price_book provider="x" region="r" currency="USD" date="2026-01-01">
+  <instances billing_granularity_s="1" surplus_credit_per_vcpu_hour_usd="0">
+    <instance type="t2.large" per_hour_usd="1"/>
+  </instances>
+  <functions billing_granularity_s="0.001" init_billed="true" per_request_usd="0"><arch name="x86" per_gb_s_usd="1"/></functions>
+  <workflow per_transition_usd="0"/>
+  <object_storage per_get_usd="0" per_put_usd="0"/>
+  <broker per_hour_usd="0" billing_granularity_s="1"/>
+</price_book>
+)";
+  try {
+    load_price_book(book, shipped());
+    FAIL("an incomplete price book was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.file == book);
+    CHECK(e.line == 2);
+    CHECK(e.field == "instances/instance");
+    CHECK(e.message.find("no price for the instance type 'c5.2xlarge'") != std::string::npos);
+  }
 }

@@ -37,6 +37,7 @@ std::string profile_with(const TempDir& dir, const std::string& from, const std:
   text.replace(at, from.size(), to);
   const std::string path = dir.path("profile.xml");
   std::ofstream(path) << text;
+  std::ofstream(dir.path("test_prices.xml")) << read_file(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
   return path;
 }
 

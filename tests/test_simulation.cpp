@@ -414,8 +414,8 @@ TEST_CASE("failures: a function failure probability of 0.5 about doubles the inv
   CHECK(base.ledger.function_runs.size() == 4 * 15 * 2);
   CHECK(ratio > 1.6);  // 1 / (1 - 0.5) = 2 expected; 120 invocations keep the draw within these bounds
   CHECK(ratio < 2.5);
-  const double base_bill = price(base.ledger, base_s.profile).function_compute_usd;
-  const double flaky_bill = price(flaky.ledger, flaky_s.profile).function_compute_usd;
+  const double base_bill = price(base.ledger, base_s.prices).function_compute_usd;
+  const double flaky_bill = price(flaky.ledger, flaky_s.prices).function_compute_usd;
   CHECK(flaky_bill > 1.2 * base_bill);  // failed attempts are billed for the time they ran
   // Each retry is one more state transition.
   CHECK(flaky.ledger.workflow_transitions - base.ledger.workflow_transitions ==

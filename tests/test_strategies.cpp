@@ -135,7 +135,7 @@ TEST_CASE("sharded serverless aggregation, 4 peers and 2 shards: every phase and
     CHECK(run.run_s == doctest::Approx(reduce).epsilon(1e-9));
   }
   // The test profile's round prices: 0.00002 USD per GB-s (x86), 0.000001 per request.
-  const Cost c = price(r.ledger, s.profile);
+  const Cost c = price(r.ledger, s.prices);
   const double billed_s = std::ceil((init + reduce) * 1000 - 1e-6) / 1000;
   CHECK(c.function_compute_usd == doctest::Approx(2 * billed_s * reducer_mb / 1024.0 * 0.00002));
   CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001));

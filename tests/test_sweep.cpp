@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -128,7 +129,7 @@ TEST_CASE("malformed axes are named by file, line and field") {
   CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<axis select="peers/@count" values=""/>)")),
                        doctest::Contains("field 'axis/@values': lists no value"), InputError);
   CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<axis select="peers" values="1"/>)")),
-                       doctest::Contains("expected element/@attribute or profile:xpath"), InputError);
+                       doctest::Contains("expected element/@attribute, profile:xpath or prices:xpath"), InputError);
   CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<axes select="peers/@count" values="1"/>)")),
                        doctest::Contains("unknown element <axes> inside <sweep>"), InputError);
 }
@@ -762,4 +763,52 @@ TEST_CASE("sweep: paths with spaces (a profile, a calibration folder) work as in
     CHECK(a["inputs_xxh64"].contains("my data/cal dir/cal.csv"));
     CHECK(a["inputs_xxh64"].contains(id + ".xml"));
   }
+}
+
+TEST_CASE("sweep: price books side by side (prices/@file) and a price as an axis (prices:XPATH) change bills, not times") {
+  TempDir dir;
+  // A second book: the test book with each function request at twice the price.
+  std::string book = read_text(P2PSIM_SOURCE_DIR "/tests/data/test_prices.xml");
+  const std::string request = "per_request_usd=\"0.000001\"";
+  REQUIRE(book.find(request) != std::string::npos);
+  book.replace(book.find(request), request.size(), "per_request_usd=\"0.000002\"");
+  std::ofstream(dir.path("dearer.xml")) << book;
+  const std::string path = sweep_file(dir, "<axis select=\"prices/@file\" values=\"" P2PSIM_SOURCE_DIR
+                                           "/tests/data/test_prices.xml " + dir.path("dearer.xml") + "\"/>\n"
+                                           "<axis select=\"prices:instances/instance[@type='t2.medium']/@per_hour_usd\" "
+                                           "values=\"0.1 0.3\"/>");
+  REQUIRE(run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2").exit_code == 0);
+  std::ifstream in(dir.path("out/results.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+  const auto column = [&](const char* name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    REQUIRE(at != header.end());
+    return static_cast<size_t>(at - header.begin());
+  };
+  // (book, t2.medium price) -> system -> (total_s, instances_usd, function_requests_usd)
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::array<double, 3>>> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    for (std::istringstream fields(line); std::getline(fields, line, ',');) f.push_back(line);
+    const std::string book_file = fs::path(f[column("prices/@file")]).filename().string();
+    rows[{book_file, f[column("prices:instances/instance[@type='t2.medium']/@per_hour_usd")]}][f[column("system")]] = {
+        std::stod(f[column("total_s")]), std::stod(f[column("instances_usd")]),
+        std::stod(f[column("function_requests_usd")])};
+  }
+  REQUIRE(rows.size() == 4);
+  const auto& base = rows[{"test_prices.xml", "0.1"}];
+  REQUIRE(base.size() == 2);
+  for (const auto& [system, v] : base) {
+    CHECK(v[1] > 0);
+    for (const auto& [key, by_system] : rows) {
+      const auto& x = by_system.at(system);
+      CHECK(x[0] == v[0]);  // the same simulation: prices change no time
+      CHECK(x[1] == doctest::Approx(v[1] * (key.second == "0.3" ? 3 : 1)));
+      CHECK(x[2] == doctest::Approx(v[2] * (key.first == "dearer.xml" ? 2 : 1)));
+    }
+  }
+  CHECK(base.at("serverless")[2] > 0);
 }

@@ -87,13 +87,13 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   r.run.ledger.function_runs = {{1024, "x86", 0, 2}, {1024, "x86", 0, 4}, {2048, "x86", 1, 10}};
   r.cost.function_compute_usd = 0.6;
   r.cost.storage_usd = 0.3;
-  const auto& f = s.profile.functions;
+  const auto& f = s.prices.functions;
   auto value = [&](int i) { return v::predict(c, c.metrics[i], s, r); };
   CHECK(value(0) == doctest::Approx((15 + 10) / 2.0));
   CHECK(value(1) == doctest::Approx(9));  // the reduces last 100, 8, 14, 4 and 9 s
   CHECK(value(2) == doctest::Approx((100 + 8 + 14 + 4 + 9) / 5.0));
   CHECK(value(3) == doctest::Approx(0.5));  // spreads 0.5, 0.25, 1.0
-  CHECK(value(4) == doctest::Approx((3 * f.price_per_gb_s_x86_usd + f.price_per_request_usd) * (3.0 / 3)));
+  CHECK(value(4) == doctest::Approx((3 * f.per_gb_s_usd.at("x86") + f.per_request_usd) * (3.0 / 3)));
   CHECK(value(5) == doctest::Approx(0.9 / 3));
   CHECK(value(6) == doctest::Approx(s.exchange_bytes / 1e6 / 3));  // the message over the mean send, 3 s
 }

@@ -43,7 +43,7 @@ void warn_of_calibration_outliers(const Scenario& s) {
 // base, the experiment file then by its name alone), so that results do not depend on where the tree is checked
 // out or a sweep writes. Both sides absolute: how the user typed a path changes nothing. Returns the experiment
 // file's key.
-std::string record_inputs(const RunOptions& o, const Experiment& experiment, Result& result) {
+std::string record_inputs(const RunOptions& o, const Scenario& scenario, Result& result) {
   const bool rebased = !o.provenance_base.empty();
   const auto base = rebased ? fs::absolute(o.provenance_base) : fs::absolute(o.experiment_path).parent_path();
   auto record = [&](const std::string& f, bool by_name) {
@@ -53,7 +53,7 @@ std::string record_inputs(const RunOptions& o, const Experiment& experiment, Res
     return name;
   };
   const std::string experiment_name = record(o.experiment_path, rebased);
-  for (const auto& f : experiment.input_files()) record(f, false);
+  for (const auto& f : scenario.input_files()) record(f, false);
   return experiment_name;
 }
 
@@ -130,7 +130,7 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
   const Scenario& s = run->scenario;
   Result& result = run->result;
   result.scenario = &s;
-  const std::string experiment_name = record_inputs(o, s.experiment, result);
+  const std::string experiment_name = record_inputs(o, s, result);
   check_systems(s);  // every system's strategy and parameters, before anything runs
   std::optional<Memo> memo;
   if (!o.memo_dir.empty()) memo.emplace(o, result, experiment_name);

@@ -138,14 +138,14 @@ std::set<std::string> check_axis_values(const std::string& experiment_path, cons
       const Scenario scenario = resolve_scenario(e);
       check_systems(scenario);
       // Hashed here once, for the provenance of every scenario's process forked from this one (file_stamp.hpp).
-      for (const auto& f : e.input_files()) inputs.insert(f);
+      for (const auto& f : scenario.input_files()) inputs.insert(f);
       for (const auto& f : inputs) file_hash(f);
     } catch (const InputError& e) {
       std::string what = e.what();
       if (what.rfind(xml.string() + ":", 0) == 0) what = what.substr(what.find(": ", xml.string().size()) + 2);
       for (size_t k = 0; k < s.values.size(); ++k) {
         const auto& [select, value] = s.values[k];
-        const bool profile = select.rfind("profile:", 0) == 0;
+        const bool profile = select.rfind("profile:", 0) == 0 || select.rfind("prices:", 0) == 0;
         if ((profile && what.find("override") != std::string::npos) || error_names(what, select))
           throw InputError(experiment_path, s.value_lines[k], "axis/@values",
                            "the value '" + value + "' of " + select + ": " + what);

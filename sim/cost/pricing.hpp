@@ -1,8 +1,9 @@
-// Turning a Ledger into dollars with a cloud profile's prices. Pure.
+// Turning a Ledger into dollars with a price book (inputs/price_book.hpp): every price and billing rule is the
+// book's, none is here. Pure.
 #pragma once
 #include <vector>
 
-#include "../inputs/cloud_profile.hpp"
+#include "../inputs/price_book.hpp"
 #include "../records/ledger.hpp"
 
 namespace p2psim {
@@ -25,13 +26,20 @@ struct Cost {
 /// `seconds` rounded up to a whole number of `granularity_s` (robust to floating-point noise just above).
 double round_up(double seconds, double granularity_s);
 
-/// Billed seconds of one function run: INIT counted when the profile bills it, rounded up to the granularity.
-double billed_function_seconds(const FunctionRun& run, const FunctionService& service);
+/// Billed seconds of a meter's `seconds`: rounded up to its granularity, at least its minimum.
+double billed_seconds(double seconds, const BillingRule& rule);
 
-/// What one function run's compute costs: its billed seconds x its memory x its architecture's GB-s price.
-double function_run_compute_usd(const FunctionRun& run, const FunctionService& service);
+/// Billed seconds of one function run: INIT counted when the book bills it, then its billing rule.
+double billed_function_seconds(const FunctionRun& run, const PriceBook::Functions& prices);
 
-Cost price(const Ledger& ledger, const CloudProfile& profile);
+/// What each function run's compute costs, in order: its billed seconds x its memory x its architecture's GB-s
+/// price, less what is left of the book's free GB-seconds (taken by the first runs).
+std::vector<double> function_runs_compute_usd(const std::vector<FunctionRun>& runs, const PriceBook::Functions& prices);
+
+/// What `requests` function requests cost, less the book's free requests.
+double function_requests_usd(double requests, const PriceBook::Functions& prices);
+
+Cost price(const Ledger& ledger, const PriceBook& prices);
 
 /// What a run had cost at a moment of it: if it had stopped then. Instances and the broker are billed for their
 /// uptime until then (minimums and granularity applied), function runs, transitions and storage requests as
@@ -39,12 +47,12 @@ Cost price(const Ledger& ledger, const CloudProfile& profile);
 /// spread evenly over the run.
 class CostTimeline {
  public:
-  CostTimeline(const Ledger& ledger, const CloudProfile& profile);
+  CostTimeline(const Ledger& ledger, const PriceBook& prices);
   Cost at(double time_s, const UsageMark& usage) const;
 
  private:
   const Ledger& ledger_;
-  const CloudProfile& profile_;
+  const PriceBook& prices_;
   std::vector<double> function_compute_before_usd_;  // [k]: the first k function runs' compute
   double end_s_ = 0;                                 // the longest instance uptime
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "../util/file_stamp.hpp"
@@ -16,6 +17,15 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const std::string kSource = "source";
+
+}  // namespace
+
+// Prices moved from the platform file to its price book: an override of one says where it went.
+static std::string price_hint(const std::string& select) {
+  if (select.find("price") == std::string::npos && select.find("billing") == std::string::npos) return "";
+  return " (prices and billing rules are in the price book now, e.g. platforms/prices/aws_us_east_1_2026-11.xml: "
+         "override them in <prices><override select=\"...\"/></prices>, docs/experiment_schema.md)";
+}
 
 void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides) {
   auto root = xml.document().document_element();
@@ -32,25 +42,24 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
     // than changing them all, which the user may not have meant.
     if (attributes > 1)
       throw InputError(o.file, o.line, "override/@select",
-                       fmt::format("'{}' selects {} attributes of the profile {}: an override sets one (add a "
+                       fmt::format("'{}' selects {} attributes of {}: an override sets one (add a "
                                    "predicate, e.g. instance[@type='t2.large'], or give one override each)",
                                    o.select, attributes, xml.path()));
     int changed = 0;
     for (const auto& hit : hits)
       if (hit.attribute()) {
         hit.attribute().set_value(o.value.c_str());
-        // The value is the override's now: the profile's spread was about its own value.
+        // The value is the override's now: the file's spread was about its own value.
         const std::string name = hit.attribute().name();
         for (const char* suffix : {"_sd", "_p10", "_p90"}) hit.parent().remove_attribute((name + suffix).c_str());
         ++changed;
       }
     if (changed == 0)
       throw InputError(o.file, o.line, "override/@select",
-                       "'" + o.select + "' selects no attribute of the profile " + xml.path());
+                       "'" + o.select + "' selects no attribute of " + xml.path() + price_hint(o.select));
   }
 }
 
-}  // namespace
 
 double FunctionService::vcpus(int memory_mb) const {
   return std::min({memory_mb / memory_per_vcpu_mb, max_vcpus, static_cast<double>(visible_cores_for(memory_mb))});
@@ -126,7 +135,7 @@ CloudProfile parse_profile_file(const std::string& path, const std::vector<Profi
 CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto root = xml.root("cloud");
   xml.check_names(root, {"name", "region", "currency", "collected"},
-                  {"simulation", "network", "runtime", "instance_types", "instance_billing", "function_service",
+                  {"simulation", "network", "runtime", "instance_types", "price_book", "function_service",
                    "workflow_service", "object_storage", "broker", "kv_store", "sources", "cpu_reference"});
   CloudProfile p;
   p.path = path;
@@ -183,7 +192,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto types = required("instance_types");
   xml.check_names(types, {kSource}, {"instance"});
   for (auto n : types.children("instance")) {
-    xml.check_names(n, {"type", "vcpus", "memory_gib", "price_per_hour_usd", "nic_bandwidth_bps", "nic_burst_bps",
+    xml.check_names(n, {"type", "vcpus", "memory_gib", "nic_bandwidth_bps", "nic_burst_bps",
                         "nic_credit_s", "nic_burst_source", "cpu_speed_factor",
                         "cpu_single_core_score", "cpu", "cpu_source", "credits_earned_per_hour", "max_credits", "launch_credits", "credit_mode", "nic_source",
                         kSource});
@@ -191,7 +200,6 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
     t.name = xml.text(n, "type");
     t.vcpus = static_cast<int>(xml.integer(n, "vcpus", 1, 1024));
     t.memory_gib = xml.number(n, "memory_gib", 0.001, 1e6);
-    t.price_per_hour_usd = xml.number(n, "price_per_hour_usd", 0, 1e6);
     t.nic_bandwidth_bps = xml.number(n, "nic_bandwidth_bps", 1, 1e13);
     if (n.attribute("nic_burst_bps") || n.attribute("nic_credit_s")) {  // an "up to" type: both, or neither
       t.nic_burst_bps = xml.number(n, "nic_burst_bps", t.nic_bandwidth_bps, 1e13);
@@ -208,17 +216,16 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
       throw xml.error(n, "instance/@type", "instance type '" + t.name + "' is listed twice");
   }
 
-  auto billing = required("instance_billing");
-  xml.check_names(billing, {"granularity_s", "minimum_s", "surplus_credit_price_per_vcpu_hour_usd", kSource});
-  p.surplus_credit_price_per_vcpu_hour_usd = xml.number(billing, "surplus_credit_price_per_vcpu_hour_usd", 0, 100);
-  p.instance_billing_granularity_s = xml.number(billing, "granularity_s", 1e-6, 1e6);
-  p.instance_billing_minimum_s = xml.number(billing, "minimum_s", 0, 1e6);
+  auto prices = required("price_book");
+  xml.check_names(prices, {"file"});
+  p.price_book_path = (std::filesystem::absolute(path).parent_path() / xml.text(prices, "file")).lexically_normal().string();
+  if (!std::filesystem::is_regular_file(p.price_book_path))
+    throw xml.error(prices, "price_book/@file", "no such file: " + p.price_book_path);
 
   auto fn = required("function_service");
   xml.check_names(fn,
                   {"memory_min_mb", "memory_max_mb", "memory_per_vcpu_mb", "max_vcpus", "concurrency_limit",
-                   "keep_alive_s", "max_timeout_s", "billing_granularity_s", "init_billed", "price_per_gb_s_x86_usd",
-                   "price_per_gb_s_arm_usd", "price_per_request_usd", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
+                   "keep_alive_s", "max_timeout_s", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
                    "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source",
                    "storage_client_bps_per_vcpu", kSource},
                   {"visible_cores", "cold_start", "network"});
@@ -230,11 +237,6 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.concurrency_limit = static_cast<int>(xml.integer(fn, "concurrency_limit", 1, 1 << 24));
   f.keep_alive_s = xml.number(fn, "keep_alive_s", 0, 1e9);
   f.max_timeout_s = xml.number(fn, "max_timeout_s", 0.001, 1e9);
-  f.billing_granularity_s = xml.number(fn, "billing_granularity_s", 1e-9, 3600);
-  f.init_billed = xml.boolean(fn, "init_billed");
-  f.price_per_gb_s_x86_usd = xml.number(fn, "price_per_gb_s_x86_usd", 0, 1);
-  f.price_per_gb_s_arm_usd = xml.number(fn, "price_per_gb_s_arm_usd", 0, 1);
-  f.price_per_request_usd = xml.number(fn, "price_per_request_usd", 0, 1);
   f.cpu_speed_factor_x86 = speed(fn, "cpu_speed_factor_x86", "cpu_single_core_score_x86");
   f.cpu_speed_factor_arm = speed(fn, "cpu_speed_factor_arm", "cpu_single_core_score_arm");
   f.storage_client_bps_per_vcpu = xml.number(fn, "storage_client_bps_per_vcpu", 1, 1e13);
@@ -268,13 +270,12 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
 
   auto wf = required("workflow_service");
   xml.check_names(wf, {"transition_latency_s", "parallel_burst_branches", "parallel_ramp_branches_per_s",
-                       "price_per_transition_usd", "transitions_per_execution", "transitions_per_branch",
+                       "transitions_per_execution", "transitions_per_branch",
                        "task_retry_attempts", kSource});
   auto& w = p.workflow;
   w.transition_latency_s = xml.number(wf, "transition_latency_s", 0, 3600);
   w.parallel_burst_branches = static_cast<int>(xml.integer(wf, "parallel_burst_branches", 0, 1 << 20));
   w.parallel_ramp_branches_per_s = xml.number(wf, "parallel_ramp_branches_per_s", 1e-6, kInf);
-  w.price_per_transition_usd = xml.number(wf, "price_per_transition_usd", 0, 1);
   w.transitions_per_execution = static_cast<int>(xml.integer(wf, "transitions_per_execution", 0, 1000));
   w.transitions_per_branch = static_cast<int>(xml.integer(wf, "transitions_per_branch", 0, 1000));
   w.task_retry_attempts = static_cast<int>(xml.integer(wf, "task_retry_attempts", 0, 100));
@@ -282,8 +283,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto st = required("object_storage");
   xml.check_names(st, {"get_first_byte_median_s", "get_first_byte_sigma", "put_first_byte_median_s",
                        "put_first_byte_sigma", "stream_bandwidth_bps", "aggregate_bandwidth_bps",
-                       "get_requests_per_prefix_per_s", "put_requests_per_prefix_per_s", "price_per_get_usd",
-                       "price_per_put_usd", kSource});
+                       "get_requests_per_prefix_per_s", "put_requests_per_prefix_per_s", kSource});
   auto& s = p.storage;
   s.get = {xml.number(st, "get_first_byte_median_s", 0, 3600), xml.number(st, "get_first_byte_sigma", 0, 5)};
   s.put = {xml.number(st, "put_first_byte_median_s", 0, 3600), xml.number(st, "put_first_byte_sigma", 0, 5)};
@@ -291,16 +291,12 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   s.aggregate_bandwidth_bps = xml.number(st, "aggregate_bandwidth_bps", 1, 1e15);
   s.get_requests_per_prefix_per_s = xml.number(st, "get_requests_per_prefix_per_s", 1e-3, 1e9);
   s.put_requests_per_prefix_per_s = xml.number(st, "put_requests_per_prefix_per_s", 1e-3, 1e9);
-  s.price_per_get_usd = xml.number(st, "price_per_get_usd", 0, 1);
-  s.price_per_put_usd = xml.number(st, "price_per_put_usd", 0, 1);
 
   auto br = required("broker");
-  xml.check_names(br, {"instance", "price_per_hour_usd", "billing_granularity_s", "nic_bandwidth_bps",
+  xml.check_names(br, {"instance", "nic_bandwidth_bps",
                        "per_message_cpu_s", "request_latency_s", "max_message_bytes", kSource});
   auto& b = p.broker;
   b.instance = xml.text(br, "instance");
-  b.price_per_hour_usd = xml.number(br, "price_per_hour_usd", 0, 1e6);
-  b.billing_granularity_s = xml.number(br, "billing_granularity_s", 1e-6, 1e6);
   b.nic_bandwidth_bps = xml.number(br, "nic_bandwidth_bps", 1, 1e13);
   b.per_message_cpu_s = xml.number(br, "per_message_cpu_s", 0, 60);
   b.request_latency_s = xml.number(br, "request_latency_s", 0, 60);

@@ -1,5 +1,6 @@
-// A cloud as p2psim models it: instance types, function, workflow, storage and broker services, network
-// and prices, loaded from platforms/<cloud>.xml. Plain values; every number's unit is in its name.
+// A cloud as p2psim models it: instance types, function, workflow, storage and broker services and network,
+// loaded from platforms/<cloud>.xml, which names its price book (price_book.hpp: prices are apart from
+// performance). Plain values; every number's unit is in its name.
 #pragma once
 #include <map>
 #include <optional>
@@ -14,7 +15,6 @@ struct InstanceType {
   std::string name;
   int vcpus = 0;
   double memory_gib = 0;
-  double price_per_hour_usd = 0;
   double nic_bandwidth_bps = 0;  // bytes per second, each way: the baseline an instance can sustain
   // "Up to" network performance: above the baseline up to nic_burst_bps while its network I/O credits last. Each
   // direction's balance holds nic_credit_s seconds of baseline traffic, full at launch; it drains by what the NIC
@@ -33,9 +33,6 @@ struct FunctionService {
   double memory_per_vcpu_mb = 0, max_vcpus = 0;
   int concurrency_limit = 0;
   double keep_alive_s = 0, max_timeout_s = 0;
-  double billing_granularity_s = 0;
-  bool init_billed = true;
-  double price_per_gb_s_x86_usd = 0, price_per_gb_s_arm_usd = 0, price_per_request_usd = 0;
   double cpu_speed_factor_x86 = 1, cpu_speed_factor_arm = 1;
   /// A function's network rate at a memory size: one TCP stream's, and all its streams' together.
   struct NetworkPoint {
@@ -66,7 +63,6 @@ struct WorkflowService {
   double transition_latency_s = 0;
   int parallel_burst_branches = 0;
   double parallel_ramp_branches_per_s = 0;
-  double price_per_transition_usd = 0;
   int transitions_per_execution = 0, transitions_per_branch = 0;
   int task_retry_attempts = 0;  // retries of a failed function before the execution fails
 
@@ -84,12 +80,10 @@ struct ObjectStorage {
   double aggregate_bandwidth_bps = 0;  // what all clients together may move, each way
   // Requests per second that one partitioned key prefix serves; beyond, clients are slowed down (503 SlowDown).
   double get_requests_per_prefix_per_s = 0, put_requests_per_prefix_per_s = 0;
-  double price_per_get_usd = 0, price_per_put_usd = 0;
 };
 
 struct Broker {
   std::string instance;
-  double price_per_hour_usd = 0, billing_granularity_s = 0;
   double nic_bandwidth_bps = 0, per_message_cpu_s = 0, request_latency_s = 0;
   long long max_message_bytes = 0;
 };
@@ -110,13 +104,12 @@ struct NetworkModel {
 
 struct CloudProfile {
   std::string name, path;
+  std::string price_book_path;  // the platform's price book (<price_book file>), absolute
   NetworkModel network_model;
   double one_way_latency_s = 0;
   double single_flow_bps = 0;  // what one flow between two instances carries at most; 0: no limit of its own
   double runtime_baseline_mb = 0;  // the training process before any model (Python + torch + torchvision)
   std::map<std::string, InstanceType> instance_types;
-  double instance_billing_granularity_s = 0, instance_billing_minimum_s = 0;
-  double surplus_credit_price_per_vcpu_hour_usd = 0;
   FunctionService functions;
   WorkflowService workflow;
   ObjectStorage storage;
@@ -132,6 +125,11 @@ struct ProfileOverride {
   std::string file;  // where the override was written, for messages
   long line = 0;
 };
+
+/// Applies `overrides` to the document of `xml` (a profile or a price book): each sets one attribute.
+/// Throws InputError naming the override's file and line.
+class XmlFile;
+void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides);
 
 /// Loads and validates a profile, applying `overrides` first (an override of a value drops its spread). Throws
 /// InputError naming file, line, field.

@@ -228,7 +228,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   XmlFile xml(path);
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
-                  {"profile", "calibration", "workload", "peers", "architectures", "systems", "functions", "exchange",
+                  {"profile", "prices", "calibration", "workload", "peers", "architectures", "systems", "functions", "exchange",
                    "barrier", "workflow", "stragglers", "synchronization", "failures", "sweep", "cost", "accuracy"});
   if (auto sweep = root.child("sweep"))
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
@@ -265,6 +265,21 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   for (auto o : profile.children("override")) {
     xml.check_names(o, {"select", "value"});
     e.overrides.push_back({xml.text(o, "select"), xml.text(o, "value"), path, xml.line_of(o)});
+  }
+
+  if (auto prices = root.child("prices")) {
+    xml.check_names(prices, {"file"}, {"override"});
+    if (prices.attribute("file")) {
+      e.price_book_path = xml.text(prices, "file");
+      if (!fs::is_regular_file(e.price_book_path))
+        throw xml.error(prices, "prices/@file",
+                        fs::is_directory(e.price_book_path) ? e.price_book_path + " is a folder, expected a file"
+                                                            : "no such file: " + e.price_book_path);
+    }
+    for (auto o : prices.children("override")) {
+      xml.check_names(o, {"select", "value"});
+      e.price_overrides.push_back({xml.text(o, "select"), xml.text(o, "value"), path, xml.line_of(o)});
+    }
   }
 
   auto cal = root.child("calibration");

@@ -30,6 +30,9 @@ struct Experiment {
 
   std::string profile_path;
   std::vector<ProfileOverride> overrides;
+  /// <prices file>: a price book instead of the platform's (empty: the platform's), and overrides of its values.
+  std::string price_book_path;
+  std::vector<ProfileOverride> price_overrides;
   std::vector<std::string> calibration_paths;
   // "instance:<type>" or "function:<x86|arm>" -> CSVs measured on that target (<calibration><target .../>)
   std::map<std::string, std::vector<std::string>> target_calibration_paths;

@@ -85,7 +85,7 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
   r.name = system.name;
   r.strategy = system.strategy;
   r.run = std::move(run);
-  r.cost = price(r.run.ledger, s.profile);
+  r.cost = price(r.run.ledger, s.prices);
   // Means over the iterations peers completed (a crashed peer completes fewer); over every planned one when
   // none completed (an infeasible system), so that its partial phases still show.
   const auto& e = s.experiment;

@@ -62,7 +62,7 @@ nlohmann::ordered_json schedule_json(const Result& r) {
     // made this update) or [[producer, iteration], ...], the peer's own first when it computed one (with partial
     // participation, a peer that sat the round out averages the participants' only).
     nlohmann::ordered_json updates = nlohmann::ordered_json::array();
-    const CostTimeline costs(a.run.ledger, s.profile);
+    const CostTimeline costs(a.run.ledger, s.prices);
     for (const auto& u : a.run.updates) {
       nlohmann::ordered_json gradients;
       if (u.whole_iteration) {

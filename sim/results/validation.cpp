@@ -251,12 +251,13 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
   }
   if (q == "warm_function_usd_per_iteration") {
     const auto& runs = r.run.ledger.function_runs;
-    const auto& f = s.profile.functions;
+    const auto& f = s.prices.functions;
+    const auto usd = function_runs_compute_usd(runs, f);
     double warm_usd = 0;
     int warm = 0;
-    for (const auto& run : runs) {
-      if (run.init_s > 0) continue;
-      warm_usd += function_run_compute_usd(run, f) + f.price_per_request_usd;
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (runs[k].init_s > 0) continue;
+      warm_usd += usd[k] + f.per_request_usd;
       ++warm;
     }
     if (warm == 0) throw metric_error(c, m, "system " + r.name + " has no warm function run");

@@ -146,10 +146,18 @@ static void resolve_shards(const Experiment& e, Scenario& s) {
   }
 }
 
+std::vector<std::string> Scenario::input_files() const {
+  auto files = experiment.input_files();
+  files.push_back(prices.path);
+  return files;
+}
+
 Scenario resolve_scenario(const Experiment& e) {
   Scenario s;
   s.experiment = e;
   s.profile = load_cloud_profile(e.profile_path, e.overrides);
+  s.prices = load_price_book(e.price_book_path.empty() ? s.profile.price_book_path : e.price_book_path, s.profile,
+                             e.price_overrides);
   s.compute = ComputeModel::load(e.calibration_paths);
   const auto& w = e.workload;
 
@@ -198,7 +206,6 @@ Scenario resolve_scenario(const Experiment& e) {
   s.function_vcpus = fs.vcpus(e.functions.memory_mb);
   const bool arm = e.functions.arch == "arm";
   s.function_speed_factor = arm ? fs.cpu_speed_factor_arm : fs.cpu_speed_factor_x86;
-  s.function_price_per_gb_s_usd = arm ? fs.price_per_gb_s_arm_usd : fs.price_per_gb_s_x86_usd;
 
   if (x.compression != "none") {  // codec times: measured at one thread on the calibration CPU
     try {

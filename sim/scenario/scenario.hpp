@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../inputs/cloud_profile.hpp"
+#include "../inputs/price_book.hpp"
 #include "../compute/compute_model.hpp"
 #include "../inputs/experiment.hpp"
 
@@ -15,8 +16,11 @@ namespace p2psim {
 enum class StepTarget { Peer, Function };
 
 struct Scenario {
+  /// Every file the scenario read: the experiment's (Experiment::input_files) and the price book.
+  std::vector<std::string> input_files() const;
   Experiment experiment;
   CloudProfile profile;
+  PriceBook prices;  // the experiment's <prices file>, else the platform's price book; overrides applied
   ComputeModel compute;  // the calibration CPU: training steps, averaging and codecs
   // Training steps measured on the functions themselves (<calibration><target function_arch/>), if given.
   std::optional<ComputeModel> function_steps;
@@ -51,7 +55,7 @@ struct Scenario {
   double encode_s = 0, decode_s = 0;
   double function_encode_s = 0;        // on a function's CPU share (below one vCPU it is time-sliced)
   long long sample_bytes = 0;                // one float32 input sample as the paper's pickles hold it
-  double function_vcpus = 0, function_speed_factor = 1, function_price_per_gb_s_usd = 0;
+  double function_vcpus = 0, function_speed_factor = 1;
 
   // Memory feasibility: what a training step needs (the runtime's footprint + the measured step memory) against
   // what a function or a peer instance has. Unchecked when the calibration holds no memory samples.

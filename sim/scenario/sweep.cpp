@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 namespace p2psim {
 namespace {
 
-constexpr const char* kProfilePrefix = "profile:";
+// Axes that override a value of the platform (profile:XPATH) or of the price book (prices:XPATH).
+constexpr std::pair<const char*, const char*> kOverridePrefixes[] = {{"profile:", "profile"}, {"prices:", "prices"}};
 
 struct Axis {
   std::string select;
@@ -42,17 +43,18 @@ using Target = std::pair<const void*, std::string>;
 
 // Sets `value` on what `axis` selects in `root` (an experiment), or adds a profile override.
 Target apply(const XmlFile& xml, pugi::xml_node root, const Axis& axis, const std::string& value) {
-  if (axis.select.rfind(kProfilePrefix, 0) == 0) {
-    auto profile = root.child("profile") ? root.child("profile") : root.append_child("profile");
-    auto o = profile.append_child("override");
-    o.append_attribute("select").set_value(axis.select.substr(std::string(kProfilePrefix).size()).c_str());
-    o.append_attribute("value").set_value(value.c_str());
-    return {nullptr, ""};
-  }
+  for (const auto& [prefix, element] : kOverridePrefixes)
+    if (axis.select.rfind(prefix, 0) == 0) {
+      auto parent = root.child(element) ? root.child(element) : root.append_child(element);
+      auto o = parent.append_child("override");
+      o.append_attribute("select").set_value(axis.select.substr(std::string(prefix).size()).c_str());
+      o.append_attribute("value").set_value(value.c_str());
+      return {nullptr, ""};
+    }
   // "element/@attr": the element is created when the experiment leaves it to the defaults.
   const auto at = axis.select.rfind("/@");
   if (at == std::string::npos)
-    throw xml.error(axis.node, "axis/@select", "expected element/@attribute or profile:xpath, got '" + axis.select + "'");
+    throw xml.error(axis.node, "axis/@select", "expected element/@attribute, profile:xpath or prices:xpath, got '" + axis.select + "'");
   const std::string element = axis.select.substr(0, at), attribute = axis.select.substr(at + 2);
   if (attribute.empty() || attribute.find_first_of("/[@*") != std::string::npos)
     throw xml.error(axis.node, "axis/@select", "expected element/@attribute, got '" + axis.select + "'");
