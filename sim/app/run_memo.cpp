@@ -1,5 +1,7 @@
 #include "run_memo.hpp"
 
+#include "../simulation/strategies/strategy.hpp"
+
 #include "../util/atomic_file.hpp"
 #include "../util/read_text.hpp"
 
@@ -44,25 +46,7 @@ std::string text_without_functions_and_systems(const std::string& experiment_xml
 }
 
 std::string function_memory_timing(const Scenario& s, const SystemSpec& system) {
-  if (system.strategy != "p2p_all_to_all") return "";
-  std::set<long long> sizes;
-  for (size_t g = 0; g < s.peer_groups.size(); ++g)
-    for (size_t k = 0; k < s.peer_groups[g].invocations.size(); ++k) {
-      if (!s.invocation_fits(static_cast<int>(g), k)) return "";
-      sizes.insert(s.peer_groups[g].invocations[k].begin(), s.peer_groups[g].invocations[k].end());
-    }
-  // Its storage rates too, which follow the memory size (its CPU share). One stream per object (no
-  // storage_streams: the design's get_object / put_object) moves at the smaller of the two; several streams
-  // can draw on all its network.
-  const auto rates =
-      s.profile.functions.storage_rates(s.experiment.functions.memory_mb, s.profile.storage.stream_bandwidth_bps);
-  const bool one_stream = !system.params.count("storage_streams") || system.params.at("storage_streams") == "1";
-  const std::string storage = one_stream ? fmt::format("{:a}", std::min(rates.all_streams_bps, rates.stream_bps))
-                                         : fmt::format("{:a} {:a}", rates.all_streams_bps, rates.stream_bps);
-  std::string timing = fmt::format("speed {:a} share {:a} encode {:a} storage {} steps", s.function_speed_factor,
-                                   std::min(1.0, s.function_vcpus), s.function_encode_s, storage);
-  for (long long b : sizes) timing += fmt::format(" {}:{:a}", b, s.reference_step_s(StepTarget::Function, b));
-  return timing;
+  return simulation::make_strategy(system, s)->function_memory_timing();
 }
 
 RunMemo::RunMemo(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }

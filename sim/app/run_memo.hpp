@@ -6,9 +6,10 @@
 // named by the experiment's seed and its participants alone). Everything else of the scenario, and every input
 // file's hash, is in the key.
 //
-// The paper's serverless all-to-all reads the function memory size only through what function_memory_timing()
-// lists (step times, the vCPU share below one, fitting) and the size it bills: two sizes that give the same
-// list give the same simulation but for the billed size, which the reader writes back. Where a model's step is
+// The paper's serverless all-to-all reads the function memory size only through what its
+// Strategy::function_memory_timing() lists (step times, the vCPU share below one, fitting) and the size it
+// bills: two sizes that give the same list give the same simulation but for the billed size, which the reader
+// writes back. Where a model's step is
 // no faster above one vCPU (MobileNet's in the paper grid), 1,769 to 10,240 MB share one simulation.
 #pragma once
 #include <filesystem>
@@ -26,10 +27,10 @@ namespace p2psim {
 /// list of systems (<systems>, <architectures>; the key adds the system's own). Equal texts: one memo group.
 std::string text_without_functions_and_systems(const std::string& experiment_xml);
 
-/// What a p2p_all_to_all system computing on functions reads of the function memory size, exactly (hex floats):
-/// the function CPU's speed factor, its vCPU share below one (cold-start import, encoding), each minibatch size's
-/// step time. "" when it cannot share across sizes: another design (its aggregators have sizes of their own), or
-/// an invocation that does not fit (its error names the size).
+/// What the system's design reads of the function memory size, exactly, as the design says
+/// (Strategy::function_memory_timing: the all-to-all's is its function CPU's speed factor, its vCPU share below
+/// one, its storage rates and each minibatch size's step time, in hex floats). "" when it cannot share across
+/// sizes: another design (its aggregators have sizes of their own), or an invocation that does not fit.
 std::string function_memory_timing(const Scenario& s, const SystemSpec& system);
 
 class RunMemo {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "gradient.hpp"
 #include "strategy.hpp"
@@ -37,6 +38,7 @@ class P2pAllToAll : public Strategy {
   }
   void launch(Context& c) override;
   std::string transport() const override { return inline_ ? "inline" : "storage"; }
+  std::string function_memory_timing() const override;
 
  private:
   void peer(Context& c, int peer);
@@ -340,6 +342,29 @@ void P2pAllToAll::run_iterations(Context& c, int peer, int first) {
   }
   c.out.peer_end_s[peer] = sg::now();
   ended_[peer] = true;
+}
+
+// Its functions read the memory size only through their CPU (speed, share below one vCPU, encoding), their
+// storage rates and each minibatch size's step time: two sizes that give the same list simulate the same.
+std::string P2pAllToAll::function_memory_timing() const {
+  const Scenario& s = s_;
+  std::set<long long> sizes;
+  for (size_t g = 0; g < s.peer_groups.size(); ++g)
+    for (size_t k = 0; k < s.peer_groups[g].invocations.size(); ++k) {
+      if (!s.invocation_fits(static_cast<int>(g), k)) return "";
+      sizes.insert(s.peer_groups[g].invocations[k].begin(), s.peer_groups[g].invocations[k].end());
+    }
+  // Its storage rates too, which follow the memory size (its CPU share). One stream per object (the design's
+  // get_object / put_object) moves at the smaller of the two; several streams can draw on all its network.
+  const auto rates =
+      s.profile.functions.storage_rates(s.experiment.functions.memory_mb, s.profile.storage.stream_bandwidth_bps);
+  const std::string storage = transfers().max_streams == 1
+                                  ? fmt::format("{:a}", std::min(rates.all_streams_bps, rates.stream_bps))
+                                  : fmt::format("{:a} {:a}", rates.all_streams_bps, rates.stream_bps);
+  std::string timing = fmt::format("speed {:a} share {:a} encode {:a} storage {} steps", s.function_speed_factor,
+                                   std::min(1.0, s.function_vcpus), s.function_encode_s, storage);
+  for (long long b : sizes) timing += fmt::format(" {}:{:a}", b, s.reference_step_s(StepTarget::Function, b));
+  return timing;
 }
 
 }  // namespace

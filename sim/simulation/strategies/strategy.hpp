@@ -61,6 +61,10 @@ class Strategy {
   virtual TransferConfig default_transfers() const { return {}; }
   /// What this system uses: its design's, or what its <system> says.
   const TransferConfig& transfers() const { return transfers_; }
+  /// What the design's simulation reads of the function memory size, exactly: two sizes with the same text give
+  /// the same simulation but for the size they bill, so a sweep's memo shares it (app/run_memo.hpp). "" when the
+  /// design reads more of it (aggregators sized by it, say) or an invocation does not fit: nothing is shared.
+  virtual std::string function_memory_timing() const { return ""; }
   /// Whether its functions fetch the current model before computing (model_fetch="storage", the default: a
   /// trainer), or build one of their own and compute on it (model_fetch="none": the paper's published prototype,
   /// which timed kernels and could not train).
