@@ -253,8 +253,8 @@ StorageClient exact_client(sg::Host* host, int streams = 1) {
   c.transfers.max_streams = streams;
   return c;
 }
-p2psim::ObjectStorage exact_storage(double first_byte_s) {
-  p2psim::ObjectStorage params;
+p2psim::ObjectStorageParams exact_storage(double first_byte_s) {
+  p2psim::ObjectStorageParams params;
   params.get = params.put = {first_byte_s, 0};
   return params;
 }
@@ -437,7 +437,7 @@ TEST_CASE("workflow: branches are handed out a burst's worth at a time, each bef
   const auto result = nlohmann::json::parse(run_isolated([] {
     sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
-    p2psim::WorkflowService params;
+    p2psim::WorkflowServiceParams params;
     params.transition_latency_s = 0.5;
     params.parallel_burst_branches = 3;
     params.parallel_ramp_branches_per_s = 2;

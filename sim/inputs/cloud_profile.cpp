@@ -61,11 +61,11 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
 }
 
 
-double FunctionService::vcpus(int memory_mb) const {
+double FunctionServiceParams::vcpus(int memory_mb) const {
   return std::min({memory_mb / memory_per_vcpu_mb, max_vcpus, static_cast<double>(visible_cores_for(memory_mb))});
 }
 
-FunctionService::NetworkPoint FunctionService::network_at(int memory_mb) const {
+FunctionServiceParams::NetworkPoint FunctionServiceParams::network_at(int memory_mb) const {
   if (memory_mb <= network.front().memory_mb) return {memory_mb, network.front().stream_bps, network.front().total_bps};
   for (size_t i = 1; i < network.size(); ++i) {
     const auto& lo = network[i - 1];
@@ -77,20 +77,20 @@ FunctionService::NetworkPoint FunctionService::network_at(int memory_mb) const {
   return {memory_mb, network.back().stream_bps, network.back().total_bps};
 }
 
-FunctionService::StorageRates FunctionService::storage_rates(int memory_mb, double storage_stream_bps) const {
+FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb, double storage_stream_bps) const {
   const auto network = network_at(memory_mb);
   const double cpu_bps = storage_client_bps_per_vcpu, share = vcpus(memory_mb);
   return {std::min(network.total_bps, share * cpu_bps),
           std::min({network.stream_bps, std::min(1.0, share) * cpu_bps, storage_stream_bps})};
 }
 
-int FunctionService::visible_cores_for(int memory_mb) const {
+int FunctionServiceParams::visible_cores_for(int memory_mb) const {
   for (const auto& [up_to_mb, cores] : visible_cores)
     if (memory_mb <= up_to_mb) return cores;
   return visible_cores.empty() ? 1 : visible_cores.back().second;
 }
 
-double WorkflowService::branch_start_delay_s(int i) const {
+double WorkflowServiceParams::branch_start_delay_s(int i) const {
   if (i < parallel_burst_branches) return transition_latency_s;
   return transition_latency_s + (i - parallel_burst_branches + 1) / parallel_ramp_branches_per_s;
 }
@@ -242,7 +242,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.storage_client_bps_per_vcpu = xml.number(fn, "storage_client_bps_per_vcpu", 1, 1e13);
   for (auto n : fn.children("network")) {
     xml.check_names(n, {"memory_mb", "stream_bps", "total_bps", kSource});
-    FunctionService::NetworkPoint point;
+    FunctionServiceParams::NetworkPoint point;
     point.memory_mb = static_cast<int>(xml.integer(n, "memory_mb", 1, 1 << 20));
     if (!f.network.empty() && point.memory_mb <= f.network.back().memory_mb)
       throw xml.error(n, "network/@memory_mb", "must increase from one <network> to the next");

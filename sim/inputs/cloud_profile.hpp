@@ -28,7 +28,7 @@ struct InstanceType {
   bool burstable() const { return credits_earned_per_hour > 0; }
 };
 
-struct FunctionService {
+struct FunctionServiceParams {
   int memory_min_mb = 0, memory_max_mb = 0;
   double memory_per_vcpu_mb = 0, max_vcpus = 0;
   int concurrency_limit = 0;
@@ -59,7 +59,7 @@ struct FunctionService {
   StorageRates storage_rates(int memory_mb, double storage_stream_bps) const;
 };
 
-struct WorkflowService {
+struct WorkflowServiceParams {
   double transition_latency_s = 0;
   int parallel_burst_branches = 0;
   double parallel_ramp_branches_per_s = 0;
@@ -70,7 +70,7 @@ struct WorkflowService {
   double branch_start_delay_s(int i) const;
 };
 
-struct ObjectStorage {
+struct ObjectStorageParams {
   /// One request's time to first byte (the service's work and the client's request round trip): lognormal.
   struct FirstByte {
     double median_s = 0, sigma = 0;
@@ -82,7 +82,7 @@ struct ObjectStorage {
   double get_requests_per_prefix_per_s = 0, put_requests_per_prefix_per_s = 0;
 };
 
-struct Broker {
+struct BrokerParams {
   std::string instance;
   double nic_bandwidth_bps = 0, per_message_cpu_s = 0, request_latency_s = 0;
   long long max_message_bytes = 0;
@@ -110,10 +110,10 @@ struct CloudProfile {
   double single_flow_bps = 0;  // what one flow between two instances carries at most; 0: no limit of its own
   double runtime_baseline_mb = 0;  // the training process before any model (Python + torch + torchvision)
   std::map<std::string, InstanceType> instance_types;
-  FunctionService functions;
-  WorkflowService workflow;
-  ObjectStorage storage;
-  Broker broker;
+  FunctionServiceParams functions;
+  WorkflowServiceParams workflow;
+  ObjectStorageParams storage;
+  BrokerParams broker;
   KvStoreParams kv_store;
   std::vector<Spread> spreads;  // the constants that carry one (spread.hpp), after overrides
 };

@@ -13,7 +13,7 @@ namespace p2psim::simulation {
 class Broker {
  public:
   /// `outages`: the windows in which the platform takes the broker's NIC down (sg/platform.hpp).
-  Broker(const p2psim::Broker& params, sg::Host* host, std::vector<Experiment::Window> outages)
+  Broker(const p2psim::BrokerParams& params, sg::Host* host, std::vector<Experiment::Window> outages)
       : params_(params), host_(host), outages_(std::move(outages)) {}
   /// Returns at once unless the broker is in a declared outage.
   void wait_until_reachable();
@@ -32,7 +32,7 @@ class Broker {
   bool used() const { return used_; }
 
  private:
-  const p2psim::Broker& params_;
+  const p2psim::BrokerParams& params_;
   sg::Host* host_;
   std::vector<Experiment::Window> outages_;
   double cpu_free_at_s_ = 0;  // messages take the broker's CPU one at a time, first come first served

@@ -6,7 +6,7 @@
 
 namespace p2psim::simulation {
 
-FunctionService::FunctionService(const p2psim::FunctionService& params, const sg::Platform& platform,
+FunctionService::FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform,
                                  double speed_factor, double storage_stream_bps, Ledger& ledger, const Random& random)
     : params_(params),
       platform_(platform),
@@ -17,7 +17,7 @@ FunctionService::FunctionService(const p2psim::FunctionService& params, const sg
   for (int k = static_cast<int>(platform.function_slots.size()) - 1; k >= 0; --k) free_slots_.push_back(k);
 }
 
-sg::PrivateRoute function_storage_route(const p2psim::FunctionService& params, double one_way_latency_s,
+sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
                                         double storage_stream_bps, int memory_mb) {
   const auto rates = params.storage_rates(memory_mb, storage_stream_bps);
   return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps};

@@ -18,14 +18,14 @@ namespace p2psim::simulation {
 /// A function of `memory_mb`'s route to storage: its network (interpolated between the measured sizes) and its
 /// client's CPU share bound all its streams together, and each stream is also capped at one vCPU and at the
 /// storage service's stream rate; `one_way_latency_s` in all.
-sg::PrivateRoute function_storage_route(const p2psim::FunctionService& params, double one_way_latency_s,
+sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
                                         double storage_stream_bps, int memory_mb);
 
 class FunctionService {
  public:
   /// The platform's function slots are the containers' network slots, hosts of `speed_factor` (a container's
   /// CPU share); a container's streams to storage carry at most `storage_stream_bps` each (the service's cap).
-  FunctionService(const p2psim::FunctionService& params, const sg::Platform& platform, double speed_factor,
+  FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform, double speed_factor,
                   double storage_stream_bps, Ledger& ledger, const Random& random);
 
   struct Container {
@@ -68,7 +68,7 @@ class FunctionService {
   double vcpus(int memory_mb) const { return params_.vcpus(memory_mb); }
   /// A container of `memory_mb`'s route to storage: its NIC (all its streams) and one stream's cap.
   sg::PrivateRoute route(int memory_mb) const;
-  const p2psim::FunctionService& params() const { return params_; }
+  const p2psim::FunctionServiceParams& params() const { return params_; }
   int max_alive() const { return max_alive_; }
   long long cold_starts() const { return cold_starts_; }
   long long warm_starts() const { return warm_starts_; }
@@ -83,7 +83,7 @@ class FunctionService {
     int slot;
     double since_s;
   };
-  const p2psim::FunctionService& params_;
+  const p2psim::FunctionServiceParams& params_;
   const sg::Platform& platform_;
   double speed_factor_, storage_stream_bps_;
   Ledger& ledger_;

@@ -23,7 +23,7 @@ std::vector<sg::Stream> StoragePlan::flows(double latency_paid_s) const {
 
 StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes_each, int count) const {
   const auto& first_byte = upload ? params_.put : params_.get;
-  auto draw = [&](const p2psim::ObjectStorage::FirstByte& fb) {
+  auto draw = [&](const p2psim::ObjectStorageParams::FirstByte& fb) {
     return fb.median_s * std::exp(fb.sigma * client.draws.standard_normal());
   };
   const TransferConfig& cfg = client.transfers;

@@ -54,7 +54,7 @@ struct StoragePlan {
 class ObjectStorage {
  public:
   /// Every transfer is shown to `watch` (an optimistic platform's check of the storage link).
-  ObjectStorage(const p2psim::ObjectStorage& params, sg::Host* host, sg::StorageLinkWatch& watch, Ledger& ledger)
+  ObjectStorage(const p2psim::ObjectStorageParams& params, sg::Host* host, sg::StorageLinkWatch& watch, Ledger& ledger)
       : params_(params), host_(host), watch_(watch), ledger_(ledger) {}
   /// `count` objects of `bytes_each`, one after another (a client's loop), to or from `client`; returns when the
   /// last byte has arrived. Parts of one object move on parallel streams as the client's TransferConfig says;
@@ -79,7 +79,7 @@ class ObjectStorage {
 
  private:
   void move(StorageClient& client, bool upload, double bytes_each, int count);
-  const p2psim::ObjectStorage& params_;
+  const p2psim::ObjectStorageParams& params_;
   sg::Host* host_;
   sg::StorageLinkWatch& watch_;
   Ledger& ledger_;

@@ -19,7 +19,7 @@ struct Execution {
 
 class WorkflowService {
  public:
-  WorkflowService(const p2psim::WorkflowService& params, Ledger& ledger) : params_(params), ledger_(ledger) {}
+  WorkflowService(const p2psim::WorkflowServiceParams& params, Ledger& ledger) : params_(params), ledger_(ledger) {}
   /// Starts an execution of `branches` function tasks and waits through the states before the Parallel state.
   Execution start(int branches);
   /// Starts the Parallel state's `branches`: `start(k, start_s)` (which must not block) is called for each
@@ -40,7 +40,7 @@ class WorkflowService {
   int retry_attempts() const { return params_.task_retry_attempts; }
 
  private:
-  const p2psim::WorkflowService& params_;
+  const p2psim::WorkflowServiceParams& params_;
   Ledger& ledger_;
 };
 
