@@ -34,8 +34,10 @@ TEST_CASE("unset values come from experiments/defaults.xml") {
   const auto& e = s.experiment;
   CHECK(e.exchange.poll_interval_s == 2);
   CHECK(e.exchange.consume == Consume::Poll);
-  CHECK(e.barrier.instance);
-  CHECK_FALSE(e.barrier.serverless);
+  // Which systems wait at the barrier, and how they send, are the design's own defaults now (not defaults.xml's).
+  CHECK_FALSE(e.barrier.instance.has_value());
+  CHECK_FALSE(e.exchange.instance_transport.has_value());
+  CHECK(e.deprecations.empty());
   CHECK(e.functions.memory_mb == 3008);
   CHECK(e.workflow_status_poll_interval_s == 2);
   // No <systems>: the paper's two, instance-based the baseline.
@@ -55,8 +57,8 @@ TEST_CASE("minibatches and invocations derive from the dataset's real size") {
   CHECK(s.peer_groups[0].minibatches.front() == 1024);
   CHECK(s.peer_groups[0].minibatches.back() == 15000 - 14 * 1024);
   CHECK(s.gradient_bytes == 4799528);
-  CHECK(s.sends_inline(s.experiment.exchange.instance_transport));  // auto: 4.8 MB is under the broker's 128 MiB
-  CHECK_FALSE(s.sends_inline(s.experiment.exchange.serverless_transport));  // the paper's serverless path uses S3
+  CHECK(s.sends_inline(Transport::Auto));  // the instance system's default: 4.8 MB is under the broker's 128 MiB
+  CHECK_FALSE(s.sends_inline(Transport::Storage));  // the paper's serverless path uses S3
 
   auto grouped = fixture::scenario(write_experiment(dir, R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="cifar10" minibatches_per_peer="5" iterations="1"/>
@@ -267,4 +269,26 @@ TEST_CASE("inputs a process parsed or hashed are read again once the file is rew
   write(same, "bb\n");
   CHECK(file_hash(file) != first);
   CHECK(file_hash(file) == file_hash(same));
+}
+
+TEST_CASE("the paper's transport and barrier are the all-to-all's own; the old global settings still load, with a note") {
+  TempDir dir;
+  // Old style: the global settings are read, each noted as deprecated with its line and field.
+  const std::string old_style = write_experiment(dir, std::string(kMnist4) + R"(
+  <exchange instance_transport="storage"/>
+  <barrier instance="false"/>)");
+  const auto s = fixture::scenario(old_style);
+  CHECK(s.experiment.exchange.instance_transport == Transport::Storage);
+  CHECK(s.experiment.barrier.instance == false);
+  REQUIRE(s.experiment.deprecations.size() == 2);
+  CHECK(s.experiment.deprecations[0].field == "exchange/@instance_transport");
+  CHECK(":" + std::to_string(s.experiment.deprecations[0].line) + ":" == fixture::line_tag(old_style, "instance_transport"));
+  CHECK(s.experiment.deprecations[0].message.find("give transport=") != std::string::npos);
+  CHECK(s.experiment.deprecations[1].field == "barrier/@instance");
+  // Asynchronous training with no barrier said anywhere loads (the design's default under async is none); a
+  // barrier asked for under async is refused.
+  fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(<synchronization mode="async"/>)"));
+  CHECK_THROWS_WITH_AS(fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(
+    <synchronization mode="async"/><barrier instance="true"/>)")),
+                       doctest::Contains("asynchronous training has no barrier"), InputError);
 }

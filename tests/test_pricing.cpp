@@ -141,24 +141,58 @@ TEST_CASE("a price book's billing rules: a function run's minimum, free GB-secon
 
 TEST_CASE("a price book that leaves a platform's instance type or an architecture unpriced is refused by name") {
   TempDir dir;
-  const std::string book = dir.path("book.xml");
-  std::ofstream(book) << R"(<price_book provider="x" region="r" currency="USD" date="2026-01-01">
+  auto book = [&](const std::string& name, const std::string& arches) {
+    std::ofstream(dir.path(name)) << R"(<price_book provider="x" region="r" currency="USD" date="2026-01-01">
   <instances billing_granularity_s="1" surplus_credit_per_vcpu_hour_usd="0">
     <instance type="t2.large" per_hour_usd="1"/>
   </instances>
-  <functions billing_granularity_s="0.001" init_billed="true" per_request_usd="0"><arch name="x86" per_gb_s_usd="1"/></functions>
+  <functions billing_granularity_s="0.001" init_billed="true" per_request_usd="0">)" << arches << R"(</functions>
   <workflow per_transition_usd="0"/>
   <object_storage per_get_usd="0" per_put_usd="0"/>
   <broker per_hour_usd="0" billing_granularity_s="1"/>
 </price_book>
 )";
+    return dir.path(name);
+  };
+  const std::string one_type = book("one_type.xml", R"(<arch name="x86" per_gb_s_usd="1"/><arch name="arm" per_gb_s_usd="1"/>)");
+  const std::string one_arch = book("one_arch.xml", R"(<arch name="x86" per_gb_s_usd="1"/>)");
+  auto error_of = [&](const std::string& path) {
+    try {
+      load_price_book(path, shipped());
+    } catch (const InputError& e) {
+      return e;
+    }
+    FAIL("an incomplete price book was accepted: " << path);
+    return InputError("", 0, "", "");
+  };
+  const InputError type = error_of(one_type);
+  CHECK(type.file == one_type);
+  CHECK(type.line == 2);
+  CHECK(type.field == "instances/instance");
+  CHECK(type.message.find("no price for the instance type 'c5.2xlarge'") != std::string::npos);
+  const InputError arch = error_of(one_arch);
+  CHECK(arch.file == one_arch);
+  CHECK(arch.line == 5);
+  CHECK(arch.field == "functions/arch");
+  CHECK(arch.message.find("the architecture 'arm'") != std::string::npos);
+}
+
+TEST_CASE("a price book read once is checked against each platform, and a bad override's value names the override") {
+  // The book is parsed once per process (a sweep's scenarios inherit it); a platform whose override renamed an
+  // instance type is still held to it.
+  const auto profile = shipped();
+  const std::string book = profile.price_book_path;
+  CHECK_NOTHROW(load_price_book(book, profile));
+  const auto renamed = load_cloud_profile(profile.path, {{"instance_types/instance[@type='t2.medium']/@type",
+                                                          "t2.renamed", "x.xml", 4}});
+  CHECK_THROWS_WITH_AS(load_price_book(book, renamed), doctest::Contains("no price for the instance type 't2.renamed'"),
+                       InputError);
   try {
-    load_price_book(book, shipped());
-    FAIL("an incomplete price book was accepted");
+    load_price_book(book, profile, {{"functions/@per_request_usd", "abc", "experiment.xml", 9}});
+    FAIL("a price that is not a number was accepted");
   } catch (const InputError& e) {
-    CHECK(e.file == book);
-    CHECK(e.line == 2);
-    CHECK(e.field == "instances/instance");
-    CHECK(e.message.find("no price for the instance type 'c5.2xlarge'") != std::string::npos);
+    CHECK(e.file == "experiment.xml");
+    CHECK(e.line == 9);
+    CHECK(e.field == "override/@value");
   }
 }

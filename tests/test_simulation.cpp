@@ -388,12 +388,19 @@ TEST_CASE("asynchronous training: k = 0 is synchronous, a larger k lets fast pee
   for (const auto& d : k2.deliveries) CHECK(once.insert({d.consumer, d.producer, d.iteration}).second);
   CHECK(k2.deliveries.size() <= sync.deliveries.size());
 
-  CHECK_THROWS_WITH_AS(
-      fixture::scenario(write_experiment(dir, R"(
+  // Asynchronous training has no barrier: the design's default under async (no <barrier> needed), and a system
+  // that asks for one is refused by its own field.
+  const auto async = fixture::scenario(write_experiment(dir, R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="6"/>
     <peers count="3" instance_type="t2.large"/>
-    <synchronization mode="async" staleness_bound="2"/>)")),
-      doctest::Contains("asynchronous training has no barrier"), InputError);
+    <synchronization mode="async" staleness_bound="2"/>)"));
+  check_systems(async);
+  const auto asked = fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="6"/>
+    <peers count="3" instance_type="t2.large"/>
+    <systems><system name="i" strategy="p2p_all_to_all" compute="peer" barrier="true"/></systems>
+    <synchronization mode="async" staleness_bound="2"/>)"));
+  CHECK_THROWS_WITH_AS(check_systems(asked), doctest::Contains("asynchronous training has no barrier"), InputError);
 }
 
 TEST_CASE("failures: a function failure probability of 0.5 about doubles the invocations and raises the bill") {

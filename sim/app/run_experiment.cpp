@@ -97,7 +97,12 @@ class Memo {
 RunOutput simulate_system(const Scenario& s, const SystemSpec& system, const RunOptions& o, bool last) {
   const bool here = last && o.last_system_in_process && o.replicates == 0 &&  // replicates fork from this process
                     !simulation_may_be_void(s, system, o.storage_sharing);
-  return here ? simulate(s, system, o.storage_sharing) : simulate_isolated(s, system, o.storage_sharing);
+  if (!here) return simulate_isolated(s, system, o.storage_sharing);
+  RunOutput out = simulate(s, system, o.storage_sharing);
+  if (out.void_storage_link_bound)  // simulation_may_be_void() said it could not be
+    throw std::logic_error("the simulation of system '" + system.name + "' came back void in a process that cannot "
+                           "simulate it again");
+  return out;
 }
 
 // The schedules replayed for accuracy into the replay folder, or into a temporary one removed after.
@@ -132,6 +137,8 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
   result.scenario = &s;
   const std::string experiment_name = record_inputs(o, s, result);
   check_systems(s);  // every system's strategy and parameters, before anything runs
+  // What an experiment still says the old way: noted once it is known to be valid (bad input gets one error).
+  for (const auto& d : s.experiment.deprecations) fmt::print(stderr, "p2psim run: warning: {}\n", d.what());
   std::optional<Memo> memo;
   if (!o.memo_dir.empty()) memo.emplace(o, result, experiment_name);
   for (const auto& system : s.experiment.systems) {

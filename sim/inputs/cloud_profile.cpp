@@ -61,6 +61,17 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
 }
 
 
+void blame_override(const InputError& e, const std::vector<ProfileOverride>& overrides) {
+  // A value an override wrote is the override's fault: name its line, not the file's.
+  const std::string what = e.what();
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
+    const auto at = o->select.rfind("/@");
+    if (at != std::string::npos && what.find("/@" + o->select.substr(at + 2) + "'") != std::string::npos)
+      throw InputError(o->file, o->line, "override/@value", "'" + o->value + "' for " + o->select + " is not valid: " + what);
+  }
+  throw e;
+}
+
 double FunctionServiceParams::vcpus(int memory_mb) const {
   return std::min({memory_mb / memory_per_vcpu_mb, max_vcpus, static_cast<double>(visible_cores_for(memory_mb))});
 }
@@ -120,15 +131,7 @@ CloudProfile parse_profile_file(const std::string& path, const std::vector<Profi
     p.spreads = xml.spreads();
     return p;
   } catch (const InputError& e) {
-    // A value an override wrote is the override's fault: name its line, not the profile's.
-    const std::string what = e.what();
-    for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
-      const auto at = o->select.rfind("/@");
-      if (at != std::string::npos && what.find("/@" + o->select.substr(at + 2) + "'") != std::string::npos)
-        throw InputError(o->file, o->line, "override/@value",
-                         "'" + o->value + "' for " + o->select + " is not valid: " + what);
-    }
-    throw;
+    blame_override(e, overrides);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../util/input_error.hpp"
 #include "spread.hpp"
 
 namespace p2psim {
@@ -130,6 +131,9 @@ struct ProfileOverride {
 /// Throws InputError naming the override's file and line.
 class XmlFile;
 void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides);
+/// Rethrows `e`, an error reading a file that `overrides` changed, as the override's own when a value one of them
+/// wrote is what was wrong (naming its file and line), else as it is.
+[[noreturn]] void blame_override(const InputError& e, const std::vector<ProfileOverride>& overrides);
 
 /// Loads and validates a profile, applying `overrides` first (an override of a value drops its spread). Throws
 /// InputError naming file, line, field.

@@ -4,6 +4,7 @@
 #include <pugixml.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ enum class Consume { Poll, Push };
 struct Experiment {
   std::string path, name;
   unsigned long long seed = 1;
+  /// What the file says that is deprecated, and what to say instead, each with its line: warned of, still read.
+  std::vector<InputError> deprecations;
 
   std::string profile_path;
   std::vector<ProfileOverride> overrides;
@@ -77,7 +80,9 @@ struct Experiment {
   } functions;
 
   struct Exchange {
-    Transport instance_transport = Transport::Auto, serverless_transport = Transport::Storage;
+    /// Deprecated (a system's transport="..." says it): how the paper's all-to-all sends from peers and from
+    /// functions, when an old experiment file still says so here; unset, the design's own default.
+    std::optional<Transport> instance_transport, serverless_transport;
     long long inline_max_bytes = 0;  // Auto sends inline up to this size, through storage above
     Consume consume = Consume::Poll;
     double poll_interval_s = 0;
@@ -88,7 +93,9 @@ struct Experiment {
   } exchange;
 
   struct Barrier {
-    bool instance = true, serverless = false;
+    /// Deprecated (a system's barrier="..." says it): whether the all-to-all's peer-computing and
+    /// function-computing systems wait at the barrier, when an old experiment file still says so here.
+    std::optional<bool> instance, serverless;
     double initial_wait_s = 0, poll_interval_s = 0, settle_s = 0;
   } barrier;
 

@@ -12,7 +12,7 @@ BillingRule billing_rule(const XmlFile& xml, const pugi::xml_node& n) {
   return {xml.number(n, "billing_granularity_s", 1e-9, 1e6), xml.number_or(n, "minimum_billed_s", 0, 1e7, 0)};
 }
 
-PriceBook parse(XmlFile& xml, const CloudProfile& profile) {
+PriceBook parse(XmlFile& xml) {
   auto root = xml.root("price_book");
   xml.check_names(root, {"provider", "region", "currency", "date"},
                   {"instances", "functions", "workflow", "object_storage", "broker", "sources"});
@@ -39,10 +39,7 @@ PriceBook parse(XmlFile& xml, const CloudProfile& profile) {
     if (!b.instances.per_hour_usd.emplace(type, xml.number(n, "per_hour_usd", 0, 1e6)).second)
       throw xml.error(n, "instance/@type", "instance type '" + type + "' is priced twice");
   }
-  for (const auto& [type, t] : profile.instance_types)
-    if (!b.instances.per_hour_usd.count(type))
-      throw xml.error(in, "instances/instance", "no price for the instance type '" + type + "' of the platform " +
-                                                    profile.path);
+  b.instances_line = xml.line_of(in);
 
   auto fn = required("functions");
   xml.check_names(fn, {"billing_granularity_s", "minimum_billed_s", "init_billed", "per_request_usd", "free_gb_s",
@@ -80,22 +77,36 @@ PriceBook parse(XmlFile& xml, const CloudProfile& profile) {
   return b;
 }
 
-PriceBook parse_file(const std::string& path, const CloudProfile& profile,
-                     const std::vector<ProfileOverride>& overrides) {
+PriceBook parse_file(const std::string& path, const std::vector<ProfileOverride>& overrides) {
   XmlFile xml(path);
   apply_overrides(xml, overrides);
-  return parse(xml, profile);
+  try {
+    return parse(xml);
+  } catch (const InputError& e) {
+    blame_override(e, overrides);
+  }
+}
+
+// Every instance type of the platform (after its overrides, which may rename one) has a price.
+void check_prices_every_type(const PriceBook& b, const CloudProfile& profile) {
+  for (const auto& [type, t] : profile.instance_types)
+    if (!b.instances.per_hour_usd.count(type))
+      throw InputError(b.path, b.instances_line, "instances/instance",
+                       "no price for the instance type '" + type + "' of the platform " + profile.path);
 }
 
 }  // namespace
 
 PriceBook load_price_book(const std::string& path, const CloudProfile& profile,
                           const std::vector<ProfileOverride>& overrides) {
-  // Parsed once per process for each platform and set of overrides (a sweep's scenarios inherit it).
-  std::vector<std::pair<std::string, std::string>> key{{profile.path, ""}};
+  // Parsed once per process for each set of overrides (a sweep's scenarios inherit it); checked against each
+  // scenario's platform, whose overrides may differ.
+  std::vector<std::pair<std::string, std::string>> key;
   for (const auto& o : overrides) key.emplace_back(o.select, o.value);
   static FileMemo<decltype(key), PriceBook> parsed;
-  return parsed.get({path, profile.path}, key, [&] { return parse_file(path, profile, overrides); });
+  PriceBook book = parsed.get({path}, key, [&] { return parse_file(path, overrides); });
+  check_prices_every_type(book, profile);
+  return book;
 }
 
 }  // namespace p2psim

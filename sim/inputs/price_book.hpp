@@ -19,6 +19,7 @@ struct BillingRule {
 
 struct PriceBook {
   std::string path, provider, region, date;
+  long instances_line = 0;  // where <instances> is, for the check that it prices every instance type
   struct Instances {
     BillingRule billing;
     std::map<std::string, double> per_hour_usd;  // by instance type

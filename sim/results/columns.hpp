@@ -40,7 +40,8 @@ struct GroupRow {
 
 const std::vector<Column<SystemRow>>& result_columns();
 const std::vector<Column<GroupRow>>& group_columns();
-/// trace.csv's columns (written by write_results, formatted in place: 2.3 M rows in the paper grid).
+/// trace.csv's columns: names and meanings only, no cell writers (write_results formats its rows in place, in
+/// this order, and checks there are as many: 2.3 M rows in the paper grid).
 const std::vector<Column<PhaseRecord>>& trace_columns();
 /// validation.csv's (`p2psim validate`): a row per metric of a case.
 const std::vector<Column<validation::Row>>& validation_columns();

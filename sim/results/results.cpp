@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <iterator>
+#include <stdexcept>
 
 namespace fs = std::filesystem;
 
@@ -515,6 +516,7 @@ void write_results(const Result& r, const std::string& dir) {
   const auto& e = s.experiment;
   std::string csv = csv_header(result_columns());
   std::string trace = csv_header(trace_columns());
+  if (trace_columns().size() != 8) throw std::logic_error("trace.csv's columns and its row format differ");
   // Reserved, not grown by doubling: each doubling copies the rows into fresh pages, and a page's first touch
   // is most of what a row costs (a paper-grid trace is up to ~1 MB). 96 bytes: above the grid's longest row, 79.
   size_t rows = 0;

@@ -251,7 +251,9 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
   }
   if (q == "warm_function_usd_per_iteration") {
     const auto& runs = r.run.ledger.function_runs;
-    const auto& f = s.prices.functions;
+    // A warm run's own price: no free allowance, of GB-seconds or of requests.
+    PriceBook::Functions f = s.prices.functions;
+    f.free_gb_s = f.free_requests = 0;
     const auto usd = function_runs_compute_usd(runs, f);
     double warm_usd = 0;
     int warm = 0;

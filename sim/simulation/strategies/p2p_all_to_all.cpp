@@ -75,13 +75,17 @@ P2pAllToAll::P2pAllToAll(const SystemSpec& system, const Scenario& s) : s_(s) {
   const auto& x = s.experiment.exchange;
   compute_ = read_gradient_compute(params, s, "peer");
   const bool on_peer = compute_ == GradientCompute::Peer;
-  // Defaults per compute mode: the paper's instance script sends inline with a barrier, its serverless
-  // script through storage without one (experiments/defaults.xml).
+  // Defaults per compute mode, the paper's: its instance script sends through the broker (inline while the
+  // broker takes the message: auto) and waits at a barrier; its serverless script sends through storage without
+  // one; asynchronous training has none. A system's transport and barrier say otherwise, as an old experiment's
+  // <exchange instance_transport|serverless_transport> and <barrier instance|serverless> still do.
   const std::vector<std::string> transports{"inline", "storage", "auto"};
-  const auto default_transport = on_peer ? x.instance_transport : x.serverless_transport;
+  const Transport default_transport = on_peer ? x.instance_transport.value_or(Transport::Auto)
+                                              : x.serverless_transport.value_or(Transport::Storage);
   const std::string t = params.choice("transport", transports, transports[static_cast<int>(default_transport)]);
   inline_ = s.sends_inline(t == "inline" ? Transport::Inline : t == "storage" ? Transport::Storage : Transport::Auto);
-  barrier_ = params.boolean("barrier", on_peer ? s.experiment.barrier.instance : s.experiment.barrier.serverless);
+  const auto& old_barrier = on_peer ? s.experiment.barrier.instance : s.experiment.barrier.serverless;
+  barrier_ = params.boolean("barrier", old_barrier.value_or(on_peer && !s.experiment.asynchronous));
   params.reject_unread();
   if (inline_ && s.exchange_bytes > s.profile.broker.max_message_bytes) {
     const auto message = fmt::format(
