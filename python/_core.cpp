@@ -18,17 +18,17 @@
 #include <string>
 #include <vector>
 
-#include "util/args.hpp"
 #include "cli/child_command.hpp"
 #include "cli/commands.hpp"
-#include "util/data_dir.hpp"
 #include "inputs/experiment.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/sweep.hpp"
+#include "simulation/simulate.hpp"
+#include "util/args.hpp"
+#include "util/data_dir.hpp"
 #include "util/input_error.hpp"
 #include "util/isolate.hpp"
 #include "util/read_text.hpp"
-#include "scenario/scenario.hpp"
-#include "simulation/simulate.hpp"
-#include "scenario/sweep.hpp"
 
 namespace py = pybind11;
 using namespace p2psim;

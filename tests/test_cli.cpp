@@ -680,6 +680,7 @@ TEST_CASE("validate: predicted against measured, written and drawn; the guard fa
   nlohmann::json j;
   std::ifstream(out + "/validation.json") >> j;
   CHECK(j["rows"][0]["predicted"].get<double>() == doctest::Approx(expected).epsilon(1e-6));
+  CHECK(j["rows"][0]["experiment"] == "experiment.xml");  // relative to the cases' folder: no checkout's path
   CHECK(j["summary"]["time"]["median_abs_error_percent"].get<double>() == doctest::Approx(100 - expected));
   CHECK(std::filesystem::file_size(out + "/validation.png") > 1000);
   CHECK(std::filesystem::is_regular_file(out + "/validation.csv"));

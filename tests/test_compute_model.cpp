@@ -10,10 +10,10 @@
 
 #include "compute/codec.hpp"
 #include "compute/compute_model.hpp"
+#include "temp_dir.hpp"
 #include "util/csv_reader.hpp"
 #include "util/input_error.hpp"
 #include "util/read_text.hpp"
-#include "temp_dir.hpp"
 
 using namespace p2psim;
 

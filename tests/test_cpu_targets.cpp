@@ -6,8 +6,8 @@
 #include <pugixml.hpp>
 #include <sstream>
 
-#include "util/input_error.hpp"
 #include "sim_fixture.hpp"
+#include "util/input_error.hpp"
 
 using namespace p2psim;
 

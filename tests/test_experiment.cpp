@@ -5,9 +5,9 @@
 
 #include <fstream>
 
-#include "util/read_text.hpp"
 #include "results/results.hpp"
 #include "sim_fixture.hpp"
+#include "util/read_text.hpp"
 
 using namespace p2psim;
 using fixture::write_experiment;

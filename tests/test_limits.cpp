@@ -14,10 +14,10 @@
 #include <fmt/core.h>
 
 #include "inputs/limits.hpp"
-#include "simulation/footprint.hpp"
-#include "simulation/simulate.hpp"
 #include "results/results.hpp"
 #include "sim_fixture.hpp"
+#include "simulation/footprint.hpp"
+#include "simulation/simulate.hpp"
 
 using namespace p2psim;
 

@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "util/input_error.hpp"
 #include "sim_fixture.hpp"
+#include "util/input_error.hpp"
 
 using namespace p2psim;
 using fixture::write_experiment;

@@ -6,10 +6,10 @@
 
 #include <map>
 
-#include "util/input_error.hpp"
 #include "cost/pricing.hpp"
 #include "results/results.hpp"
 #include "sim_fixture.hpp"
+#include "util/input_error.hpp"
 
 using namespace p2psim;
 using fixture::write_experiment;

@@ -8,14 +8,14 @@
 #include <regex>
 #include <sstream>
 
-#include "inputs/cloud_profile.hpp"
-#include "util/input_error.hpp"
-#include "results/replicate_bands.hpp"
-#include "inputs/replicate_experiment.hpp"
 #include "app/replicates.hpp"
-#include "run_cli.hpp"
+#include "inputs/cloud_profile.hpp"
+#include "inputs/replicate_experiment.hpp"
 #include "inputs/spread.hpp"
+#include "results/replicate_bands.hpp"
+#include "run_cli.hpp"
 #include "temp_dir.hpp"
+#include "util/input_error.hpp"
 
 using namespace p2psim;
 

@@ -8,12 +8,12 @@
 #include <stdexcept>
 
 #include "inputs/cloud_profile.hpp"
-#include "util/isolate.hpp"
 #include "simulation/services/function_service.hpp"
 #include "simulation/services/kv_store.hpp"
 #include "simulation/services/object_storage.hpp"
 #include "simulation/services/workflow.hpp"
 #include "simulation/sg/platform.hpp"
+#include "util/isolate.hpp"
 
 using namespace p2psim;
 using namespace p2psim::simulation;

@@ -8,11 +8,11 @@
 #include <tuple>
 #include <vector>
 
-#include "util/isolate.hpp"
 #include "cost/pricing.hpp"
 #include "results/results.hpp"
-#include "util/read_text.hpp"
 #include "sim_fixture.hpp"
+#include "util/isolate.hpp"
+#include "util/read_text.hpp"
 
 using namespace p2psim;
 using fixture::write_experiment;

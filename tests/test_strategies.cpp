@@ -7,10 +7,10 @@
 
 #include <optional>
 
-#include "util/input_error.hpp"
 #include "cost/pricing.hpp"
 #include "sim_fixture.hpp"
 #include "simulation/strategies/strategy.hpp"
+#include "util/input_error.hpp"
 
 using namespace p2psim;
 using fixture::write_experiment;

@@ -18,13 +18,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_cli.hpp"
+#include "scenario/sweep.hpp"
+#include "sim_fixture.hpp"
+#include "temp_dir.hpp"
 #include "util/input_error.hpp"
 #include "util/isolate.hpp"
 #include "util/read_text.hpp"
-#include "run_cli.hpp"
-#include "sim_fixture.hpp"
-#include "scenario/sweep.hpp"
-#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace p2psim;

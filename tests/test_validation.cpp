@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "results/results.hpp"
-#include "sim_fixture.hpp"
 #include "results/validation.hpp"
+#include "sim_fixture.hpp"
 
 using namespace p2psim;
 namespace v = p2psim::validation;

@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "../records/accuracy_columns.hpp"
+#include "../results/schedule.hpp"
 #include "../util/atomic_file.hpp"
 #include "../util/exit_codes.hpp"
 #include "../util/input_error.hpp"
 #include "../util/isolate.hpp"
 #include "../util/json_text.hpp"
 #include "../util/read_text.hpp"
-#include "../results/schedule.hpp"
 
 namespace p2psim::app {
 namespace {

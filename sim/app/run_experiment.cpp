@@ -9,11 +9,11 @@
 #include <stdexcept>
 
 #include "../inputs/experiment.hpp"
+#include "../simulation/simulate.hpp"
 #include "../util/read_text.hpp"
+#include "replay_runner.hpp"
 #include "replicates.hpp"
 #include "run_memo.hpp"
-#include "../simulation/simulate.hpp"
-#include "replay_runner.hpp"
 
 namespace p2psim::app {
 namespace {

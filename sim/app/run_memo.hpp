@@ -18,8 +18,8 @@
 #include <string>
 
 #include "../inputs/experiment.hpp"
-#include "../scenario/scenario.hpp"
 #include "../records/run_output.hpp"
+#include "../scenario/scenario.hpp"
 
 namespace p2psim {
 

@@ -4,9 +4,9 @@
 #include <filesystem>
 
 #include "../compute/compute_model.hpp"
+#include "../util/args.hpp"
 #include "../util/csv_files.hpp"
 #include "../util/input_error.hpp"
-#include "../util/args.hpp"
 #include "commands.hpp"
 
 namespace po = boost::program_options;

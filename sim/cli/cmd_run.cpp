@@ -7,13 +7,13 @@
 
 #include "../app/replay_runner.hpp"
 #include "../app/run_experiment.hpp"
-#include "../util/input_error.hpp"
 #include "../inputs/limits.hpp"
-#include "../util/parse_number.hpp"
 #include "../results/replicate_bands.hpp"
 #include "../results/results.hpp"
 #include "../simulation/simulate.hpp"
 #include "../util/args.hpp"
+#include "../util/input_error.hpp"
+#include "../util/parse_number.hpp"
 #include "commands.hpp"
 
 namespace po = boost::program_options;

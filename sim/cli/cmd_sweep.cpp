@@ -19,23 +19,23 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "../app/run_memo.hpp"
+#include "../inputs/cloud_profile.hpp"
+#include "../inputs/experiment.hpp"
+#include "../results/results.hpp"
+#include "../scenario/scenario.hpp"
+#include "../scenario/sweep.hpp"
+#include "../simulation/simulate.hpp"
 #include "../util/atomic_file.hpp"
 #include "../util/input_error.hpp"
-#include "../inputs/experiment.hpp"
 #include "../util/json_text.hpp"
-#include "../inputs/cloud_profile.hpp"
-#include "../scenario/scenario.hpp"
-#include "../simulation/simulate.hpp"
 #include "../util/parse_number.hpp"
 #include "../util/read_text.hpp"
-#include "../results/results.hpp"
-#include "../app/run_memo.hpp"
-#include "../scenario/sweep.hpp"
 #include <fmt/core.h>
 
 #include "../results/replicate_bands.hpp"
-#include "../util/isolate.hpp"
 #include "../util/args.hpp"
+#include "../util/isolate.hpp"
 #include "child_command.hpp"
 #include "commands.hpp"
 #include "sweep_results.hpp"

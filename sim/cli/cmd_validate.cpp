@@ -10,17 +10,17 @@
 
 #include "../app/analysis.hpp"
 #include "../app/run_experiment.hpp"
-#include "../util/atomic_file.hpp"
-#include "../util/data_dir.hpp"
 #include "../inputs/experiment.hpp"
-#include "../util/json_text.hpp"
 #include "../inputs/limits.hpp"
-#include "../util/parse_number.hpp"
 #include "../inputs/replicate_experiment.hpp"
-#include "../simulation/simulate.hpp"
 #include "../results/columns.hpp"
 #include "../results/validation.hpp"
+#include "../simulation/simulate.hpp"
 #include "../util/args.hpp"
+#include "../util/atomic_file.hpp"
+#include "../util/data_dir.hpp"
+#include "../util/json_text.hpp"
+#include "../util/parse_number.hpp"
 #include "commands.hpp"
 
 namespace po = boost::program_options;
@@ -116,7 +116,9 @@ void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
   }
 }
 
-nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
+// Each case's experiment named relative to the cases' folder, so that the file is the same bytes wherever the
+// tree is checked out.
+nlohmann::ordered_json rows_json(const std::vector<Row>& rows, const std::string& cases_dir) {
   nlohmann::ordered_json j;
   j["p2psim_version"] = P2PSIM_VERSION;
   for (const char* group : {"time", "cost"}) {
@@ -140,7 +142,10 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows) {
                          {"quantity", m.quantity}, {"system", m.system},
                          {"source_group", c.source.group}, {"reference", c.source.reference},
                          {"url", c.source.url}, {"where", c.source.where}, {"measured_when", c.source.measured},
-                         {"derivation", m.derivation}, {"experiment", c.experiment_path}, {"notes", c.notes}});
+                         {"derivation", m.derivation},
+                         {"experiment", fs::absolute(c.experiment_path).lexically_normal().lexically_relative(
+                                            fs::absolute(cases_dir).lexically_normal()).string()},
+                         {"notes", c.notes}});
   }
   return j;
 }
@@ -219,7 +224,7 @@ int cmd_validate(int argc, char** argv) {
   if (vm.count("out")) {
     const std::string out = vm["out"].as<std::string>();
     fs::create_directories(out);
-    write_file_atomically(fs::path(out) / "validation.json", json_text(rows_json(rows), 2) + "\n");
+    write_file_atomically(fs::path(out) / "validation.json", json_text(rows_json(rows, dir), 2) + "\n");
     write_file_atomically(fs::path(out) / "validation.csv", rows_csv(rows));
     app::run_analysis("validation-figure", {out});  // the figure: the analysis layer draws it
     fmt::print("wrote {}/validation.json, validation.csv, validation.png and validation.svg\n", out);

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "../util/data_dir.hpp"
 #include "../util/args.hpp"
+#include "../util/data_dir.hpp"
 #include "commands.hpp"
 
 using namespace p2psim;

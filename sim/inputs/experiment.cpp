@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "../util/csv_files.hpp"
-#include "limits.hpp"
 #include "../util/data_dir.hpp"
 #include "../util/file_stamp.hpp"
 #include "../util/parse_number.hpp"
+#include "limits.hpp"
 #include "xml_reader.hpp"
 
 namespace fs = std::filesystem;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cloud_profile.hpp"
 #include "../util/input_error.hpp"
+#include "cloud_profile.hpp"
 
 namespace p2psim {
 

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "../cost/pricing.hpp"
-#include "replicate_bands.hpp"
-#include "../scenario/scenario.hpp"
 #include "../records/run_output.hpp"
+#include "../scenario/scenario.hpp"
+#include "replicate_bands.hpp"
 
 namespace p2psim {
 

@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "../util/csv_reader.hpp"
 #include "../inputs/experiment.hpp"
-#include "../util/median.hpp"
 #include "../inputs/xml_reader.hpp"
+#include "../util/csv_reader.hpp"
+#include "../util/median.hpp"
 
 namespace fs = std::filesystem;
 

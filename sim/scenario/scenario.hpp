@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "../inputs/cloud_profile.hpp"
-#include "../inputs/price_book.hpp"
 #include "../compute/compute_model.hpp"
+#include "../inputs/cloud_profile.hpp"
 #include "../inputs/experiment.hpp"
+#include "../inputs/price_book.hpp"
 
 namespace p2psim {
 

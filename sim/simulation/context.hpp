@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "../compute/cpu_credits.hpp"
+#include "../records/run_output.hpp"
 #include "../scenario/scenario.hpp"
 #include "pending_records.hpp"
 #include "random.hpp"
-#include "../records/run_output.hpp"
 #include "services/broker.hpp"
 #include "services/function_service.hpp"
 #include "services/kv_store.hpp"

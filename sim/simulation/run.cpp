@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <functional>
 
-#include "../util/isolate.hpp"
 #include "../inputs/limits.hpp"
+#include "../util/isolate.hpp"
 #include "context.hpp"
 #include "footprint.hpp"
 #include "simulate.hpp"

@@ -1,8 +1,8 @@
 // Simulating one system of a scenario with SimGrid.
 #pragma once
+#include "../records/run_output.hpp"
 #include "../scenario/scenario.hpp"
 #include "footprint.hpp"
-#include "../records/run_output.hpp"
 #include "sg/platform.hpp"
 
 namespace p2psim {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "../context.hpp"
-#include "strategy.hpp"
 #include "params.hpp"
+#include "strategy.hpp"
 
 namespace p2psim::simulation {
 

@@ -8,8 +8,8 @@
 #pragma once
 #include <vector>
 
-#include "../../scenario/scenario.hpp"
 #include "../../records/run_output.hpp"
+#include "../../scenario/scenario.hpp"
 #include "../random.hpp"
 #include "params.hpp"
 
