@@ -5,6 +5,7 @@ short form of a value for configuration labels ("vgg11, 12 peers, 3008 MB" rathe
 Sweep columns are XPaths into the experiment (docs/experiment_schema.md); the common ones are listed here, and
 any other reads as its element and attribute ("synchronization/@mode" -> "synchronization mode")."""
 import math
+import re
 
 import pandas as pd
 
@@ -58,12 +59,21 @@ def _entry(column):
         return COLUMNS[column]
     if column in AXES:
         return AXES[column]
+    for prefix in ("profile:", "prices:"):  # an override of the platform or the price book: read as its XPath
+        if column.startswith(prefix):
+            column = column[len(prefix):]
     if "/@" in column:  # element/@attribute -> "element attribute"
         element, attribute = column.rsplit("/@", 1)
-        return (f"{element.rsplit('/', 1)[-1]} {attribute}".replace("_", " "), None)
-    if column.startswith("profile:"):
-        return (column[len("profile:"):].replace("/@", " ").replace("_", " "), None)
+        return (f"{_element_name(element)} {attribute}".replace("_", " "), None)
     return (column.replace("_", " "), None)
+
+
+def _element_name(element):
+    """The last step of an XPath as a reader names it: "group[2]" -> "group 2",
+    "instance[@type='t2.large']" -> "instance t2.large"."""
+    last = element.rsplit("/", 1)[-1]
+    match = re.fullmatch(r"""([\w-]+)\[(?:@[\w-]+=['"]([^'"]*)['"]|(\d+))\]""", last)
+    return f"{match.group(1)} {match.group(2) or match.group(3)}" if match else last
 
 
 def label(column):

@@ -65,6 +65,13 @@ class Labels(unittest.TestCase):
         self.assertEqual(labels.label("functions/@memory_mb"), "function memory (MB)")
         self.assertEqual(labels.label("peers/@count"), "peers")
         self.assertEqual(labels.label("barrier/@settle_s"), "barrier settle s")  # any other XPath
+        # An element chosen by position or by attribute, and overrides of the platform or the price book.
+        self.assertEqual(labels.label("peers/group[2]/@count"), "group 2 count")
+        self.assertEqual(labels.label("peers/group[@name='fast']/@slowdown"), "group fast slowdown")
+        self.assertEqual(labels.label("prices:instances/instance[@type='t2.large']/@per_hour_usd"),
+                         "instance t2.large per hour usd")
+        self.assertEqual(labels.label("profile:object_storage/@aggregate_bandwidth_bps"),
+                         "object storage aggregate bandwidth bps")
 
     def test_a_configuration_in_words_names_only_what_its_design_uses(self):
         row = pd.Series({"system": "ring", "model": "vgg11", "peers": 12.0, "function_memory_mb": 3008,

@@ -717,3 +717,16 @@ TEST_CASE("validate: predicted against measured, written and drawn; the guard fa
   CHECK(r.exit_code == 2);
   CHECK(r.output.find(dir.path("bad.case.xml") + ":2: field 'source/@group'") != std::string::npos);
 }
+
+TEST_CASE("run: the table tells a throttled burstable peer from an unlimited one spending surplus credits") {
+  // t2.medium (standard mode) throttles when its credits run out; t3.medium (unlimited, no launch credits) keeps
+  // full speed on surplus credits from the start: one row each, never the other's.
+  const auto standard = run_cli("run " P2PSIM_SOURCE_DIR "/experiments/squeezenet_mnist.xml");
+  REQUIRE(standard.exit_code == 0);
+  CHECK(standard.output.find("CPU throttled, credits out, from (s)") != std::string::npos);
+  CHECK(standard.output.find("surplus credits spent from") == std::string::npos);
+  const auto mixed = run_cli("run " P2PSIM_SOURCE_DIR "/experiments/mixed_peers.xml");
+  REQUIRE(mixed.exit_code == 0);
+  CHECK(mixed.output.find("CPU surplus credits spent from (s)") != std::string::npos);
+  CHECK(mixed.output.find("CPU throttled") == std::string::npos);
+}

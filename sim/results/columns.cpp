@@ -106,7 +106,8 @@ std::vector<C> make_result_columns() {
   std::vector<C> rest{
       service("cpu_credit_surplus_usd", "CPU credits", 1, "burstable instances' surplus CPU credits, USD",
               &Cost::cpu_credits_usd),
-      {"credits_exhausted_at_s", "when the first peer ran out of CPU credits, s; empty when none did",
+      {"credits_exhausted_at_s", "when the first burstable peer's CPU credit balance reached zero (standard mode: throttled to its baseline "
+                                   "from then; unlimited mode: surplus credits spent from then, billed unless repaid), s; empty when none did",
        [](const SystemRow& r) {
          const double at = r.system.credits_exhausted_at_s();
          return at < 0 ? std::string() : num(at);

@@ -309,10 +309,23 @@ void print_table(const Result& r, std::FILE* out) {
     row("staleness max (iterations)", [](auto& a) { return a.staleness_max(); }, "{:>14d}");
   }
   row("waiting for failed peers (s)", [](auto& a) { return a.run.failure_detection_wait_s; }, "{:>14.3f}");
-  row("CPU credits ran out at (s)", [](auto& a) {
-    const double t = a.credits_exhausted_at_s();
-    return t < 0 ? std::string("never") : fmt::format("{:.1f}", t);
-  }, "{:>14}");
+  // When a burstable peer's CPU credit balance reached zero means two things: a standard-mode peer is throttled to
+  // its baseline from then; an unlimited one keeps full speed on surplus credits, billed unless its earnings repay
+  // them by the end (0.0 for a T3, which launches with none). Shown apart, so that a reader does not take the second
+  // for the first.
+  auto first_zero_balance = [&](const SystemResult& a, bool unlimited) {
+    double first = -1;
+    for (size_t i = 0; i < a.run.credits_exhausted_at_s.size(); ++i) {
+      const double t = a.run.credits_exhausted_at_s[i];
+      if (t >= 0 && s.peer_type(static_cast<int>(i)).unlimited == unlimited && (first < 0 || t < first)) first = t;
+    }
+    return first < 0 ? std::string("never") : fmt::format("{:.1f}", first);
+  };
+  bool standard = false, unlimited = false;
+  for (const auto& g : s.peer_groups)
+    if (g.type.burstable()) (g.type.unlimited ? unlimited : standard) = true;
+  if (standard) row("CPU throttled, credits out, from (s)", [&](auto& a) { return first_zero_balance(a, false); }, "{:>14}");
+  if (unlimited) row("CPU surplus credits spent from (s)", [&](auto& a) { return first_zero_balance(a, true); }, "{:>14}");
   row("cost: instances (USD)", [](auto& a) { return a.cost.instances_usd; }, "{:>14.6f}");
   row("cost: CPU credit surplus (USD)", [](auto& a) { return a.cost.cpu_credits_usd; }, "{:>14.6f}");
   row("cost: broker (USD)", [](auto& a) { return a.cost.broker_usd; }, "{:>14.6f}");
