@@ -48,6 +48,23 @@ std::string sweep_file(const TempDir& dir, const std::string& sweep, const std::
   return path;
 }
 
+// A results table as rows of (column -> cell); its cells split at every comma (the columns these tests read hold
+// none).
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    auto& row = rows.emplace_back();
+    size_t k = 0;
+    for (std::istringstream fields(line); std::getline(fields, line, ',') && k < header.size();) row[header[k++]] = line;
+  }
+  return rows;
+}
+
 int count_lines(const fs::path& p) {
   std::ifstream in(p);
   int n = 0;
@@ -481,18 +498,9 @@ TEST_CASE("sweep: the serverless all-to-all is simulated once for function memor
         std::string::npos);
   // The shared runs are billed at their own sizes: twice the memory, twice the compute charge.
   std::map<int, double> compute_usd;  // serverless, 2 peers, by memory size
-  std::ifstream in(dir.path("memo/results.csv"));
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
-  const auto column = [&](const char* name) { return std::find(header.begin(), header.end(), name) - header.begin(); };
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    for (std::istringstream fields(line); std::getline(fields, line, ',');) f.push_back(line);
-    if (f[column("system")] == "serverless" && f[column("peers")] == "2")
-      compute_usd[std::stoi(f[column("function_memory_mb")])] = std::stod(f[column("function_compute_usd")]);
-  }
+  for (const auto& f : csv_rows(dir.path("memo/results.csv")))
+    if (f.at("system") == "serverless" && f.at("peers") == "2")
+      compute_usd[std::stoi(f.at("function_memory_mb"))] = std::stod(f.at("function_compute_usd"));
   REQUIRE(compute_usd.size() == 4);
   CHECK(compute_usd[3538] == doctest::Approx(2 * compute_usd[1769]).epsilon(0.01));
   CHECK(compute_usd[7076] == doctest::Approx(4 * compute_usd[1769]).epsilon(0.01));
@@ -778,25 +786,12 @@ TEST_CASE("sweep: price books side by side (prices/@file) and a price as an axis
                                            "<axis select=\"prices:instances/instance[@type='t2.medium']/@per_hour_usd\" "
                                            "values=\"0.1 0.3\"/>");
   REQUIRE(run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2").exit_code == 0);
-  std::ifstream in(dir.path("out/results.csv"));
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
-  const auto column = [&](const char* name) {
-    const auto at = std::find(header.begin(), header.end(), name);
-    REQUIRE(at != header.end());
-    return static_cast<size_t>(at - header.begin());
-  };
   // (book, t2.medium price) -> system -> (total_s, instances_usd, function_requests_usd)
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::array<double, 3>>> rows;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    for (std::istringstream fields(line); std::getline(fields, line, ',');) f.push_back(line);
-    const std::string book_file = fs::path(f[column("prices/@file")]).filename().string();
-    rows[{book_file, f[column("prices:instances/instance[@type='t2.medium']/@per_hour_usd")]}][f[column("system")]] = {
-        std::stod(f[column("total_s")]), std::stod(f[column("instances_usd")]),
-        std::stod(f[column("function_requests_usd")])};
+  for (const auto& f : csv_rows(dir.path("out/results.csv"))) {
+    const std::string book_file = fs::path(f.at("prices/@file")).filename().string();
+    rows[{book_file, f.at("prices:instances/instance[@type='t2.medium']/@per_hour_usd")}][f.at("system")] = {
+        std::stod(f.at("total_s")), std::stod(f.at("instances_usd")), std::stod(f.at("function_requests_usd"))};
   }
   REQUIRE(rows.size() == 4);
   const auto& base = rows[{"test_prices.xml", "0.1"}];

@@ -10,6 +10,7 @@
 
 #include "../inputs/experiment.hpp"
 #include "../simulation/simulate.hpp"
+#include "../simulation/strategies/strategy.hpp"
 #include "../util/read_text.hpp"
 #include "replay_runner.hpp"
 #include "replicates.hpp"
@@ -70,8 +71,9 @@ class Memo {
   }
   /// The system's key; empty when it cannot be shared.
   std::string key(const Scenario& s, const SystemSpec& system) const {
-    const bool runs_functions = platform_spec(s, system).function_slots > 0;
-    const std::string timing = runs_functions ? function_memory_timing(s, system) : "";
+    const auto strategy = simulation::make_strategy(system, s);
+    const bool runs_functions = strategy->needs().function_slots > 0;
+    const std::string timing = runs_functions ? strategy->function_memory_timing() : "";
     if (runs_functions && timing.empty()) return "";
     return RunMemo::key(text_, files_, system, exact_, timing);
   }

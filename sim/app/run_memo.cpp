@@ -1,7 +1,5 @@
 #include "run_memo.hpp"
 
-#include "../simulation/strategies/strategy.hpp"
-
 #include "../util/atomic_file.hpp"
 #include "../util/read_text.hpp"
 
@@ -12,8 +10,6 @@
 #include <fmt/core.h>
 
 #include <pugixml.hpp>
-#include <algorithm>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -43,10 +39,6 @@ std::string text_without(const std::string& experiment_xml, bool functions_memor
 
 std::string text_without_functions_and_systems(const std::string& experiment_xml) {
   return text_without(experiment_xml, false);
-}
-
-std::string function_memory_timing(const Scenario& s, const SystemSpec& system) {
-  return simulation::make_strategy(system, s)->function_memory_timing();
 }
 
 RunMemo::RunMemo(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }

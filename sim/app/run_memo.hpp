@@ -27,12 +27,6 @@ namespace p2psim {
 /// list of systems (<systems>, <architectures>; the key adds the system's own). Equal texts: one memo group.
 std::string text_without_functions_and_systems(const std::string& experiment_xml);
 
-/// What the system's design reads of the function memory size, exactly, as the design says
-/// (Strategy::function_memory_timing: the all-to-all's is its function CPU's speed factor, its vCPU share below
-/// one, its storage rates and each minibatch size's step time, in hex floats). "" when it cannot share across
-/// sizes: another design (its aggregators have sizes of their own), or an invocation that does not fit.
-std::string function_memory_timing(const Scenario& s, const SystemSpec& system);
-
 class RunMemo {
  public:
   /// Outputs live in `dir` (created), one file per key, for as long as the sweep that owns it runs.
@@ -40,8 +34,9 @@ class RunMemo {
 
   /// The key of a system that runs no function: the scenario's text without <functions> and systems, the hashes
   /// of the files it reads (not the experiment file's own: its text is in the key), the system (its name,
-  /// strategy and parameters) and the storage sharing. With `function_timing` (function_memory_timing), the key
-  /// of a function system: the text keeps <functions> but its memory size, which the timing stands for.
+  /// strategy and parameters) and the storage sharing. With `function_timing`, the key
+  /// of a function system: the text keeps <functions> but its memory size, which the timing stands for
+  /// (Strategy::function_memory_timing).
   static std::string key(const std::string& experiment_xml, const std::map<std::string, std::string>& file_hashes,
                          const SystemSpec& system, bool exact_storage_sharing, const std::string& function_timing = "");
 

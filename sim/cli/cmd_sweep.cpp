@@ -145,8 +145,7 @@ std::set<std::string> check_axis_values(const std::string& experiment_path, cons
       if (what.rfind(xml.string() + ":", 0) == 0) what = what.substr(what.find(": ", xml.string().size()) + 2);
       for (size_t k = 0; k < s.values.size(); ++k) {
         const auto& [select, value] = s.values[k];
-        const bool profile = select.rfind("profile:", 0) == 0 || select.rfind("prices:", 0) == 0;
-        if ((profile && what.find("override") != std::string::npos) || error_names(what, select))
+        if ((is_override_axis(select) && what.find("override") != std::string::npos) || error_names(what, select))
           throw InputError(experiment_path, s.value_lines[k], "axis/@values",
                            "the value '" + value + "' of " + select + ": " + what);
       }

@@ -38,6 +38,16 @@ Axis read_axis(const XmlFile& xml, const pugi::xml_node& n) {
   return a;
 }
 
+}  // namespace
+
+bool is_override_axis(const std::string& select) {
+  for (const auto& [prefix, element] : kOverridePrefixes)
+    if (select.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+namespace {
+
 // What an axis sets: an element's attribute (an override of the profile: none).
 using Target = std::pair<const void*, std::string>;
 

@@ -10,6 +10,7 @@
 //       <axis select="workload/@input_shape" values="3x32x32 3x21x21"/>
 //     </together>
 //     <axis select="profile:function_service/@keep_alive_s" values="60 600"/>   (a cloud-profile value)
+//     <axis select="prices:functions/@per_request_usd" values="0.0000002 0.0000004"/>   (a price book value)
 //   </sweep>
 #pragma once
 #include <string>
@@ -28,6 +29,10 @@ struct SweepScenario {
 /// The most scenarios one sweep may expand to: each is a complete experiment in memory (a few KB) and a
 /// process to run. A larger study is several sweeps (docs/limits.md).
 constexpr size_t kMaxSweepScenarios = 100000;
+
+/// Whether an axis overrides a value of the platform (profile:XPATH) or of the price book (prices:XPATH) rather
+/// than setting an attribute of the experiment.
+bool is_override_axis(const std::string& select);
 
 /// Expands the sweep of experiment file `path`. Throws InputError naming file, line and field when an axis is
 /// malformed or selects nothing. An experiment without <sweep> is a sweep of one scenario.
