@@ -99,8 +99,8 @@ class Memo {
 RunOutput simulate_system(const Scenario& s, const SystemSpec& system, const RunOptions& o, bool last) {
   const bool here = last && o.last_system_in_process && o.replicates == 0 &&  // replicates fork from this process
                     !simulation_may_be_void(s, system, o.storage_sharing);
-  if (!here) return simulate_isolated(s, system, o.storage_sharing);
-  RunOutput out = simulate(s, system, o.storage_sharing);
+  if (!here) return simulate_isolated(s, system, o.storage_sharing, o.exact_participants);
+  RunOutput out = simulate(s, system, o.storage_sharing, o.exact_participants);
   if (out.void_storage_link_bound)  // simulation_may_be_void() said it could not be
     throw std::logic_error("the simulation of system '" + system.name + "' came back void in a process that cannot "
                            "simulate it again");

@@ -21,6 +21,8 @@ struct RunOptions {
   /// Empty: relative to the experiment's folder.
   std::string provenance_base;
   sg::StorageSharing storage_sharing = sg::StorageSharing::Optimistic;
+  /// Participants as actors even where their design computes them (simulation/strategies/computed_participants.hpp).
+  bool exact_participants = false;
   int replicates = 0;  // 0: none; else p10/p50/p90 over this many (replicates.hpp)
   /// Where the accuracy replays write schedule.json and accuracy.csv; empty: a temporary folder, removed after.
   std::string replay_dir;

@@ -112,7 +112,10 @@ int cmd_run(int argc, char** argv) {
       "passes its experiment's folder, so that a scenario's provenance does not depend on --out)")(
       "exact-storage-sharing",
       "route functions' and servers' storage transfers through the storage's shared link even while they cannot "
-      "fill it (the same results, slower: docs/architecture.md, \"Scale\")");
+      "fill it (the same results, slower: docs/architecture.md, \"Scale\")")(
+      "exact-participants",
+      "simulate every participant as an actor even where its design computes it (trees and sharded aggregation "
+      "whose peers compute their own gradients: the same results to SimGrid's precision, slower)");
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;
@@ -130,6 +133,7 @@ int cmd_run(int argc, char** argv) {
     options.experiment_path = path;
     if (vm.count("provenance-base")) options.provenance_base = vm["provenance-base"].as<std::string>();
     if (vm.count("exact-storage-sharing")) options.storage_sharing = sg::StorageSharing::Exact;
+    options.exact_participants = vm.count("exact-participants") > 0;
     if (vm.count("replicates")) options.replicates = parse_replicates(vm["replicates"].as<std::string>());
     // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.
     if (vm.count("out")) options.replay_dir = vm["out"].as<std::string>();

@@ -39,8 +39,8 @@ void Context::renew_storage_client(int peer) {
   client.transfers = transfers;
 }
 
-void Context::complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients) {
-  if (!pending.settle(sg::now(), out)) sg::abandon_simulation();  // what computed activities recorded by now
+void Context::complete_iteration_at(double at_s, int peer, int iteration, std::vector<GradientVersion> gradients) {
+  if (!pending.settle(at_s, out)) sg::abandon_simulation();  // what computed activities recorded by now
   ++out.iterations_done[peer];
   // Only a replay reads the schedule, and an all-to-all's holds peers^2 versions per iteration: recorded only
   // when the experiment asks for accuracy.
@@ -49,7 +49,7 @@ void Context::complete_iteration(int peer, int iteration, std::vector<GradientVe
   const UsageMark usage{static_cast<long long>(l.function_runs.size()), l.workflow_transitions, l.storage_gets,
                         l.storage_puts};
   const bool whole = gradients.empty();
-  out.updates.push_back({peer, iteration, sg::now(), usage, whole, std::move(gradients)});
+  out.updates.push_back({peer, iteration, at_s, usage, whole, std::move(gradients)});
 }
 
 double Context::step_noise(StepTarget target, Random::Stream& draws, int group) {

@@ -50,6 +50,8 @@ struct Context {
   /// The gradient functions' invocations, when they are computed rather than simulated (made by the first
   /// execution that can: strategies/computed_invocations.hpp).
   std::shared_ptr<ComputedInvocations> computed_invocations;
+  /// Participants stay actors even where their design could compute them (--exact-participants).
+  bool exact_participants = false;
 
   int peers() const { return s.experiment.peers; }
   void trace(int peer, int iteration, Phase phase, double start_s, int invocation = -1) {
@@ -70,7 +72,11 @@ struct Context {
   /// The peer has applied its update of `iteration`: counts the iteration as done and, when the experiment asks
   /// for accuracy, records the update, with `gradients` the versions it averaged (its own first), or, when
   /// empty, every participant's of `iteration` (synchronous designs).
-  void complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients = {});
+  void complete_iteration(int peer, int iteration, std::vector<GradientVersion> gradients = {}) {
+    complete_iteration_at(sg::now(), peer, iteration, std::move(gradients));
+  }
+  /// The same, at `at_s`, for a computed participant (the clock may stand an ulp off its own time).
+  void complete_iteration_at(double at_s, int peer, int iteration, std::vector<GradientVersion> gradients = {});
   /// Measured-spread noise for one training step (1 when the experiment asks for none), times a heavy-tail
   /// straggler factor when the experiment declares one, drawn from `draws` (the steps' participant's stream).
   /// `group`: the peer group whose steps they are (a peer target's; functions ignore it).

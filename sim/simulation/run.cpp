@@ -124,18 +124,21 @@ bool simulation_may_be_void(const Scenario& s, const SystemSpec& system, sg::Sto
   return storage_sharing == sg::StorageSharing::Optimistic && sg::storage_link_may_bind(platform_spec(s, system));
 }
 
-RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
+RunOutput simulate_isolated(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing,
+                            bool exact_participants) {
   prepare_simulations();  // once here, not in every child
   // Bytes through the pipe (run_output.hpp): doubles travel as their 8 bytes, neither printed nor parsed.
   auto in_child = [&](sg::StorageSharing sharing) {
-    return run_output_from_bytes(run_isolated([&] { return to_bytes(simulate(s, system, sharing)); }));
+    return run_output_from_bytes(
+        run_isolated([&] { return to_bytes(simulate(s, system, sharing, exact_participants)); }));
   };
   RunOutput out = in_child(storage_sharing);
   if (out.void_storage_link_bound) out = in_child(sg::StorageSharing::Exact);
   return out;
 }
 
-RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing) {
+RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageSharing storage_sharing,
+                   bool exact_participants) {
   using namespace simulation;
   const auto& model = s.profile.network_model;
   // First: what uses SimGrid is destroyed before it.
@@ -148,6 +151,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageShari
 
   Context c(s, system, sg::build_platform(spec), strategy->transfers(), strategy->functions_fetch_model());
   c.out.transport = strategy->transport();
+  c.exact_participants = exact_participants;
   strategy->launch(c);
   const auto end = engine.run(limits::kMaxSimulatedSeconds, progress_reporter(system, c));
   const double stop_s = sg::now();

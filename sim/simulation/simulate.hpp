@@ -25,7 +25,10 @@ void check_systems(const Scenario& scenario);
 /// process (run_isolated() in isolate.hpp does that for you). Optimistic storage sharing gives functions and
 /// servers private paths to storage where they could fill its shared link; the output is then either exact or
 /// void (RunOutput::void_storage_link_bound), to be simulated again, Exact, in another process.
-RunOutput simulate(const Scenario& scenario, const SystemSpec& system, sg::StorageSharing storage_sharing);
+/// `exact_participants`: participants are actors even where their design could compute them
+/// (strategies/computed_participants.hpp), as `p2psim run --exact-participants` asks.
+RunOutput simulate(const Scenario& scenario, const SystemSpec& system, sg::StorageSharing storage_sharing,
+                   bool exact_participants = false);
 
 /// The platform `system` of `scenario` runs on, as plain values (what sg::build_platform builds).
 sg::PlatformSpec platform_spec(const Scenario& scenario, const SystemSpec& system);
@@ -41,6 +44,7 @@ void prepare_simulations();
 /// simulate() in a forked child (isolate.hpp), so that it can be called once per system from one process.
 /// Optimistic, it simulates again in a second child, exactly, when the first came back void: never void.
 RunOutput simulate_isolated(const Scenario& scenario, const SystemSpec& system,
-                            sg::StorageSharing storage_sharing = sg::StorageSharing::Optimistic);
+                            sg::StorageSharing storage_sharing = sg::StorageSharing::Optimistic,
+                            bool exact_participants = false);
 
 }  // namespace p2psim

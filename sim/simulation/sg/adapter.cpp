@@ -2,6 +2,7 @@
 
 #include "../../util/heap.hpp"
 #include "nic_credits.hpp"
+#include "storage_link_watch.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
@@ -39,20 +40,19 @@ void transfer(Host* from, Host* to, double bytes) {
   s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
 }
 
-namespace {
 // The network model's own settings (LV08 sets its factors as defaults when it is created).
-struct Factors {
-  double latency, bandwidth, tcp_gamma;
-};
-Factors network_factors() {
-  return {simgrid::config::get_value<double>("network/latency-factor"),
-          simgrid::config::get_value<double>("network/bandwidth-factor"),
-          simgrid::config::get_value<double>("network/TCP-gamma")};
+NetworkFactors network_factors() {
+  NetworkFactors f;
+  f.latency = simgrid::config::get_value<double>("network/latency-factor");
+  f.bandwidth = simgrid::config::get_value<double>("network/bandwidth-factor");
+  f.tcp_gamma = simgrid::config::get_value<double>("network/TCP-gamma");
+  f.weight_s = simgrid::config::get_value<double>("network/weight-S");
+  f.cross_traffic_share = cross_traffic_share(simgrid::config::get_value<bool>("network/crosstraffic"));
+  return f;
 }
-}  // namespace
 
 std::vector<double> private_flows_end_s(const PrivateRoute& route, const std::vector<Stream>& streams, double start_s) {
-  const Factors f = network_factors();
+  const NetworkFactors f = network_factors();
   // A flow's bound: the narrowest link of its route, and the TCP window over the route's latency.
   double bound_bps = std::min(route.nic_bps, route.flow_cap_bps);
   if (route.latency_s > 0) bound_bps = std::min(bound_bps, f.tcp_gamma / (2.0 * route.latency_s));
@@ -152,6 +152,12 @@ bool try_transfer(Host* from, Host* to, double bytes) {
 void compute(Host* host, double reference_seconds) {
   if (reference_seconds / host->get_speed() * kFlopsPerReferenceSecond < kTimePrecisionS) return;
   s4u::this_actor::exec_init(reference_seconds * kFlopsPerReferenceSecond)->set_host(host)->wait();
+}
+
+double compute_s(Host* host, double reference_seconds, bool throttled) {
+  const double flops = reference_seconds * kFlopsPerReferenceSecond;
+  const double seconds = flops / host->get_pstate_speed(throttled ? 1 : 0);
+  return seconds < kTimePrecisionS ? 0 : seconds;
 }
 
 void set_throttled(Host* host, bool throttled) {

@@ -52,6 +52,15 @@ struct Stream {
 /// caller that knows its route is its own (a function slot's, Platform::function_slots_virtual) and computes
 /// instead of simulating. The network model's settings: call after the Engine is made.
 std::vector<double> private_flows_end_s(const PrivateRoute& route, const std::vector<Stream>& streams, double start_s);
+/// SimGrid's network model as it runs (its CM02/LV08 settings, after the experiment's own): what a computed flow
+/// needs to take the time SimGrid would give it. Call after the Engine is made.
+struct NetworkFactors {
+  double latency = 1, bandwidth = 1, tcp_gamma = 0;
+  /// network/weight-S: a flow's sharing penalty is its route's latency plus weight_s / bandwidth per link.
+  double weight_s = 0;
+  double cross_traffic_share = 0;  // what a flow takes on its reverse route, as a share of its rate
+};
+NetworkFactors network_factors();
 /// What a flow from `from` to `to` pays before its first byte moves: its route's latency times the latency factor.
 double route_latency_paid_s(Host* from, Host* to);
 /// The same for a route of `latency_s` (a PrivateRoute's).
@@ -69,6 +78,9 @@ void transfer_all(const std::vector<Transfer>& transfers);
 bool try_transfer(Host* from, Host* to, double bytes);
 /// Runs `reference_seconds` of work on `host`'s CPU, shared with whatever else computes there.
 void compute(Host* host, double reference_seconds);
+/// How long `host` takes for `reference_seconds` of work at its full or throttled speed, alone on it, as
+/// compute() would take it (none below kTimePrecisionS).
+double compute_s(Host* host, double reference_seconds, bool throttled);
 /// A started actor, which another actor can kill (a crash: it stops wherever it is, its transfers cancelled).
 class Actor {
  public:

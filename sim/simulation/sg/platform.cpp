@@ -120,6 +120,19 @@ StorageLayout storage_layout(const PlatformSpec& p) {
 
 bool function_routes_private(const PlatformSpec& p) { return storage_layout(p).slots_private; }
 
+std::vector<double> peer_storage_slices_bps(const PlatformSpec& p) {
+  std::vector<double> slices;
+  const double peers_bps = peers_storage_bps(p);
+  if (peers_bps <= p.storage_aggregate_bps) return slices;
+  for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
+    double slice_bps = 0;
+    for (size_t i = first; i < std::min(p.peers.size(), first + kPeersPerStorageSlice); ++i)
+      slice_bps += std::min(p.peers[i].nic_bps, p.peer_storage_streams * p.storage_stream_bps);
+    slices.push_back(p.storage_aggregate_bps * slice_bps / peers_bps);
+  }
+  return slices;
+}
+
 Platform build_platform(const PlatformSpec& p) {
   if (p.function_slots_virtual && !function_routes_private(p))
     throw std::logic_error("virtual function slots on a platform where their routes are not private");
@@ -128,6 +141,7 @@ Platform build_platform(const PlatformSpec& p) {
   const double half_latency_s = p.one_way_latency_s / 2;
   auto* zone = s4u::create_empty_zone("cloud");  // routed by bypass routes only (connect)
   Platform h;
+  h.spec = p;
   h.one_way_latency_s = p.one_way_latency_s;
   h.storage = host(zone, "s3", 1);
   h.broker = host(zone, "broker", 1);
@@ -154,18 +168,12 @@ Platform build_platform(const PlatformSpec& p) {
   // Each client's route to storage also crosses its own cap on one stream's rate (flow_cap): one TCP stream to
   // the service carries at most that, and a client moves more only by opening more (ranged GETs, multipart PUTs).
   const StorageLayout layout = storage_layout(p);
-  const double peers_bps = layout.peers_bps, s3_bps = layout.s3_bps;
+  const double s3_bps = layout.s3_bps;
   const bool never_binds = layout.never_binds, watch = layout.watch;
   auto* s3_link = nic(zone, "s3_aggregate", s3_bps, 0);
   std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
-  if (peers_bps > p.storage_aggregate_bps)
-    for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
-      double slice_bps = 0;
-      for (size_t i = first; i < std::min(p.peers.size(), first + kPeersPerStorageSlice); ++i)
-        slice_bps += std::min(p.peers[i].nic_bps, p.peer_storage_streams * p.storage_stream_bps);
-      slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()),
-                           p.storage_aggregate_bps * slice_bps / peers_bps, 0));
-    }
+  for (double slice_bps : peer_storage_slices_bps(p))
+    slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()), slice_bps, 0));
   // A function slot's or server's route to storage: its NIC and its stream cap, then the shared link, or a path
   // of its own, split duplex as the link is: watched, a copy of the link (its bandwidth too: the route's
   // bandwidths set a flow's bound and its sharing penalty); when the link never binds, one of the whole

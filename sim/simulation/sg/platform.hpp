@@ -75,7 +75,13 @@ bool storage_link_may_bind(const PlatformSpec& spec);
 /// (one container per slot) and take sg::lone_flows_end_s on it.
 bool function_routes_private(const PlatformSpec& spec);
 
+/// The peers' slices of the storage service's link when the peers alone can fill it (build_platform): per slice,
+/// its bandwidth each way; slice k holds peers k x kPeersPerStorageSlice onwards. Empty when the peers' routes to
+/// storage are their own (their NIC and stream cap), crossed by no other peer's flows.
+std::vector<double> peer_storage_slices_bps(const PlatformSpec& spec);
+
 struct Platform {
+  PlatformSpec spec;  // what it was built from
   std::vector<Host*> peers, servers, function_slots;
   Host* storage = nullptr;
   Host* broker = nullptr;

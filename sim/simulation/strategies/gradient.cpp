@@ -81,24 +81,9 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
 }
 
 void compute_on_peer(Context& c, int peer, int iteration) {
-  const auto& s = c.s;
   const double start = sg::now();
-  double reference_s = 0;   // every minibatch one after another on the peer's own CPU
-  double busy_vcpu_s = 0;   // reference seconds x the vCPUs they keep busy, for the credits
-  auto draws = c.random.stream(Draw::PeerStep, {peer, iteration}, c.instance_of(peer));
-  const int group = s.group_of(peer);
-  const auto& minibatches = s.group_of_peer_data(peer).minibatches;
-  for (long long b : minibatches) {
-    const double step_s = s.reference_step_s(StepTarget::Peer, b, group) * c.step_noise(StepTarget::Peer, draws, group);
-    reference_s += step_s;
-    busy_vcpu_s += step_s * s.step_busy_vcpus(StepTarget::Peer, b, group);
-  }
-  // The running sum of the minibatch gradients, on one thread.
-  const double sum_s =
-      s.average_seconds(static_cast<double>(s.parameters), 2) * static_cast<double>(minibatches.size() - 1);
-  reference_s += sum_s;
-  busy_vcpu_s += sum_s;
-  peer_cpu(c, peer, reference_s, reference_s > 0 ? busy_vcpu_s / reference_s : 1.0);
+  const PeerWork work = peer_gradient_work(c, peer, iteration);
+  peer_cpu(c, peer, work.reference_s, work.busy_vcpus);
   c.trace(peer, iteration, Phase::Compute, start);
 }
 
@@ -267,19 +252,53 @@ Footprint gradient_functions_footprint(const Scenario& s, GradientCompute how) {
   return f;
 }
 
-void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus) {
+PeerWork peer_gradient_work(Context& c, int peer, int iteration) {
+  const auto& s = c.s;
+  double reference_s = 0;   // every minibatch one after another on the peer's own CPU
+  double busy_vcpu_s = 0;   // reference seconds x the vCPUs they keep busy, for the credits
+  auto draws = c.random.stream(Draw::PeerStep, {peer, iteration}, c.instance_of(peer));
+  const int group = s.group_of(peer);
+  const auto& minibatches = s.group_of_peer_data(peer).minibatches;
+  for (long long b : minibatches) {
+    const double step_s = s.reference_step_s(StepTarget::Peer, b, group) * c.step_noise(StepTarget::Peer, draws, group);
+    reference_s += step_s;
+    busy_vcpu_s += step_s * s.step_busy_vcpus(StepTarget::Peer, b, group);
+  }
+  // The running sum of the minibatch gradients, on one thread.
+  const double sum_s =
+      s.average_seconds(static_cast<double>(s.parameters), 2) * static_cast<double>(minibatches.size() - 1);
+  reference_s += sum_s;
+  busy_vcpu_s += sum_s;
+  return {reference_s, reference_s > 0 ? busy_vcpu_s / reference_s : 1.0};
+}
+
+PeerCpuSplit plan_peer_cpu(Context& c, int peer, double start_s, double reference_s, double busy_vcpus) {
   // The credits say how much of the work runs at full speed; the host runs the rest at its baseline speed.
   auto& credits = c.credits[peer];
-  sg::Host* host = c.hosts.peers[peer];
   const double full_speed_s = reference_s * c.slowdown(peer) / c.s.peer_type(peer).cpu_speed_factor;
-  credits.run(sg::now(), full_speed_s, busy_vcpus);
+  credits.run(start_s, full_speed_s, busy_vcpus);
   const double full_share = full_speed_s > 0 ? std::min(1.0, credits.last_full_speed_s() / full_speed_s) : 1.0;
-  if (credits.throttles()) sg::set_throttled(host, false);
-  if (full_share > 0) sg::compute(host, reference_s * full_share);
-  if (full_share < 1) {
+  return {full_share > 0 ? reference_s * full_share : 0, full_share < 1 ? reference_s * (1 - full_share) : 0};
+}
+
+void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus) {
+  sg::Host* host = c.hosts.peers[peer];
+  const PeerCpuSplit split = plan_peer_cpu(c, peer, sg::now(), reference_s, busy_vcpus);
+  if (c.credits[peer].throttles()) sg::set_throttled(host, false);
+  if (split.full_reference_s > 0) sg::compute(host, split.full_reference_s);
+  if (split.throttled_reference_s > 0) {
     sg::set_throttled(host, true);
-    sg::compute(host, reference_s * (1 - full_share));
+    sg::compute(host, split.throttled_reference_s);
   }
+}
+
+double peer_cpu_end_s(Context& c, int peer, double start_s, double reference_s, double busy_vcpus) {
+  const PeerCpuSplit split = plan_peer_cpu(c, peer, start_s, reference_s, busy_vcpus);
+  sg::Host* host = c.hosts.peers[peer];
+  double end_s = start_s;
+  if (split.full_reference_s > 0) end_s += sg::compute_s(host, split.full_reference_s, false);
+  if (split.throttled_reference_s > 0) end_s += sg::compute_s(host, split.throttled_reference_s, true);
+  return end_s;
 }
 
 void serialize(Context& c, int peer, int iteration, double bytes) {

@@ -31,6 +31,23 @@ Footprint gradient_functions_footprint(const Scenario& s, GradientCompute how);
 /// busy (1 for single-threaded kernels), which is what burstable credits drain by.
 void peer_cpu(Context& c, int peer, double reference_s, double busy_vcpus = 1);
 
+/// The work of peer_cpu, started at `start_s`: reference seconds at the host's full speed, then at its throttled
+/// speed (a standard-mode burstable instance whose credits ran out meanwhile). Spends the peer's credits.
+struct PeerCpuSplit {
+  double full_reference_s = 0, throttled_reference_s = 0;
+};
+PeerCpuSplit plan_peer_cpu(Context& c, int peer, double start_s, double reference_s, double busy_vcpus = 1);
+/// peer_cpu computed rather than simulated, for a peer whose CPU nothing else uses: when the work started at
+/// `start_s` ends (strategies/computed_participants.hpp).
+double peer_cpu_end_s(Context& c, int peer, double start_s, double reference_s, double busy_vcpus = 1);
+
+/// One iteration's gradient on the peer's own CPU: every minibatch's step (with its noise, drawn from the peer's
+/// stream of the iteration) and their running sum, in reference seconds, and the vCPUs that keeps busy.
+struct PeerWork {
+  double reference_s = 0, busy_vcpus = 1;
+};
+PeerWork peer_gradient_work(Context& c, int peer, int iteration);
+
 /// The peer turns a tensor of `bytes` into bytes to send (torch.save, pickle), or back: on its CPU, traced as
 /// a serialize / deserialize row inside the phase that moves it.
 void serialize(Context& c, int peer, int iteration, double bytes);

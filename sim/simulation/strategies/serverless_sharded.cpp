@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "aggregator.hpp"
+#include "computed_participants.hpp"
 #include "gradient.hpp"
 #include "participation.hpp"
 #include "strategy.hpp"
@@ -43,6 +44,8 @@ class ServerlessSharded : public Strategy {
 
  private:
   void peer(Context& c, int peer);
+  /// A participant's shards of `iteration` are in storage; the last one's invoke the reducers.
+  void uploaded(Context& c, int iteration);
   void reducer(Context& c, int shard, int iteration);
   const Scenario& s_;
   GradientCompute compute_;
@@ -51,6 +54,8 @@ class ServerlessSharded : public Strategy {
   int reducer_memory_mb_ = 0;
   std::vector<int> uploaded_;  // per iteration: peers whose shards are all in storage
   std::vector<sg::Counter> reduced_;  // per iteration: averaged shards in storage
+  std::vector<int> reduced_count_;    // the same count, for computed participants
+  std::unique_ptr<ComputedParticipants> computed_;  // the peers, where they are computed rather than actors
 };
 
 ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -68,6 +73,7 @@ ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s
   refuse_unmodelled(params, e, "serverless_sharded", kAsync | kCrash | kCompression | kFunctionFailures);
   uploaded_.assign(static_cast<size_t>(e.workload.iterations), 0);
   reduced_.resize(static_cast<size_t>(e.workload.iterations));
+  reduced_count_.assign(static_cast<size_t>(e.workload.iterations), 0);
 }
 
 void ServerlessSharded::launch(Context& c) {
@@ -77,13 +83,26 @@ void ServerlessSharded::launch(Context& c) {
   if (!c.out.failure.empty()) return;
   participation_.draw(c.random, s_.experiment.workload.iterations);
   c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
+  if (participants_computable(c, compute_)) {
+    computed_ = std::make_unique<ComputedParticipants>(c, participation_, StorageRound{s_.exchange_bytes / shards_, shards_},
+                                                       [this, &c](int, int iteration, int) { uploaded(c, iteration); });
+    computed_->launch();
+    return;
+  }
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
+}
+
+void ServerlessSharded::uploaded(Context& c, int iteration) {
+  if (++uploaded_[iteration] < participation_.per_round()) return;
+  for (int j = 0; j < shards_; ++j)
+    sg::run_task("reducer", c.hosts.storage, [this, &c, j, iteration] { reducer(c, j, iteration); });
 }
 
 void ServerlessSharded::reducer(Context& c, int shard, int iteration) {
   run_aggregator(c, {"reducer", reducer_memory_mb_, participation_.per_round(), s_.exchange_bytes / shards_,
                      static_cast<double>(s_.parameters) / shards_, iteration, shard});
   reduced_[iteration].add();
+  if (computed_ && ++reduced_count_[iteration] == shards_) computed_->round_ready(iteration);
 }
 
 void ServerlessSharded::peer(Context& c, int peer) {
@@ -96,9 +115,7 @@ void ServerlessSharded::peer(Context& c, int peer) {
       serialize(c, peer, it, shard_bytes * shards_);
       c.storage.put(c.storage_client(peer), shard_bytes, shards_);
       c.trace(peer, it, Phase::Send, send_start);
-      if (++uploaded_[it] == participation_.per_round())  // the last uploader invokes the reducers
-        for (int j = 0; j < shards_; ++j)
-          sg::run_task("reducer", c.hosts.peers[peer], [this, &c, j, it] { reducer(c, j, it); });
+      uploaded(c, it);
     }
     const double receive_start = sg::now();
     reduced_[it].wait_for(shards_);

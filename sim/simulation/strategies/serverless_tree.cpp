@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "aggregator.hpp"
+#include "computed_participants.hpp"
 #include "gradient.hpp"
 #include "participation.hpp"
 #include "strategy.hpp"
@@ -58,6 +59,7 @@ class ServerlessTree : public Strategy {
   std::vector<int> memory_mb_;            // per level
   std::vector<std::vector<std::vector<int>>> arrived_;  // [iteration][level][group]: inputs in storage
   std::vector<sg::Counter> root_done_;                  // per iteration: 1 once the root's output is in
+  std::unique_ptr<ComputedParticipants> computed_;      // the peers, where they are computed rather than actors
 };
 
 ServerlessTree::ServerlessTree(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -100,6 +102,13 @@ void ServerlessTree::launch(Context& c) {
   }
   participation_.draw(c.random, s_.experiment.workload.iterations);
   c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
+  if (participants_computable(c, compute_)) {
+    computed_ = std::make_unique<ComputedParticipants>(
+        c, participation_, StorageRound{static_cast<double>(s_.gradient_bytes), 1},
+        [this, &c](int, int iteration, int rank) { input_ready(c, 0, rank / fan_in_, iteration); });
+    computed_->launch();
+    return;
+  }
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 
@@ -120,6 +129,7 @@ void ServerlessTree::aggregator(Context& c, int level, int group, int iteration)
     return;
   }
   root_done_[iteration].add();
+  if (computed_) computed_->round_ready(iteration);
 }
 
 void ServerlessTree::peer(Context& c, int peer) {
