@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "same_run.hpp"
 #include "sim_fixture.hpp"
 #include "simulation/strategies/computed_invocations.hpp"
 
@@ -34,62 +35,6 @@ bool computable(const Scenario& s, const std::string& system, sg::StorageSharing
   auto spec = platform_spec(s, sys);
   spec.storage_sharing = sharing;
   return simulation::invocations_computable(s, simulation::make_strategy(sys, s)->needs(), spec);
-}
-
-std::vector<PhaseRecord> sorted_trace(const RunOutput& r) {
-  auto rows = r.trace;
-  std::sort(rows.begin(), rows.end(), [](const PhaseRecord& a, const PhaseRecord& b) {
-    return std::tie(a.peer, a.iteration, a.invocation, a.start_s, a.phase) <
-           std::tie(b.peer, b.iteration, b.invocation, b.start_s, b.phase);
-  });
-  return rows;
-}
-
-/// The same run to `tolerance_s`: every trace row, every billed function run, the counts and the peers' ends.
-void check_same_run(const RunOutput& computed, const RunOutput& simulated, double tolerance_s) {
-  CHECK(computed.failure == simulated.failure);
-  CHECK(computed.ledger.storage_gets == simulated.ledger.storage_gets);
-  CHECK(computed.ledger.storage_puts == simulated.ledger.storage_puts);
-  CHECK(computed.ledger.workflow_transitions == simulated.ledger.workflow_transitions);
-  CHECK(computed.cold_starts == simulated.cold_starts);
-  CHECK(computed.max_containers == simulated.max_containers);
-  const auto a = sorted_trace(computed), b = sorted_trace(simulated);
-  REQUIRE(a.size() == b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    CAPTURE(i);
-    CHECK(a[i].peer == b[i].peer);
-    CHECK(a[i].iteration == b[i].iteration);
-    CHECK(a[i].invocation == b[i].invocation);
-    CHECK(a[i].phase == b[i].phase);
-    CHECK(std::abs(a[i].start_s - b[i].start_s) <= tolerance_s);
-    CHECK(std::abs(a[i].end_s - b[i].end_s) <= tolerance_s);
-  }
-  auto runs = [](const RunOutput& r) {
-    std::vector<std::pair<double, double>> v;
-    for (const auto& f : r.ledger.function_runs) v.emplace_back(f.init_s, f.run_s);
-    std::sort(v.begin(), v.end());
-    return v;
-  };
-  const auto ra = runs(computed), rb = runs(simulated);
-  REQUIRE(ra.size() == rb.size());
-  for (size_t i = 0; i < ra.size(); ++i) {
-    CHECK(std::abs(ra[i].first - rb[i].first) <= tolerance_s);
-    CHECK(std::abs(ra[i].second - rb[i].second) <= tolerance_s);
-  }
-  // What each update had metered by its moment (the schedule prices a run up to it): records of computed
-  // invocations count from the instant they happen, not from when they were computed.
-  REQUIRE(computed.updates.size() == simulated.updates.size());
-  for (size_t i = 0; i < computed.updates.size(); ++i) {
-    const auto &u = computed.updates[i], &v = simulated.updates[i];
-    CHECK(std::abs(u.time_s - v.time_s) <= tolerance_s);
-    CHECK(u.usage.function_runs == v.usage.function_runs);
-    CHECK(u.usage.workflow_transitions == v.usage.workflow_transitions);
-    CHECK(u.usage.storage_gets == v.usage.storage_gets);
-    CHECK(u.usage.storage_puts == v.usage.storage_puts);
-  }
-  REQUIRE(computed.peer_end_s.size() == simulated.peer_end_s.size());
-  for (size_t i = 0; i < computed.peer_end_s.size(); ++i)
-    CHECK(std::abs(computed.peer_end_s[i] - simulated.peer_end_s[i]) <= tolerance_s);
 }
 
 }  // namespace
@@ -122,7 +67,7 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
     CHECK(computed.cold_starts == static_cast<long long>(s.peer_groups[0].invocations.size()));
     CHECK(computed.warm_starts == 2 * computed.cold_starts);
     CHECK(computed.updates.size() == 3);  // recorded for the accuracy replay, with what each had metered
-    check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
+    same_run::check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
   }
   SUBCASE("failed attempts retried, on new containers or warm ones of invocations that ended") {
     // One iteration: a burst of branches that all start at once finds no warm container, so which branch SimGrid
@@ -136,7 +81,7 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
     CHECK(computed.failure.empty());
     CHECK(computed.ledger.function_runs.size() > s.peer_groups[0].invocations.size());  // some attempts failed and were retried
     CHECK(computed.warm_starts > 0);                                          // some retries found a warm container
-    check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
+    same_run::check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
   }
 }
 

@@ -163,6 +163,7 @@ std::string to_bytes(const RunOutput& r) {
   w.value(r.failure_detection_wait_s);
   w.records(r.staleness);
   w.records(r.credits_exhausted_at_s);
+  w.value<char>(r.participants_computed ? 1 : 0);
   w.value<char>(r.void_storage_link_bound ? 1 : 0);
   return w.take();
 }
@@ -216,6 +217,7 @@ RunOutput run_output_from_bytes(std::string_view bytes) {
   r.failure_detection_wait_s = in.value<double>();
   r.staleness = in.records<int>();
   r.credits_exhausted_at_s = in.records<double>();
+  r.participants_computed = in.value<char>() != 0;
   r.void_storage_link_bound = in.value<char>() != 0;
   if (!in.done()) throw std::runtime_error("a run's output has bytes after its end");
   return r;

@@ -56,6 +56,8 @@ struct RunOutput {
   double failure_detection_wait_s = 0;  // summed over peers: time spent waiting for peers presumed dead
   std::vector<int> staleness;  // per applied gradient: the consumer's iteration minus the gradient's (>= 0)
   std::vector<double> credits_exhausted_at_s;  // per peer: when its burstable CPU credits ran out; -1: never
+  /// The participants were computed rather than simulated as actors (simulation/strategies/computed_participants.hpp).
+  bool participants_computed = false;
   /// An optimistic run abandoned because the storage link could have bound (sg::StorageLinkWatch): nothing
   /// above holds; the system must be simulated again with exact storage sharing.
   bool void_storage_link_bound = false;

@@ -7,18 +7,17 @@
 namespace p2psim::simulation {
 namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// SimGrid ends a flow whose remaining bytes its rate moves within its time precision (sg_surf_precision, 1e-9 s),
-// and a NIC's credits count as run out within 1e-9 of its bucket (sg/nic_credits.cpp).
+// SimGrid ends a flow whose remaining bytes its rate moves within its time precision (sg_surf_precision, 1e-9 s).
 constexpr double kPrecision = 1e-9;
 }  // namespace
 
 PeerStorageFlows::PeerStorageFlows(const sg::NetworkFactors& factors, double route_latency_s, double stream_bps,
-                                   std::vector<double> slices_bps, const std::vector<Peer>& peers,
+                                   std::vector<double> slices_bps, std::vector<double> peers_nic_bps,
                                    size_t peers_per_slice)
     : f_(factors), latency_s_(route_latency_s), stream_bps_(stream_bps), peers_per_slice_(peers_per_slice),
       sliced_(!slices_bps.empty()) {
   gamma_bound_bps_ = route_latency_s > 0 && f_.tcp_gamma > 0 ? f_.tcp_gamma / (2.0 * route_latency_s) : kInfinity;
-  const int n = static_cast<int>(peers.size());
+  const int n = static_cast<int>(peers_nic_bps.size());
   if (slices_bps.empty()) {
     for (int i = 0; i < n; ++i) systems_.push_back({i, 1, 0, {}, {}, 0, kInfinity, 0});
   } else {
@@ -28,15 +27,7 @@ PeerStorageFlows::PeerStorageFlows(const sg::NetworkFactors& factors, double rou
                           kInfinity, 0});
     }
   }
-  for (const auto& p : peers)
-    for (int direction = 0; direction < 2; ++direction) {
-      Nic d;
-      d.bps = d.burst_bps = p.nic_bps;
-      const bool bursts = p.nic_baseline_bps > 0 && p.nic_baseline_bps < p.nic_bps && p.nic_credit_bytes > 0;
-      d.baseline_bps = bursts ? p.nic_baseline_bps : p.nic_bps;
-      d.capacity_bytes = d.credits_bytes = bursts ? p.nic_credit_bytes : 0;
-      nics_.push_back(d);
-    }
+  nic_bps_ = peers_nic_bps;
 }
 
 std::int64_t PeerStorageFlows::add(int peer, bool upload, double begins_s, double bytes) {
@@ -74,60 +65,28 @@ void PeerStorageFlows::reschedule(size_t index) {
   if (std::isfinite(sys.next_s)) due_.push({sys.next_s, index, sys.version});
 }
 
-double PeerStorageFlows::penalty_of(const System& sys, int peer, bool upload) {
+double PeerStorageFlows::penalty_of(const System& sys, int peer) const {
   // network_cm02.cpp, NetworkCm02Model::communicate: the route's latency, plus weight-S over each link's bandwidth.
-  const Nic& n = nics_[static_cast<size_t>(2 * peer + (upload ? 0 : 1))];
-  double penalty = latency_s_ + f_.weight_s / n.bps + f_.weight_s / stream_bps_;
+  double penalty = latency_s_ + f_.weight_s / nic_bps_[static_cast<size_t>(peer)] + f_.weight_s / stream_bps_;
   if (sys.slice_bps > 0) penalty += f_.weight_s / sys.slice_bps;
   return penalty;
 }
 
 void PeerStorageFlows::step(System& sys, double now_s, std::vector<std::int64_t>& ended) {
-  const double xs = f_.cross_traffic_share;
-  // What each NIC direction carried per second since the last step (route and cross-traffic, as its usage).
-  auto usage = [&](int peer, bool up) {
-    double u = 0;
-    for (const auto& flow : sys.moving)
-      if (flow.peer == peer) u += flow.value * (flow.upload == up ? 1.0 : xs);
-    return u;
-  };
   const double dt = now_s - sys.last_s;
-  if (dt > 0) {
-    for (int p = sys.first_peer; p < sys.first_peer + sys.peers; ++p)
-      for (bool up : {true, false}) {
-        Nic& n = nic(p, up);
-        if (n.bursts())
-          n.credits_bytes = std::clamp(n.credits_bytes + (n.baseline_bps - usage(p, up)) * dt, 0.0, n.capacity_bytes);
-      }
+  if (dt > 0)
     for (auto& flow : sys.moving) flow.remaining -= f_.bandwidth * flow.value * dt;
-  }
   sys.last_s = now_s;
   for (auto it = sys.moving.begin(); it != sys.moving.end();) {
-    if (it->remaining <= kPrecision * f_.bandwidth * it->value) {
+    const double rate = f_.bandwidth * it->value;
+    // (Or so close to its end that the clock could not show the rest: now + remaining / rate is now.)
+    if (it->remaining <= kPrecision * rate || now_s + it->remaining / rate <= now_s) {
       ended.push_back(it->id);
       it = sys.moving.erase(it);
     } else {
       ++it;
     }
   }
-  // NICs whose credits ran out, or came back (sg/nic_credits.cpp's rule): their bandwidth, and the penalty of
-  // every flow with an element on them.
-  for (int p = sys.first_peer; p < sys.first_peer + sys.peers; ++p)
-    for (bool up : {true, false}) {
-      Nic& n = nic(p, up);
-      if (!n.bursts()) continue;
-      const double old_bps = n.bps;
-      if (!n.throttled && n.credits_bytes <= kPrecision * n.capacity_bytes) {
-        n.throttled = true;
-        n.bps = n.baseline_bps;
-      } else if (n.throttled && n.credits_bytes >= std::min(n.capacity_bytes, n.burst_bps - n.baseline_bps)) {
-        n.throttled = false;
-        n.bps = n.burst_bps;
-      }
-      if (n.bps == old_bps) continue;
-      for (auto& flow : sys.moving)
-        if (flow.peer == p && (flow.upload == up || xs > 0)) flow.penalty += f_.weight_s / n.bps - f_.weight_s / old_bps;
-    }
   // Flows whose bytes begin to move now: their penalty and bound as SimGrid sets them when it makes the comm.
   for (auto it = sys.waiting.begin(); it != sys.waiting.end();) {
     if (it->begins_s > now_s) {
@@ -140,26 +99,16 @@ void PeerStorageFlows::step(System& sys, double now_s, std::vector<std::int64_t>
       ended.push_back(flow.id);
       continue;
     }
-    flow.penalty = penalty_of(sys, flow.peer, flow.upload);
-    flow.bound = std::min({nic(flow.peer, flow.upload).bps, stream_bps_, gamma_bound_bps_});
+    flow.penalty = penalty_of(sys, flow.peer);
+    flow.bound = std::min({nic_bps_[static_cast<size_t>(flow.peer)], stream_bps_, gamma_bound_bps_});
     if (sys.slice_bps > 0) flow.bound = std::min(flow.bound, sys.slice_bps);
     sys.moving.push_back(flow);
   }
   solve(sys);
-  // The next change: a flow begins or ends, a NIC's credits run out or are earned back.
+  // The next change: a flow begins or ends.
   double next = kInfinity;
   for (const auto& flow : sys.waiting) next = std::min(next, flow.begins_s);
   for (const auto& flow : sys.moving) next = std::min(next, now_s + flow.remaining / (f_.bandwidth * flow.value));
-  for (int p = sys.first_peer; p < sys.first_peer + sys.peers; ++p)
-    for (bool up : {true, false}) {
-      const Nic& n = nic(p, up);
-      if (!n.bursts()) continue;
-      const double drain_bps = usage(p, up) - n.baseline_bps;
-      if (!n.throttled && drain_bps > 0) next = std::min(next, now_s + n.credits_bytes / drain_bps);
-      if (n.throttled && drain_bps < 0)
-        next = std::min(next, now_s + (std::min(n.capacity_bytes, n.burst_bps - n.baseline_bps) - n.credits_bytes) /
-                                          -drain_bps);
-    }
   sys.next_s = next;
 }
 
@@ -168,10 +117,9 @@ void PeerStorageFlows::solve(System& sys) {
   const int P = sys.peers;
   const size_t constraints = static_cast<size_t>(2 * P + (sys.slice_bps > 0 ? 2 : 0));
   std::vector<double> slack(constraints), usage(constraints);
-  for (int j = 0; j < P; ++j) {
-    slack[static_cast<size_t>(2 * j)] = nic(sys.first_peer + j, true).bps;
-    slack[static_cast<size_t>(2 * j + 1)] = nic(sys.first_peer + j, false).bps;
-  }
+  for (int j = 0; j < P; ++j)
+    slack[static_cast<size_t>(2 * j)] = slack[static_cast<size_t>(2 * j + 1)] =
+        nic_bps_[static_cast<size_t>(sys.first_peer + j)];
   if (sys.slice_bps > 0) slack[constraints - 2] = slack[constraints - 1] = sys.slice_bps;
   const double xs = f_.cross_traffic_share;
   // A flow's elements: (constraint, weight). An upload crosses its NIC up and the slice down (storage's side of

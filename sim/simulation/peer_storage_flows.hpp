@@ -1,17 +1,16 @@
 // The peers' transfers to and from object storage, computed as SimGrid's network model shares them, for
 // participants that are computed rather than simulated (strategies/computed_participants.hpp). A peer's route to
-// storage is its NIC (split duplex, "up to" NICs with their credits: sg/nic_credits.hpp), its cap on one
-// stream's rate and, where the peers alone could fill the storage service's link, its slice of that link
-// (sg::peer_storage_slices_bps): the peers of one slice share it, and nothing else crosses it, so each slice
-// (or each peer, when there are none) is a small system of its own. Within it, rates are SimGrid's max-min
-// allocation (src/kernel/lmm/maxmin.cpp): every moving flow of penalty p gets level / p, raised until a
-// constraint (a NIC direction, a slice direction, each flow's 5 % of cross-traffic on the reverse ones) is full
-// or the flow reaches its bound (its narrowest link when it began, the TCP window over the route's latency);
-// bytes move at the bandwidth factor times that rate. A flow's penalty is its route's latency plus weight-S over
-// each of its links' bandwidth, updated as SimGrid's NetworkCm02Link::set_bandwidth does when a NIC's credits run
-// out (every flow with an element on that NIC, cross-traffic included). The rates are constant between two
-// events of a system (a flow begins or ends, a NIC's credits run out or are earned back), so each flow's end is
-// exact: the same as SimGrid's to its precision (tests/test_computed_participants.cpp). No SimGrid here.
+// storage is its NIC (split duplex), its cap on one stream's rate and, where the peers alone could fill the
+// storage service's link, its slice of that link (sg::peer_storage_slices_bps): the peers of one slice share it,
+// and nothing else crosses it, so each slice (or each peer, when there are none) is a small system of its own.
+// Within it, rates are SimGrid's max-min allocation (src/kernel/lmm/maxmin.cpp): every moving flow of penalty p
+// gets level / p, raised until a constraint (a NIC direction, a slice direction, with each flow's 5 % of
+// cross-traffic on the reverse ones) is full or the flow reaches its bound (its narrowest link, the TCP window
+// over the route's latency); bytes move at the bandwidth factor times that rate. A flow's penalty is its route's
+// latency plus weight-S over each of its links' bandwidth (network_cm02.cpp, NetworkCm02Model::communicate).
+// The rates are constant between two events of a system (a flow begins or ends), so each flow's end is exact:
+// the same as SimGrid's to its precision (tests/test_computed_participants.cpp). NICs keep their rate: an "up to"
+// NIC whose credits could run out is not computed here (participants_computable). No SimGrid here.
 #pragma once
 #include <cstdint>
 #include <queue>
@@ -23,21 +22,16 @@ namespace p2psim::simulation {
 
 class PeerStorageFlows {
  public:
-  struct Peer {
-    double nic_bps = 0;           // each way, at the start (an "up to" NIC's burst)
-    double nic_baseline_bps = 0;  // below nic_bps: an "up to" NIC, back to this once its credits run out ...
-    double nic_credit_bytes = 0;  // ... which it holds at the start, per direction
-  };
-  /// `slices_bps`: the slices' bandwidths (sg::peer_storage_slices_bps), or empty: every peer's route its own.
-  /// `route_latency_s`: a peer's route to storage, in all; `stream_bps`: what one stream carries at most.
+  /// `slices_bps`: the slices' bandwidths (sg::peer_storage_slices_bps), or empty: every peer's route its own;
+  /// slice k holds `peers_per_slice` peers from k x peers_per_slice on. `route_latency_s`: a peer's route to
+  /// storage, in all; `stream_bps`: what one stream carries at most; `peers_nic_bps`: each peer's NIC, each way.
   PeerStorageFlows(const sg::NetworkFactors& factors, double route_latency_s, double stream_bps,
-                   std::vector<double> slices_bps, const std::vector<Peer>& peers, size_t peers_per_slice);
+                   std::vector<double> slices_bps, std::vector<double> peers_nic_bps, size_t peers_per_slice);
 
   /// A flow of `bytes` (whole bytes, as SimGrid sends them) from peer `peer` to storage (`upload`) or back, whose
   /// bytes begin to move at `begins_s` (its request's first byte and route latency paid). Returns its number.
   std::int64_t add(int peer, bool upload, double begins_s, double bytes);
-  /// The next instant at which something changes (a flow begins or ends, a NIC's credits run out or come back);
-  /// infinity when nothing is in flight.
+  /// The next instant at which something changes (a flow begins or ends); infinity when nothing is in flight.
   double next_s();
   /// Advances every system with a change due at `now_s` (the earliest next_s()); returns the flows that ended.
   std::vector<std::int64_t> advance(double now_s);
@@ -49,11 +43,6 @@ class PeerStorageFlows {
     bool upload;
     double begins_s, remaining;
     double penalty = 0, bound = 0, value = 0;
-  };
-  struct Nic {  // one direction of a peer's NIC
-    double bps = 0, baseline_bps = 0, burst_bps = 0, capacity_bytes = 0, credits_bytes = 0;
-    bool throttled = false;
-    bool bursts() const { return capacity_bytes > 0 && burst_bps > baseline_bps; }
   };
   struct System {  // a slice's peers, or one peer
     int first_peer = 0, peers = 0;
@@ -69,9 +58,8 @@ class PeerStorageFlows {
     bool operator>(const Due& o) const { return at_s != o.at_s ? at_s > o.at_s : system > o.system; }
   };
 
-  Nic& nic(int peer, bool up) { return nics_[static_cast<size_t>(2 * peer + (up ? 0 : 1))]; }
-  double penalty_of(const System& sys, int peer, bool upload);
-  /// The system's flows and NIC credits at `now_s`, then its flows that ended, new rates and next event.
+  double penalty_of(const System& sys, int peer) const;
+  /// The system's flows at `now_s`: those that ended, those that begin, new rates and the next event.
   void step(System& sys, double now_s, std::vector<std::int64_t>& ended);
   void solve(System& sys);
   void reschedule(size_t index);
@@ -81,7 +69,7 @@ class PeerStorageFlows {
   size_t peers_per_slice_;
   bool sliced_;  // the peers share slices; else each peer is a system of its own
   std::vector<System> systems_;
-  std::vector<Nic> nics_;  // per peer: up (to storage), then down
+  std::vector<double> nic_bps_;  // per peer
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::int64_t next_id_ = 0;
 };

@@ -19,11 +19,17 @@ namespace s4u = simgrid::s4u;
 
 namespace {
 NicCredits* nic_credits = nullptr;  // the platform's, when a NIC bursts
-// Every transfer starts here: an "up to" NIC's buckets are followed from its first transfer on.
+// Every transfer starts here and ends in ended(): an "up to" NIC's buckets are followed while it has a transfer in
+// flight (its latency paid too, when the NIC carries nothing yet), and until they are full and idle again.
 void starting(Host* from, Host* to) {
   if (!nic_credits) return;
   nic_credits->touched(from);
   nic_credits->touched(to);
+}
+void ended(Host* from, Host* to) {
+  if (!nic_credits) return;
+  nic_credits->released(from);
+  nic_credits->released(to);
 }
 }  // namespace
 
@@ -38,6 +44,7 @@ void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 void transfer(Host* from, Host* to, double bytes) {
   starting(from, to);
   s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
+  ended(from, to);
 }
 
 // The network model's own settings (LV08 sets its factors as defaults when it is created).
@@ -128,6 +135,7 @@ void transfer_streams(Host* from, Host* to, const std::vector<Stream>& streams) 
     comms.push_back(s4u::Comm::sendto_async(from, to, static_cast<uint64_t>(streams[i].bytes)));
   }
   s4u::Comm::wait_all(comms);
+  for (size_t i = 0; i < comms.size(); ++i) ended(from, to);
 }
 
 void transfer_all(const std::vector<Transfer>& transfers) {
@@ -137,14 +145,17 @@ void transfer_all(const std::vector<Transfer>& transfers) {
     comms.push_back(s4u::Comm::sendto_async(t.from, t.to, static_cast<uint64_t>(t.bytes)));
   }
   s4u::Comm::wait_all(comms);
+  for (const auto& t : transfers) ended(t.from, t.to);
 }
 
 bool try_transfer(Host* from, Host* to, double bytes) {
   starting(from, to);
   try {
     s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
+    ended(from, to);
     return true;
   } catch (const simgrid::NetworkFailureException&) {
+    ended(from, to);
     return false;
   }
 }
@@ -283,19 +294,23 @@ int payload = 0;  // messages carry only their size
 }
 
 Channel::Channel(const std::string& name) : mailbox_(s4u::Mailbox::by_name(name)) {}
-Channel::Pending::Pending(s4u::CommPtr comm) : comm_(std::move(comm)) {}
+Channel::Pending::Pending(s4u::CommPtr comm, Host* host) : comm_(std::move(comm)), host_(host) {}
 Channel::Pending::~Pending() = default;
 Channel::Pending::Pending(Pending&&) noexcept = default;
-void Channel::Pending::wait() { comm_->wait(); }
+void Channel::Pending::wait() {
+  comm_->wait();
+  ended(host_, host_);
+}
 Channel::Pending Channel::send_async(double bytes) {
   Host* self = s4u::this_actor::get_host();
   starting(self, self);
-  return Pending(mailbox_->put_async(&payload, static_cast<uint64_t>(bytes)));
+  return Pending(mailbox_->put_async(&payload, static_cast<uint64_t>(bytes)), self);
 }
 void Channel::receive() {
   Host* self = s4u::this_actor::get_host();
   starting(self, self);
   mailbox_->get<int>();
+  ended(self, self);
 }
 
 namespace {

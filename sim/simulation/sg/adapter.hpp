@@ -178,13 +178,14 @@ class Channel {
   /// Starts sending; the returned handle's wait() returns once the receiver has it.
   class Pending {
    public:
-    explicit Pending(simgrid::s4u::CommPtr comm);
+    Pending(simgrid::s4u::CommPtr comm, Host* host);
     ~Pending();
     Pending(Pending&&) noexcept;
     void wait();
 
    private:
     simgrid::s4u::CommPtr comm_;
+    Host* host_;  // the sender's
   };
   Pending send_async(double bytes);
   void receive();

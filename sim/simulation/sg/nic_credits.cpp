@@ -18,6 +18,7 @@ void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bp
     b.burst_bps = burst_bps;
     b.capacity_bytes = b.credits_bytes = bucket_bytes;
     b.owner = owner;
+    b.host = host;
     buckets_.push_back(b);
   }
   if (owner >= 0 && static_cast<size_t>(owner) >= exhausted_at_s_.size())
@@ -27,6 +28,7 @@ void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bp
 void NicCredits::touched(const Host* host) {
   const auto it = of_host_.find(host);
   if (it == of_host_.end()) return;
+  ++in_flight_[host];
   for (size_t i : it->second)
     if (!buckets_[i].followed) {
       buckets_[i].followed = true;
@@ -41,18 +43,26 @@ void NicCredits::touched(const Host* host) {
   }
 }
 
-double NicCredits::earliest_dry_s() const {
+void NicCredits::released(const Host* host) {
+  const auto it = in_flight_.find(host);
+  if (it != in_flight_.end() && it->second > 0) --it->second;
+}
+
+double NicCredits::earliest_change_s() const {
   double earliest = std::numeric_limits<double>::infinity();
   for (size_t i : followed_) {
     const Bucket& b = buckets_[i];
-    if (!b.throttled) earliest = std::min(earliest, last_s_ + b.credits_bytes / (b.burst_bps - b.baseline_bps));
+    if (!b.throttled)  // dry at the earliest when it drains as fast as it can: bursting, the whole time
+      earliest = std::min(earliest, last_s_ + b.credits_bytes / (b.burst_bps - b.baseline_bps));
+    else  // bursting again at the earliest when it refills as fast as it can: idle, the whole time
+      earliest = std::min(earliest, last_s_ + std::max(0.0, b.refilled_bytes() - b.credits_bytes) / b.baseline_bps);
   }
   return earliest;
 }
 
 void NicCredits::watch() {
   for (;;) {
-    const double next_s = earliest_dry_s();
+    const double next_s = earliest_change_s();
     if (std::isinf(next_s))
       wake_->acquire();
     else
@@ -77,13 +87,14 @@ void NicCredits::advance(double now_s) {
         auto& first = exhausted_at_s_[static_cast<size_t>(b.owner)];
         if (first < 0) first = now_s;
       }
-    } else if (b.throttled && b.credits_bytes >= std::min(b.capacity_bytes, b.burst_bps - b.baseline_bps)) {
+    } else if (b.throttled && b.credits_bytes >= b.refilled_bytes()) {
       // A second's worth of burst earned back (or a full balance): bursting again (not at every byte, or it would
       // flutter between the two rates).
       b.throttled = false;
       b.direction->set_bandwidth(b.burst_bps);
     }
-    if (!b.throttled && used_bps <= 0 && b.credits_bytes >= b.capacity_bytes) {  // full and idle: nothing to follow
+    if (!b.throttled && used_bps <= 0 && b.credits_bytes >= b.capacity_bytes && in_flight_[b.host] == 0) {
+      // full and idle, with no transfer in flight: nothing to follow
       b.followed = false;
       followed_[k] = followed_.back();
       followed_.pop_back();

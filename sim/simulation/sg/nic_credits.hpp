@@ -4,9 +4,10 @@
 // credits the NIC may run up to its burst rate, once empty it falls back to its baseline. The buckets are kept
 // here from the NICs' actual use in the simulation: SimGrid's rates are constant between two of its events, so
 // the balance is integrated exactly at each one (sg::Engine::run's time advances), and a NIC whose bucket runs
-// dry is set to its baseline there. So that a bucket cannot run dry between two events, a daemon actor wakes the
-// clock at the earliest instant one could (its balance over its largest drain, burst less baseline): at worst a
-// bucket that drains more slowly is looked at a few more times, each closer to its end.
+// dry is set to its baseline there, and back to its burst once it has earned enough back. So that a bucket cannot
+// run dry (or refill) between two events, a daemon actor wakes the clock at the earliest instant one could (its
+// balance over its largest drain, burst less baseline; what it lacks over its largest refill, its baseline): at
+// worst a bucket that drains or refills more slowly is looked at a few more times, each closer to its end.
 #pragma once
 #include <memory>
 #include <unordered_map>
@@ -22,9 +23,11 @@ class NicCredits {
   /// bucket of `bucket_bytes` above its `baseline_bps`. `owner`: an index reported with the first exhaustion (a peer's; -1: not reported, a server's).
   void add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner);
   bool any() const { return !buckets_.empty(); }
-  /// A transfer from or to `host` starts: its buckets are followed from now on (until full and idle again).
-  /// Called from an actor.
+  /// A transfer from or to `host` starts: its buckets are followed from now on (until full and idle again, with
+  /// no transfer in flight). Called from an actor.
   void touched(const Host* host);
+  /// That transfer ended (arrived, or failed).
+  void released(const Host* host);
   /// The clock reached `now_s`: every followed bucket takes what its direction moved since the last call.
   void advance(double now_s);
   /// Per owner, when one of its directions first ran dry (-1: never).
@@ -36,16 +39,23 @@ class NicCredits {
     double baseline_bps = 0, burst_bps = 0, capacity_bytes = 0, credits_bytes = 0;
     bool throttled = false, followed = false;
     int owner = 0;
+    const Host* host = nullptr;
+    /// What a dry bucket must earn back before it bursts again: a second's worth of burst, or a full bucket (not
+    /// at every byte, or it would flutter between the two rates); to rounding, as it is approached from below.
+    double refilled_bytes() const { return std::min(capacity_bytes, burst_bps - baseline_bps) * (1 - 1e-9); }
   };
   std::vector<Bucket> buckets_;
   std::unordered_map<const Host*, std::vector<size_t>> of_host_;
+  /// Per host with a bursting NIC: its transfers in flight. While one pays its latency, the NIC carries nothing
+  /// yet; a full bucket must not stop being followed then, or the transfer's bytes would never drain it.
+  std::unordered_map<const Host*, int> in_flight_;
   std::vector<size_t> followed_;
   std::vector<double> exhausted_at_s_;
   double last_s_ = 0;
   std::shared_ptr<Semaphore> wake_;  // the watcher's: released when a transfer starts
   bool watcher_started_ = false;
-  /// The earliest instant a followed bucket could run dry; infinity when none drains.
-  double earliest_dry_s() const;
+  /// The earliest instant a followed bucket could run dry, or a dry one burst again; infinity when none can.
+  double earliest_change_s() const;
   void watch();  // the daemon's loop
 };
 

@@ -1,14 +1,28 @@
 #include "computed_participants.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace p2psim::simulation {
 
-bool participants_computable(const Context& c, GradientCompute how) {
+bool participants_computable(const Context& c, GradientCompute how, StorageRound round) {
   if (c.exact_participants || how != GradientCompute::Peer || c.s.experiment.crash_peer >= 0) return false;
   for (size_t group = 0; group < c.s.peer_groups.size(); ++group)
     if (!c.s.peer_fits(static_cast<int>(group))) return false;
+  // An "up to" NIC keeps its burst rate while its bucket lasts. It cannot run dry when the peer moves fewer bytes
+  // over the whole run, each way (its ACKs on the other way included), than the bucket holds: every byte moved
+  // drains at most one byte of credits. Otherwise the actors run, whose NICs fall back to their baseline.
+  const double xs = sg::network_factors().cross_traffic_share;
+  const double rounds = c.s.experiment.workload.iterations;
+  for (int peer = 0; peer < c.peers(); ++peer) {
+    const auto& m = c.hosts.spec.peers[static_cast<size_t>(peer)];
+    if (!(m.nic_baseline_bps > 0 && m.nic_baseline_bps < m.nic_bps)) continue;
+    const double up_bytes = rounds * round.object_bytes * round.objects;
+    const double down_bytes =
+        static_cast<double>(c.s.group_of_peer_data(peer).shard_samples * c.s.sample_bytes) + up_bytes;
+    if (std::max(up_bytes + xs * down_bytes, down_bytes + xs * up_bytes) >= m.nic_credit_bytes) return false;
+  }
   return true;
 }
 
@@ -16,10 +30,10 @@ ComputedParticipants::ComputedParticipants(Context& c, const Participation& part
                                            Sent sent)
     : c_(c), participation_(participation), round_(round), sent_(std::move(sent)) {
   const sg::PlatformSpec& spec = c.hosts.spec;
-  std::vector<PeerStorageFlows::Peer> peers;
-  for (const auto& m : spec.peers) peers.push_back({m.nic_bps, m.nic_baseline_bps, m.nic_credit_bytes});
+  std::vector<double> nic_bps;
+  for (const auto& m : spec.peers) nic_bps.push_back(m.nic_bps);
   flows_ = std::make_unique<PeerStorageFlows>(sg::network_factors(), spec.one_way_latency_s, spec.storage_stream_bps,
-                                              sg::peer_storage_slices_bps(spec), peers, sg::kPeersPerStorageSlice);
+                                              sg::peer_storage_slices_bps(spec), nic_bps, sg::kPeersPerStorageSlice);
   const auto rounds = static_cast<size_t>(c.s.experiment.workload.iterations);
   peers_.resize(static_cast<size_t>(c.peers()));
   ready_.assign(rounds, 0);
@@ -27,6 +41,7 @@ ComputedParticipants::ComputedParticipants(Context& c, const Participation& part
 }
 
 void ComputedParticipants::launch() {
+  c_.out.participants_computed = true;
   peers_running_ = c_.peers();
   for (int peer = 0; peer < c_.peers(); ++peer) {  // load_shard (gradient.cpp)
     const auto& data = c_.s.group_of_peer_data(peer);

@@ -1,9 +1,9 @@
 // Participants computed rather than simulated, for the designs whose participants exchange only through object
 // storage (aggregation trees, sharded aggregation): each round a participant computes its gradient on its own
 // CPU, PUTs it, waits for the round's average and GETs it, then updates. Its CPU is its own (a host nobody else
-// computes on: its time is the work over its speed, burstable credits included: gradient.hpp, peer_cpu_end_s),
-// and its transfers cross only its NIC, its stream cap and its slice of the storage link, which only its slice's
-// peers share (PeerStorageFlows computes them as SimGrid shares them). What contends stays simulated: the
+// computes on: its time is the work over its speed, burstable CPU credits included: gradient.hpp,
+// peer_cpu_end_s), and its transfers cross only its NIC, its stream cap and its slice of the storage link, which
+// only its slice's peers share (PeerStorageFlows computes them as SimGrid shares them). What contends stays simulated: the
 // aggregators, their containers and the storage link they share. So one task per system keeps each
 // participant's next step in a queue ordered by time, then by the order they were made, advances the storage
 // flows with them and tells the design when a participant's objects are in storage (which invokes its
@@ -33,10 +33,11 @@ struct StorageRound {
   int objects = 1;
 };
 
-/// Whether the participants of a design whose peers compute `how` can be computed: they compute on their own
-/// CPU (not through functions, whose invocations share the workflow and the broker), every peer's training step
-/// fits its memory (else it fails as the actor does), and the run does not ask for the actors.
-bool participants_computable(const Context& c, GradientCompute how);
+/// Whether the participants of a design whose peers compute `how` and move `round` each round can be computed:
+/// they compute on their own CPU (not through functions, whose invocations share the workflow and the broker),
+/// every peer's training step fits its memory (else it fails as the actor does), no "up to" NIC can run out of
+/// credits in the run (PeerStorageFlows keeps every NIC's rate), and the run does not ask for the actors.
+bool participants_computable(const Context& c, GradientCompute how, StorageRound round);
 
 class ComputedParticipants {
  public:

@@ -83,8 +83,8 @@ void ServerlessSharded::launch(Context& c) {
   if (!c.out.failure.empty()) return;
   participation_.draw(c.random, s_.experiment.workload.iterations);
   c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
-  if (participants_computable(c, compute_)) {
-    computed_ = std::make_unique<ComputedParticipants>(c, participation_, StorageRound{s_.exchange_bytes / shards_, shards_},
+  if (const StorageRound round{s_.exchange_bytes / shards_, shards_}; participants_computable(c, compute_, round)) {
+    computed_ = std::make_unique<ComputedParticipants>(c, participation_, round,
                                                        [this, &c](int, int iteration, int) { uploaded(c, iteration); });
     computed_->launch();
     return;

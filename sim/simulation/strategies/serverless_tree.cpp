@@ -102,9 +102,9 @@ void ServerlessTree::launch(Context& c) {
   }
   participation_.draw(c.random, s_.experiment.workload.iterations);
   c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
-  if (participants_computable(c, compute_)) {
+  if (const StorageRound round{static_cast<double>(s_.gradient_bytes), 1}; participants_computable(c, compute_, round)) {
     computed_ = std::make_unique<ComputedParticipants>(
-        c, participation_, StorageRound{static_cast<double>(s_.gradient_bytes), 1},
+        c, participation_, round,
         [this, &c](int, int iteration, int rank) { input_ready(c, 0, rank / fan_in_, iteration); });
     computed_->launch();
     return;

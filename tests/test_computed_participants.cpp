@@ -1,0 +1,115 @@
+// Participants computed rather than simulated (sim/simulation/strategies/computed_participants.hpp) against the
+// actors (--exact-participants): the same scenario both ways must give the same run, every phase and every
+// billed quantity within 1e-9 relative (issue 40), where the peers' storage transfers share slices of the storage
+// link, peers of two kinds share each slice (different NICs: different penalties under LV08), an "up to" NIC
+// bursts, burstable CPUs are throttled, objects move in parts on several streams, and only some peers take part.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include "same_run.hpp"
+#include "sim_fixture.hpp"
+
+using namespace p2psim;
+
+namespace {
+
+// LV08 and the network's latency (the fixture's exact overrides set CM02 and none), and (kSlices) a storage link
+// that 64 peers can fill, so that they share it in slices of 32. The test profile's t2.xlarge bursts its NIC to twice its
+// baseline (its bucket lasts the run); here it starts without CPU credits (standard mode: it computes at its
+// baseline share).
+const char* kOverrides = R"(
+    <override select="simulation/@network_model" value="LV08"/>
+    <override select="network/@one_way_latency_s" value="0.00017"/>
+    <override select="instance_types/instance[@type='t2.xlarge']/@launch_credits" value="0"/>)";
+const char* kSlices = R"(<override select="object_storage/@aggregate_bandwidth_bps" value="2e9"/>)";
+
+std::string body(int peers) {
+  // Two kinds of peer in every slice: t2.xlarge (bursting NIC, throttled CPU) and c5.large, slowed down twice.
+  // Heavy-tailed steps keep the peers' events apart: simultaneous events are ordered differently by SimGrid and
+  // by the queue.
+  return R"(
+    <workload model="resnet18_cifar" input_shape="3x32x32" dataset="cifar10" batch_size="64" iterations="2"/>
+    <peers>
+      <group count=")" + std::to_string(peers / 2) + R"(" instance_type="t2.xlarge"/>
+      <group count=")" + std::to_string(peers / 2) + R"(" instance_type="c5.large" slowdown="2"/>
+    </peers>
+    <stragglers tail_probability="1" tail_shape="3"/>
+    <systems>
+      <system name="tree" strategy="serverless_tree"/>
+      <system name="tree3_half" strategy="serverless_tree" levels="3" participation="0.5"/>
+      <system name="sharded" strategy="serverless_sharded" shards="4"/>
+      <system name="sharded_parts" strategy="serverless_sharded" shards="2" storage_streams="4" storage_part_mb="5" storage_threshold_mb="5"/>
+    </systems>)";
+}
+
+// The fixture's experiment with the shipped kernel calibration instead of the hand-made one, which does not hold
+// the small minibatches of hundreds of peers (the times need not be computable by hand: both ways are compared).
+Scenario scenario(const TempDir& dir, int peers, const std::string& overrides = "") {
+  const std::string path = dir.path("experiment.xml");
+  std::ofstream(path) << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << fixture::kSource
+                      << "/tests/data/test_profile.xml\">" << fixture::kExactOverrides << kOverrides << overrides
+                      << "\n  </profile>\n" << body(peers) << "\n</experiment>\n";
+  return fixture::scenario(path);
+}
+
+void check_both_ways(int peers) {
+  TempDir dir;
+  const auto s = scenario(dir, peers, kSlices);
+  for (const std::string name : {"tree", "tree3_half", "sharded", "sharded_parts"}) {
+    CAPTURE(name);
+    const auto& system = fixture::system(s, name);
+    const RunOutput computed = simulate_isolated(s, system, sg::StorageSharing::Optimistic, false);
+    const RunOutput actors = simulate_isolated(s, system, sg::StorageSharing::Optimistic, true);
+    REQUIRE(computed.participants_computed);
+    REQUIRE_FALSE(actors.participants_computed);
+    CHECK(computed.failure.empty());
+    const auto& exhausted = computed.credits_exhausted_at_s;  // the t2.xlarge peers' CPU ran at its baseline
+    CHECK(std::any_of(exhausted.begin(), exhausted.begin() + peers / 2, [](double at) { return at >= 0; }));
+    CHECK(exhausted.back() < 0);  // the c5.large ones have no credits
+    same_run::check_same_run(computed, actors, 0, 1e-9);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("computed participants: the same run as actors at 64 peers (two slices of the storage link)") {
+  check_both_ways(64);
+}
+
+TEST_CASE("computed participants: the same run as actors at 256 peers (eight slices)") { check_both_ways(256); }
+
+TEST_CASE("computed participants: not where an \"up to\" NIC could run out of credits; the actors run instead") {
+  TempDir dir;
+  // A bucket of 0.05 s at the baseline (4.7 MB) against 2 x 45 MB each way: the actors run, and their NICs fall
+  // back to the baseline once it is spent (sg/nic_credits.hpp), so the run takes longer than with a full bucket.
+  // No slices, and storage streams faster than the baseline: the NIC binds, not the storage service.
+  const std::string streams = R"(<override select="object_storage/@stream_bandwidth_bps" value="1.5e8"/>)";
+  const auto dry = scenario(dir, 64, streams + R"(<override select="instance_types/instance[@type='t2.xlarge']/@nic_credit_s" value="0.05"/>)");
+  const RunOutput r = simulate_isolated(dry, fixture::system(dry, "tree"));
+  CHECK_FALSE(r.participants_computed);
+  CHECK(r.failure.empty());
+  TempDir full_dir;
+  const auto full = scenario(full_dir, 64, streams);
+  const RunOutput f = simulate_isolated(full, fixture::system(full, "tree"));
+  CHECK(f.participants_computed);
+  CHECK(fixture::peer_phase_total(r, 0, Phase::Send) > fixture::peer_phase_total(f, 0, Phase::Send));
+}
+
+TEST_CASE("computed participants: not where peers compute through functions, or when asked for actors") {
+  TempDir dir;
+  const auto s = fixture::scenario(fixture::write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="2000" iterations="1"/>
+    <peers count="4" instance_type="t2.large"/>
+    <systems>
+      <system name="tree_functions" strategy="serverless_tree" compute="functions"/>
+      <system name="ps" strategy="parameter_server" servers="1"/>
+      <system name="tree" strategy="serverless_tree"/>
+    </systems>)"));
+  CHECK_FALSE(fixture::simulate(s, "tree_functions").participants_computed);
+  CHECK_FALSE(fixture::simulate(s, "ps").participants_computed);
+  CHECK(fixture::simulate(s, "tree").participants_computed);
+  CHECK_FALSE(simulate_isolated(s, fixture::system(s, "tree"), sg::StorageSharing::Optimistic, true).participants_computed);
+}
