@@ -107,12 +107,11 @@ void ComputedParticipants::transfer(int peer, bool upload, double bytes_each, in
   p.plan = c_.storage.plan(c_.storage_client(peer), upload, bytes_each, count);
   p.after_transfer = then;
   p.transfer_start_s = start_s;
-  const auto streams = p.plan.flows(sg::latency_paid_s(c_.hosts.one_way_latency_s));
+  const double latency_paid_s = sg::latency_paid_s(c_.hosts.one_way_latency_s);  // each request's, and the flow's
+  const auto streams = p.plan.flows(latency_paid_s);
   p.flows_in_flight = static_cast<int>(streams.size());
   for (const auto& stream : streams)
-    flow_peer_.emplace(flows_->add(peer, upload, start_s + stream.start_after_s + sg::latency_paid_s(c_.hosts.one_way_latency_s),
-                                   stream.bytes),
-                       peer);
+    flow_peer_.emplace(flows_->add(peer, upload, start_s + stream.start_after_s + latency_paid_s, stream.bytes), peer);
 }
 
 void ComputedParticipants::transfer_done(int peer, double now_s) {
