@@ -11,6 +11,7 @@
 
 #include "same_run.hpp"
 #include "sim_fixture.hpp"
+#include "simulation/strategies/computed_invocations.hpp"
 
 using namespace p2psim;
 
@@ -73,7 +74,42 @@ void check_both_ways(int peers) {
   }
 }
 
+// `system` with its aggregator functions' transfers simulated (SimGrid comms on real slots), whatever the
+// platform allows.
+RunOutput simulate_aggregators(const Scenario& s, const SystemSpec& system, bool exact_participants) {
+  simulation::set_computed_invocations(false);
+  RunOutput out;
+  try {
+    out = simulate_isolated(s, system, sg::StorageSharing::Optimistic, exact_participants);
+  } catch (...) {
+    simulation::set_computed_invocations(true);
+    throw;
+  }
+  simulation::set_computed_invocations(true);
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("computed aggregators: the same run as simulated ones, with participants computed or actors") {
+  TempDir dir;
+  const auto s = scenario(dir, 64, kSlices);
+  for (const std::string name : {"tree", "tree3_half", "sharded", "sharded_parts"}) {
+    CAPTURE(name);
+    const auto& system = fixture::system(s, name);
+    auto spec = platform_spec(s, system);
+    spec.storage_sharing = sg::StorageSharing::Optimistic;
+    REQUIRE(simulation::invocations_computable(s, simulation::make_strategy(system, s)->needs(), spec));
+    for (const bool exact_participants : {false, true}) {
+      CAPTURE(exact_participants);
+      const RunOutput computed = simulate_isolated(s, system, sg::StorageSharing::Optimistic, exact_participants);
+      const RunOutput simulated = simulate_aggregators(s, system, exact_participants);
+      CHECK(computed.failure.empty());
+      CHECK(computed.participants_computed == !exact_participants);
+      same_run::check_same_run(computed, simulated, 0, 1e-9);
+    }
+  }
+}
 
 TEST_CASE("computed participants: the same run as actors at 64 peers (two slices of the storage link)") {
   check_both_ways(64);

@@ -14,12 +14,13 @@ namespace limits {
 constexpr double kMaxSimulatedSeconds = 365.0 * 24 * 3600;  // a run stops, infeasible, past a simulated year
 constexpr double kMaxSlowdown = 1000;                       // a straggler at most 1,000 times slower
 constexpr long long kMaxParameters = 1'000'000'000'000;     // a 4 TB float32 gradient
-// Memory per trace record (its row in the child, its bytes on the way to the parent, the parent's copy and the
-// CSV line): peak RSS over trace rows on the paper's VGG-11, both systems, 4 t2.large peers x 10,000 iterations,
-// batch 1,024: 567 MB for 2.04 M rows, 278 B each (2026-12-01); a ring of 16 peers from 10,000 to 40,000
-// iterations, 277 B (2026-12-03); the mnist_cnn designs of tests/test_hardening.cpp 180-280 B (2026-12-03).
-// Rounded up by a quarter: an estimate that must stay above the peak, and within twice it.
-constexpr double kBytesPerTraceRecord = 350;
+// Memory per trace record (its row in the child and its bytes on the way to the parent, or the parent's row and
+// its CSV line, whichever process peaks): the slope of peak RSS over trace rows, once neither side copies a
+// whole result (2026-12-04): the all-to-all through functions of tests/test_hardening.cpp, 16 m5.large peers x
+// 600, 1,200 and 2,400 iterations, 154 B each; a ring beside a sharded system, 16 peers x 10,000 and 20,000
+// iterations, 106 B. (Before: 278 B on the paper's VGG-11, 2026-12-01, when the parent held two copies of the
+// trace.csv text and of the child's reply.) Rounded up: an estimate that must stay above the peak, and within twice it.
+constexpr double kBytesPerTraceRecord = 180;
 // Memory per gradient delivery (and the staleness beside it): the all-to-all at 1,024 t2.large peers x 10
 // iterations peaked at 813 MB with 10.5 M deliveries and 133 k trace rows: 68 B each once the base and the rows
 // are taken off (2026-12-01), rounded up by half.

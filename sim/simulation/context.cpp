@@ -39,6 +39,17 @@ void Context::renew_storage_client(int peer) {
   client.transfers = transfers;
 }
 
+double Context::computed_function_transfer(StorageClient& client, bool upload, double bytes, double start_s) {
+  const auto plan = storage.plan(client, upload, bytes);
+  const auto t = storage.compute(client, plan, start_s);
+  pending.add_requests(t.end_s, plan.get_requests, plan.put_requests);
+  if (hosts.storage_watch.watching()) {  // in flight from its first flow on, as ObjectStorage::get and put count it
+    pending.add_slot_transfer(t.first_flow_s, PendingRecords::Kind::SlotTransferStarts, client.slot, upload);
+    pending.add_slot_transfer(t.end_s, PendingRecords::Kind::SlotTransferEnds, client.slot, upload);
+  }
+  return t.end_s;
+}
+
 void Context::complete_iteration_at(double at_s, int peer, int iteration, std::vector<GradientVersion> gradients) {
   if (!pending.settle(at_s, out)) sg::abandon_simulation();  // what computed activities recorded by now
   ++out.iterations_done[peer];

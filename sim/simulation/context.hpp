@@ -61,6 +61,10 @@ struct Context {
   void trace_ahead(int peer, int iteration, Phase phase, double start_s, double end_s, int invocation) {
     pending.add(end_s, PendingRecords::Kind::Trace, {peer, iteration, invocation, phase, start_s, end_s});
   }
+  /// A GET (or PUT, `upload`) of `bytes` by a function on a virtual slot (its route its own), requested at
+  /// `start_s`, computed rather than simulated: its requests and, where the storage link is watched, its time in
+  /// flight recorded ahead (PendingRecords). Returns when its last byte arrives.
+  double computed_function_transfer(StorageClient& client, bool upload, double bytes, double start_s);
   /// Peer `peer`'s storage client (its host, its latency draws, the design's transfers).
   StorageClient& storage_client(int peer) { return peer_storage[static_cast<size_t>(peer)]; }
   /// A new client for the peer's current instance (it started anew after a crash: instance_of changed).

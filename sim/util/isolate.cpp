@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 #include "input_error.hpp"
 
@@ -17,7 +19,7 @@ namespace {
 
 constexpr char kOk = 'O', kInput = 'I', kInternal = 'X';
 
-void write_all(int fd, const std::string& s) {
+void write_all(int fd, std::string_view s) {
   size_t done = 0;
   while (done < s.size()) {
     ssize_t n = ::write(fd, s.data() + done, s.size() - done);
@@ -25,6 +27,18 @@ void write_all(int fd, const std::string& s) {
     if (n <= 0) return;
     done += static_cast<size_t>(n);
   }
+}
+
+// Reads exactly `size` bytes; false when the pipe ends first.
+bool read_all(int fd, char* out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd, out + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 }  // namespace
@@ -48,27 +62,35 @@ std::string run_isolated(const std::function<std::string()>& fn) {
   const pid_t pid = fork_tied_to_parent("cannot start a simulation");
   if (pid == 0) {
     ::close(fds[0]);
-    std::string reply;
+    // The kind, the length, then the body, written as they are: a result can be a large share of memory (a
+    // trace of 22 million rows is 700 MB), so neither side holds a second copy of it.
+    char kind = kOk;
+    std::string body;
     try {
-      reply = kOk + fn();
+      body = fn();
     } catch (const InputError& e) {
-      reply = kInput + std::string(e.what());
+      kind = kInput;
+      body = e.what();
     } catch (const std::exception& e) {
-      reply = kInternal + std::string(e.what());
+      kind = kInternal;
+      body = e.what();
     }
-    write_all(fds[1], reply);
+    const std::uint64_t size = body.size();
+    write_all(fds[1], std::string_view(&kind, 1));
+    write_all(fds[1], std::string_view(reinterpret_cast<const char*>(&size), sizeof size));
+    write_all(fds[1], body);
     ::close(fds[1]);
     std::fflush(nullptr);
     ::_exit(0);
   }
   ::close(fds[1]);
-  std::string reply;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    reply.append(buf, static_cast<size_t>(n));
+  char kind = 0;
+  std::uint64_t size = 0;
+  std::string body;
+  bool complete = read_all(fds[0], &kind, 1) && read_all(fds[0], reinterpret_cast<char*>(&size), sizeof size);
+  if (complete) {
+    body.resize(size);
+    complete = read_all(fds[0], body.data(), size);
   }
   ::close(fds[0]);
   int status = 0;
@@ -81,10 +103,9 @@ std::string run_isolated(const std::function<std::string()>& fn) {
                              (sig == SIGKILL ? ": killed from outside, most likely by the kernel's out-of-memory killer "
                                                "(docs/limits.md)" : "; SimGrid's own message, if any, is above"));
   }
-  if (reply.empty()) throw std::runtime_error("the simulation process exited without a result");
-  const std::string body = reply.substr(1);
-  if (reply[0] == kInput) throw InputError("", 0, "", body);
-  if (reply[0] == kInternal) throw std::runtime_error(body);
+  if (!complete) throw std::runtime_error("the simulation process exited without a result");
+  if (kind == kInput) throw InputError("", 0, "", body);
+  if (kind == kInternal) throw std::runtime_error(body);
   return body;
 }
 

@@ -11,8 +11,10 @@ bool invocations_computable(const Scenario& s, const PlatformNeeds& needs, const
   const auto& e = s.experiment;
   // A peer runs one execution at a time, and a failed attempt's container is gone before its retry takes one:
   // at most peers x invocations containers are alive. Under the limit, the slots bound the invocations running.
+  if (!computed_enabled || !sg::function_routes_private(spec)) return false;
+  if (needs.functions_only_aggregators) return true;  // actors that wait like any; their transfers are computed
   const auto containers = s.invocations_per_iteration();
-  return computed_enabled && needs.functions_only_gradient_tasks && sg::function_routes_private(spec) &&
+  return needs.functions_only_gradient_tasks &&
          e.broker_outages.empty() && !(e.crash_peer >= 0 && e.rejoin_after_s > 0) &&
          spec.function_slots >= containers && spec.function_slots < s.profile.functions.concurrency_limit;
 }
@@ -113,14 +115,7 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
 }
 
 double ComputedInvocations::transfer(Invocation& inv, bool upload, double bytes, double start_s) {
-  const auto plan = c_.storage.plan(inv.client, upload, bytes);
-  const auto t = c_.storage.compute(inv.client, plan, start_s);
-  c_.pending.add_requests(t.end_s, plan.get_requests, plan.put_requests);
-  if (c_.hosts.storage_watch.watching()) {  // in flight from its first flow on, as ObjectStorage::get and put count it
-    c_.pending.add_slot_transfer(t.first_flow_s, PendingRecords::Kind::SlotTransferStarts, inv.container.slot, upload);
-    c_.pending.add_slot_transfer(t.end_s, PendingRecords::Kind::SlotTransferEnds, inv.container.slot, upload);
-  }
-  return t.end_s;
+  return c_.computed_function_transfer(inv.client, upload, bytes, start_s);
 }
 
 void ComputedInvocations::at_broker(double now_s, const std::shared_ptr<Invocation>& inv) {

@@ -44,10 +44,11 @@ Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t i
 /// Whether invocations are computed when they can be (true unless a test asks for the simulated reference).
 void set_computed_invocations(bool enabled);
 
-/// True when every function container of the design is a gradient invocation that is alone between its three
-/// shared instants: the slots' routes are private, the broker has no outage, no peer rejoins beside its old
-/// functions, and the platform has a slot for every container that can be alive, under the concurrency limit
-/// (nothing waits). The platform's slots are then virtual (sg::PlatformSpec::function_slots_virtual): no host,
+/// True when the slots' routes are private and every function container of the design either is an aggregator
+/// (aggregator.hpp: an actor, whose transfers alone are computed) or a gradient invocation that is alone between
+/// its three shared instants: the broker has no outage, no peer rejoins beside its old functions, and the
+/// platform has a slot for every container that can be alive, under the concurrency limit (nothing waits). The
+/// platform's slots are then virtual (sg::PlatformSpec::function_slots_virtual): no host,
 /// NIC or route each, which was most of building a serverless platform.
 bool invocations_computable(const Scenario& s, const PlatformNeeds& needs, const sg::PlatformSpec& spec);
 

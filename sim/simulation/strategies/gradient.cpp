@@ -240,6 +240,7 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
       how == GradientCompute::Functions ? static_cast<int>(s.invocations_per_iteration()) : 0;
   n.function_slots = std::min(s.profile.functions.concurrency_limit, gradient_containers + other_functions);
   n.functions_only_gradient_tasks = how == GradientCompute::Functions && other_functions == 0;
+  n.functions_only_aggregators = how != GradientCompute::Functions && other_functions > 0;
   return n;
 }
 

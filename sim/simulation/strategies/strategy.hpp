@@ -28,6 +28,8 @@ struct PlatformNeeds {
   /// Every function container is a gradient task without a database (gradient_needs): the invocations may be
   /// computed rather than simulated (computed_invocations.hpp).
   bool functions_only_gradient_tasks = false;
+  /// Every function container is an aggregator (aggregator.hpp): its transfers may be computed.
+  bool functions_only_aggregators = false;
   std::vector<ServerNeed> servers;
   bool peers_are_instances = true;  // false: the participants are functions (no peer instance is billed)
   /// Memory sizes of the design's functions (gradient tasks, aggregators): the fastest network any may have.
