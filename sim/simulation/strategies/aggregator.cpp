@@ -42,6 +42,7 @@ namespace {
 // its work is sleeps. Returns when the PUT of the sum ends; its rows and requests are recorded as the clock
 // reaches them. No SimGrid activity per input: a reducer of 10,000 participants' shards made 10,000 comms.
 double computed_run_end_s(Context& c, const AggregatorJob& job, StorageClient& client, double share, double add_s) {
+  const PendingRecords::Sequence records(c.pending);  // its rows and requests take one place in the queue
   double t = sg::now();
   auto cpu = [&](Phase phase, double reference_s) {
     const double end_s = t + c.functions.compute_s(reference_s / share);
