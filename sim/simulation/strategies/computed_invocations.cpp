@@ -9,10 +9,10 @@ void set_computed_invocations(bool enabled) { computed_enabled = enabled; }
 
 bool invocations_computable(const Scenario& s, const PlatformNeeds& needs, const sg::PlatformSpec& spec) {
   const auto& e = s.experiment;
-  // A peer runs one execution at a time, and a failed attempt's container is gone before its retry takes one:
-  // at most peers x invocations containers are alive. Under the limit, the slots bound the invocations running.
   if (!computed_enabled || !sg::function_routes_private(spec)) return false;
   if (needs.functions_only_aggregators) return true;  // actors that wait like any; their transfers are computed
+  // A peer runs one execution at a time, and a failed attempt's container is gone before its retry takes one:
+  // at most peers x invocations containers are alive. Under the limit, the slots bound the invocations running.
   const auto containers = s.invocations_per_iteration();
   return needs.functions_only_gradient_tasks &&
          e.broker_outages.empty() && !(e.crash_peer >= 0 && e.rejoin_after_s > 0) &&
@@ -85,10 +85,13 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   inv->client = c_.function_client(container, gradient_request_draws(c_, peer, inv->instance, iteration, k, inv->attempt));
   long long samples = 0;
   for (long long b : s.group_of_peer_data(peer).invocations[k]) samples += b;
-  double fetched_s = transfer(*inv, false, static_cast<double>(samples * s.sample_bytes), t);
+  auto get = [&](double bytes, double start_s) {
+    return c_.computed_function_transfer(inv->client, false, bytes, start_s);
+  };
+  double fetched_s = get(static_cast<double>(samples * s.sample_bytes), t);
   c_.trace_ahead(peer, iteration, Phase::DataFetch, t, fetched_s, k);
   if (must_fetch_model(c_, container, peer, inv->instance, iteration)) {
-    const double got_s = transfer(*inv, false, static_cast<double>(s.gradient_bytes), fetched_s);
+    const double got_s = get(static_cast<double>(s.gradient_bytes), fetched_s);
     const double deserialized_s = got_s + c_.functions.compute_s(function_deserialize_model_s(s));
     c_.trace_ahead(peer, iteration, Phase::Deserialize, got_s, deserialized_s, k);
     c_.trace_ahead(peer, iteration, Phase::ModelFetch, fetched_s, deserialized_s, k);
@@ -110,12 +113,8 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   if (s.function_encode_s > 0) u += c_.functions.compute_s(s.function_encode_s);
   const double serialized_s = u + c_.functions.compute_s(function_serialize_s(s));
   c_.trace_ahead(peer, iteration, Phase::Serialize, u, serialized_s, k);
-  u = transfer(*inv, true, s.function_gradient_bytes, serialized_s);
+  u = c_.computed_function_transfer(inv->client, true, s.function_gradient_bytes, serialized_s);
   schedule(u + c_.broker.request_latency_s(), Kind::AtBroker, inv);  // publishes the key to the peer's queue
-}
-
-double ComputedInvocations::transfer(Invocation& inv, bool upload, double bytes, double start_s) {
-  return c_.computed_function_transfer(inv.client, upload, bytes, start_s);
 }
 
 void ComputedInvocations::at_broker(double now_s, const std::shared_ptr<Invocation>& inv) {

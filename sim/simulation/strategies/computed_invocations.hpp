@@ -87,9 +87,6 @@ class ComputedInvocations {
   void drive();  // the task: handles events in order until none is left
   void start(double now_s, const std::shared_ptr<Invocation>& inv);
   void at_broker(double now_s, const std::shared_ptr<Invocation>& inv);
-  /// A GET or PUT of `bytes` by the invocation's container, requested at `start_s`, computed: its requests and
-  /// (where the storage link is watched) its time in flight recorded ahead. Returns when it ends.
-  double transfer(Invocation& inv, bool upload, double bytes, double start_s);
   void end(double now_s, const std::shared_ptr<Invocation>& inv);
 
   Context& c_;
