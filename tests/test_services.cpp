@@ -379,6 +379,49 @@ TEST_CASE("network credits: an 'up to' NIC bursts until its balance is spent mid
   CHECK(result["second_s"].get<double>() == doctest::Approx(0.5 + 5.0).epsilon(1e-6));
 }
 
+TEST_CASE("network credits: a dry direction bursts again only once no transfer that began at its baseline crosses it "
+          "as cross-traffic") {
+  // SimGrid 3.32 shifts the sharing penalty of every flow on a link whose bandwidth changes, also of flows that
+  // cross it only as their ACKs' cross-traffic and never counted it: a download that began while its host's
+  // upload direction was dry went negative when that direction burst again, and SimGrid aborted
+  // (sg/nic_credits.hpp, Bucket::held). Cross-traffic off here, so that the times are the NIC's alone: 100 MB/s
+  // burst, 10 MB/s baseline, 45 MB of credits each way (CM02, no latency). An upload of 100 MB at 0 s: dry at
+  // 0.5 s, done at 5.5 s. A download of 200 MB at 1 s (its own direction dry at 1.5 s with 50 MB moved, 150 MB at
+  // 10 MB/s): done at 16.5 s. The upload direction, idle from 5.5 s, has earned its 45 MB back at 10 s but is held
+  // at its baseline until the download ends. A second upload of 100 MB at 11 s begins at the baseline, and a flow
+  // keeps the rate bound its route gave it at its start (SimGrid's CM02, comm_action_set_bounds): 100 MB at
+  // 10 MB/s, done at 21 s. Not held back, it would have begun bursting on 45 MB of credits: dry after 0.5 s with
+  // 50 MB moved, the other 50 MB at 10 MB/s, done at 16.5 s.
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::NetworkSettings network{"CM02"};
+    network.cross_traffic = false;
+    sg::Engine engine(network);
+    auto spec = small_platform();
+    spec.servers.clear();
+    spec.peers = {{"peer-0", 1.0, 1e8, 0, 1e7, 4.5e7}};
+    const auto platform = sg::build_platform(spec);
+    nlohmann::json j;
+    sg::Host* peer = platform.peers[0];
+    sg::spawn("uploads", peer, [&] {
+      sg::transfer(peer, platform.storage, 1e8);
+      j["first_upload_s"] = sg::now();
+      sg::sleep_until(11);
+      sg::transfer(peer, platform.storage, 1e8);
+      j["second_upload_s"] = sg::now();
+    });
+    sg::spawn("download", peer, [&] {
+      sg::sleep_until(1);
+      sg::transfer(platform.storage, peer, 2e8);
+      j["download_s"] = sg::now();
+    });
+    engine.run();
+    return j.dump();
+  }));
+  CHECK(result["first_upload_s"].get<double>() == doctest::Approx(5.5).epsilon(1e-6));
+  CHECK(result["download_s"].get<double>() == doctest::Approx(16.5).epsilon(1e-6));
+  CHECK(result["second_upload_s"].get<double>() == doctest::Approx(21.0).epsilon(1e-6));
+}
+
 TEST_CASE("network credits: a server's 'up to' NIC bursts and runs dry as a peer's does") {
   // A parameter server's or database's NIC (it had stayed at its baseline): 100 MB/s burst, 10 MB/s baseline,
   // 45 MB of credits each way; the peer's NIC 1 GB/s, no single-flow cap. A 100 MB push into the server drains

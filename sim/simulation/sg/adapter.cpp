@@ -20,19 +20,27 @@ namespace s4u = simgrid::s4u;
 
 namespace {
 NicCredits* nic_credits = nullptr;  // the platform's, when a NIC bursts
-// Every transfer starts here and ends in ended(): an "up to" NIC's buckets are followed while it has a transfer in
-// flight (its latency paid too, when the NIC carries nothing yet), and until they are full and idle again.
-void starting(Host* from, Host* to) {
-  if (!nic_credits) return;
-  nic_credits->touched(from);
-  nic_credits->touched(to);
-}
-void ended(Host* from, Host* to) {
-  if (!nic_credits) return;
-  nic_credits->released(from);
-  nic_credits->released(to);
-}
 }  // namespace
+
+// Every transfer is in flight while one of these lives (also when its actor is killed): an "up to" NIC's buckets
+// are followed while it has a transfer in flight (its latency paid too, when the NIC carries nothing yet), and
+// until they are full and idle again.
+class TransferInFlight {
+ public:
+  TransferInFlight(Host* from, Host* to) : from_(from), to_(to) {
+    if (nic_credits) flight_ = nic_credits->touched(from, to);
+  }
+  ~TransferInFlight() {
+    if (nic_credits) nic_credits->released(from_, to_, flight_);
+  }
+  TransferInFlight(const TransferInFlight&) = delete;
+  TransferInFlight& operator=(const TransferInFlight&) = delete;
+
+ private:
+  Host* from_;
+  Host* to_;
+  NicCredits::Flight flight_;
+};
 
 void set_nic_credits(NicCredits* credits) { nic_credits = credits; }
 
@@ -43,9 +51,8 @@ void sleep_for(double seconds) {
 void sleep_until(double date_s) { s4u::this_actor::sleep_until(date_s); }
 
 void transfer(Host* from, Host* to, double bytes) {
-  starting(from, to);
+  const TransferInFlight flight(from, to);
   s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
-  ended(from, to);
 }
 
 // The network model's own settings (LV08 sets its factors as defaults when it is created).
@@ -143,33 +150,31 @@ void transfer_streams(Host* from, Host* to, const std::vector<Stream>& streams) 
                    [&](size_t a, size_t b) { return streams[a].start_after_s < streams[b].start_after_s; });
   const double start = now();
   std::vector<s4u::CommPtr> comms;
+  std::vector<std::unique_ptr<TransferInFlight>> flights;
   for (size_t i : order) {
     sleep_until(start + streams[i].start_after_s);
-    starting(from, to);
+    flights.push_back(std::make_unique<TransferInFlight>(from, to));
     comms.push_back(s4u::Comm::sendto_async(from, to, static_cast<uint64_t>(streams[i].bytes)));
   }
   s4u::Comm::wait_all(comms);
-  for (size_t i = 0; i < comms.size(); ++i) ended(from, to);
 }
 
 void transfer_all(const std::vector<Transfer>& transfers) {
   std::vector<s4u::CommPtr> comms;
+  std::vector<std::unique_ptr<TransferInFlight>> flights;
   for (const auto& t : transfers) {
-    starting(t.from, t.to);
+    flights.push_back(std::make_unique<TransferInFlight>(t.from, t.to));
     comms.push_back(s4u::Comm::sendto_async(t.from, t.to, static_cast<uint64_t>(t.bytes)));
   }
   s4u::Comm::wait_all(comms);
-  for (const auto& t : transfers) ended(t.from, t.to);
 }
 
 bool try_transfer(Host* from, Host* to, double bytes) {
-  starting(from, to);
+  const TransferInFlight flight(from, to);
   try {
     s4u::Comm::sendto(from, to, static_cast<uint64_t>(bytes));
-    ended(from, to);
     return true;
   } catch (const simgrid::NetworkFailureException&) {
-    ended(from, to);
     return false;
   }
 }
@@ -308,23 +313,24 @@ int payload = 0;  // messages carry only their size
 }
 
 Channel::Channel(const std::string& name) : mailbox_(s4u::Mailbox::by_name(name)) {}
-Channel::Pending::Pending(s4u::CommPtr comm, Host* host) : comm_(std::move(comm)), host_(host) {}
+Channel::Pending::Pending(s4u::CommPtr comm, std::unique_ptr<TransferInFlight> flight)
+    : comm_(std::move(comm)), flight_(std::move(flight)) {}
 Channel::Pending::~Pending() = default;
 Channel::Pending::Pending(Pending&&) noexcept = default;
 void Channel::Pending::wait() {
   comm_->wait();
-  ended(host_, host_);
+  flight_.reset();
 }
+// A message's other end is unknown here (a mailbox): its host counts as both ends.
 Channel::Pending Channel::send_async(double bytes) {
   Host* self = s4u::this_actor::get_host();
-  starting(self, self);
-  return Pending(mailbox_->put_async(&payload, static_cast<uint64_t>(bytes)), self);
+  auto flight = std::make_unique<TransferInFlight>(self, self);
+  return Pending(mailbox_->put_async(&payload, static_cast<uint64_t>(bytes)), std::move(flight));
 }
 void Channel::receive() {
   Host* self = s4u::this_actor::get_host();
-  starting(self, self);
+  const TransferInFlight flight(self, self);
   mailbox_->get<int>();
-  ended(self, self);
 }
 
 namespace {

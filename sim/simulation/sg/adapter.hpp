@@ -172,20 +172,22 @@ class Counter {
 
 /// A rendez-vous channel between actors (an S4U mailbox): a message of `bytes` travels from the sender's host
 /// to the receiver's once both are there.
+class TransferInFlight;  // adapter.cpp: a transfer in flight, as the NICs' credits count it
+
 class Channel {
  public:
   explicit Channel(const std::string& name);
   /// Starts sending; the returned handle's wait() returns once the receiver has it.
   class Pending {
    public:
-    Pending(simgrid::s4u::CommPtr comm, Host* host);
+    Pending(simgrid::s4u::CommPtr comm, std::unique_ptr<TransferInFlight> flight);
     ~Pending();
     Pending(Pending&&) noexcept;
     void wait();
 
    private:
     simgrid::s4u::CommPtr comm_;
-    Host* host_;  // the sender's
+    std::unique_ptr<TransferInFlight> flight_;  // the sender's side, until it arrives
   };
   Pending send_async(double bytes);
   void receive();

@@ -25,15 +25,26 @@ void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bp
     exhausted_at_s_.resize(static_cast<size_t>(owner) + 1, -1);
 }
 
-void NicCredits::touched(const Host* host) {
-  const auto it = of_host_.find(host);
-  if (it == of_host_.end()) return;
-  ++in_flight_[host];
-  for (size_t i : it->second)
-    if (!buckets_[i].followed) {
-      buckets_[i].followed = true;
-      followed_.push_back(i);
+NicCredits::Flight NicCredits::touched(const Host* from, const Host* to) {
+  Flight flight;
+  int n = 0;
+  for (const Host* host : {from, to}) {
+    const auto it = of_host_.find(host);
+    if (it == of_host_.end()) continue;
+    ++in_flight_[host];
+    for (size_t i : it->second)
+      if (!buckets_[i].followed) {
+        buckets_[i].followed = true;
+        followed_.push_back(i);
+      }
+    // Its cross-traffic crosses the source's download direction and the destination's upload direction.
+    const size_t reverse = it->second[host == from ? 1 : 0];
+    if (buckets_[reverse].throttled) {
+      ++buckets_[reverse].held;
+      flight.held[n++] = static_cast<int>(reverse);
     }
+  }
+  if (of_host_.count(from) == 0 && of_host_.count(to) == 0) return flight;
   if (!watcher_started_) {
     watcher_started_ = true;
     wake_ = std::make_shared<Semaphore>(0);
@@ -41,11 +52,29 @@ void NicCredits::touched(const Host* host) {
   } else {
     wake_->release();  // its next look may be sooner now
   }
+  return flight;
 }
 
-void NicCredits::released(const Host* host) {
-  const auto it = in_flight_.find(host);
-  if (it != in_flight_.end() && it->second > 0) --it->second;
+void NicCredits::released(const Host* from, const Host* to, const Flight& flight) {
+  for (const Host* host : {from, to}) {
+    const auto it = in_flight_.find(host);
+    if (it != in_flight_.end() && it->second > 0) --it->second;
+  }
+  for (int i : flight.held) {
+    if (i < 0) continue;
+    Bucket& b = buckets_[static_cast<size_t>(i)];
+    if (--b.held == 0 && b.throttled) {
+      if (b.credits_bytes >= b.refilled_bytes())
+        burst_again(b);  // earned back already: bursting from now on
+      else
+        wake_->release();  // its refill counts again: the watcher's next look may be sooner
+    }
+  }
+}
+
+void NicCredits::burst_again(Bucket& b) {
+  b.throttled = false;
+  b.direction->set_bandwidth(b.burst_bps);
 }
 
 double NicCredits::earliest_change_s() const {
@@ -54,7 +83,7 @@ double NicCredits::earliest_change_s() const {
     const Bucket& b = buckets_[i];
     if (!b.throttled)  // dry at the earliest when it drains as fast as it can: bursting, the whole time
       earliest = std::min(earliest, last_s_ + b.credits_bytes / (b.burst_bps - b.baseline_bps));
-    else  // bursting again at the earliest when it refills as fast as it can: idle, the whole time
+    else if (b.held == 0)  // bursting again at the earliest when it refills as fast as it can: idle, the whole time
       earliest = std::min(earliest, last_s_ + std::max(0.0, b.refilled_bytes() - b.credits_bytes) / b.baseline_bps);
   }
   return earliest;
@@ -87,11 +116,10 @@ void NicCredits::advance(double now_s) {
         auto& first = exhausted_at_s_[static_cast<size_t>(b.owner)];
         if (first < 0) first = now_s;
       }
-    } else if (b.throttled && b.credits_bytes >= b.refilled_bytes()) {
+    } else if (b.throttled && b.held == 0 && b.credits_bytes >= b.refilled_bytes()) {
       // A second's worth of burst earned back (or a full balance): bursting again (not at every byte, or it would
       // flutter between the two rates).
-      b.throttled = false;
-      b.direction->set_bandwidth(b.burst_bps);
+      burst_again(b);
     }
     if (!b.throttled && used_bps <= 0 && b.credits_bytes >= b.capacity_bytes && in_flight_[b.host] == 0) {
       // full and idle, with no transfer in flight: nothing to follow

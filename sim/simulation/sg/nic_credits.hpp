@@ -23,11 +23,16 @@ class NicCredits {
   /// bucket of `bucket_bytes` above its `baseline_bps`. `owner`: an index reported with the first exhaustion (a peer's; -1: not reported, a server's).
   void add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner);
   bool any() const { return !buckets_.empty(); }
-  /// A transfer from or to `host` starts: its buckets are followed from now on (until full and idle again, with
-  /// no transfer in flight). Called from an actor.
-  void touched(const Host* host);
-  /// That transfer ended (arrived, or failed).
-  void released(const Host* host);
+  /// The buckets a transfer in flight holds back from bursting again (below): at most its source's download
+  /// direction and its destination's upload direction.
+  struct Flight {
+    int held[2] = {-1, -1};
+  };
+  /// A transfer from `from` to `to` starts: both hosts' buckets are followed from now on (until full and idle
+  /// again, with no transfer in flight). Called from an actor.
+  Flight touched(const Host* from, const Host* to);
+  /// That transfer ended (arrived, failed, or its actor was killed).
+  void released(const Host* from, const Host* to, const Flight& flight);
   /// The clock reached `now_s`: every followed bucket takes what its direction moved since the last call.
   void advance(double now_s);
   /// Per owner, when one of its directions first ran dry (-1: never).
@@ -38,6 +43,15 @@ class NicCredits {
     Link* direction = nullptr;
     double baseline_bps = 0, burst_bps = 0, capacity_bytes = 0, credits_bytes = 0;
     bool throttled = false, followed = false;
+    /// Transfers in flight that cross this direction only as their cross-traffic (the ACKs of transfers the
+    /// other way) and began while it was at its baseline: it bursts again only once none is left. SimGrid 3.32
+    /// changes the sharing penalty of every flow on a link whose bandwidth changes by weight-S x (1/new - 1/old)
+    /// (NetworkCm02Link::set_bandwidth, src/surf/network_cm02.cpp), also of those whose penalty never counted
+    /// that link, because it lies on their back route only (comm_action_set_bounds sums the route's links): a
+    /// flow that began at the baseline and saw the NIC burst again lost more than it ever had, and SimGrid
+    /// aborted ("Variable penalty should not be negative!", 8 of the paper grid's 450 scenarios, 2026-12-04).
+    /// Held back so, a flow's penalty is off by at most one drain's (+weight-S x (1/baseline - 1/burst)).
+    int held = 0;
     int owner = 0;
     const Host* host = nullptr;
     /// What a dry bucket must earn back before it bursts again: a second's worth of burst, or a full bucket (not
@@ -54,6 +68,7 @@ class NicCredits {
   double last_s_ = 0;
   std::shared_ptr<Semaphore> wake_;  // the watcher's: released when a transfer starts
   bool watcher_started_ = false;
+  void burst_again(Bucket& b);
   /// The earliest instant a followed bucket could run dry, or a dry one burst again; infinity when none can.
   double earliest_change_s() const;
   void watch();  // the daemon's loop
