@@ -89,8 +89,9 @@ void FunctionService::reclaim_expired(double now_s) {
 bool FunctionService::take_warm(Container& c) {
   auto& pool = idle_[c.function];
   if (pool.empty()) return false;
-  take_slot(c, pool.back().slot);  // newest warm container first
-  pool.pop_back();
+  const int slot = pool.back().slot;  // newest warm container first
+  pool.pop_back();  // before take_slot, which may yield (see cold_start)
+  take_slot(c, slot);
   ++warm_starts_;
   return true;
 }
@@ -111,8 +112,12 @@ bool FunctionService::free_a_slot() {
 
 void FunctionService::cold_start(Container& c, double now_s, std::initializer_list<std::int64_t> invocation,
                                  std::int64_t instance) {
-  take_slot(c, free_slots_.back());
+  // Taken from the free ones before take_slot sets its network: setting a link's bandwidth is a SimGrid call that
+  // lets other actors run, and one starting a container meanwhile took the same slot (two reducers shared a NIC
+  // at half its rate, another slot stayed empty).
+  const int slot = free_slots_.back();
   free_slots_.pop_back();
+  take_slot(c, slot);
   max_alive_ = std::max(max_alive_, ++alive_);
   c.cold = true;
   c.init_started_s = now_s;
