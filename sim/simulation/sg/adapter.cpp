@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <csignal>
-#include <optional>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 
 namespace p2psim::sg {

@@ -170,10 +170,10 @@ class Counter {
   Signal changed_;
 };
 
-/// A rendez-vous channel between actors (an S4U mailbox): a message of `bytes` travels from the sender's host
-/// to the receiver's once both are there.
 class TransferInFlight;  // adapter.cpp: a transfer in flight, as the NICs' credits count it
 
+/// A rendez-vous channel between actors (an S4U mailbox): a message of `bytes` travels from the sender's host
+/// to the receiver's once both are there.
 class Channel {
  public:
   explicit Channel(const std::string& name);

@@ -28,9 +28,12 @@ void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bp
 NicCredits::Flight NicCredits::touched(const Host* from, const Host* to) {
   Flight flight;
   int n = 0;
-  for (const Host* host : {from, to}) {
+  bool bursting_nic = false;
+  for (const bool source : {true, false}) {
+    const Host* host = source ? from : to;
     const auto it = of_host_.find(host);
     if (it == of_host_.end()) continue;
+    bursting_nic = true;
     ++in_flight_[host];
     for (size_t i : it->second)
       if (!buckets_[i].followed) {
@@ -38,13 +41,13 @@ NicCredits::Flight NicCredits::touched(const Host* from, const Host* to) {
         followed_.push_back(i);
       }
     // Its cross-traffic crosses the source's download direction and the destination's upload direction.
-    const size_t reverse = it->second[host == from ? 1 : 0];
+    const size_t reverse = it->second[source ? 1 : 0];
     if (buckets_[reverse].throttled) {
       ++buckets_[reverse].held;
       flight.held[n++] = static_cast<int>(reverse);
     }
   }
-  if (of_host_.count(from) == 0 && of_host_.count(to) == 0) return flight;
+  if (!bursting_nic) return flight;
   if (!watcher_started_) {
     watcher_started_ = true;
     wake_ = std::make_shared<Semaphore>(0);
