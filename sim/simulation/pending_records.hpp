@@ -93,7 +93,11 @@ class PendingRecords {
     std::uint64_t order = 0;
     size_t index = 0;
   };
-  static bool earlier(const Key& a, const Key& b) { return std::tie(a.at_s, a.order) < std::tie(b.at_s, b.order); }
+  // Time order, then the order they were added: of entries and of their places alike.
+  template <class Record>
+  static bool earlier(const Record& a, const Record& b) {
+    return std::tie(a.at_s, a.order) < std::tie(b.at_s, b.order);
+  }
   struct Later {
     bool operator()(const Key& a, const Key& b) const { return earlier(b, a); }
   };
@@ -120,8 +124,7 @@ class PendingRecords {
   void end_sequence() {
     collecting_ = false;
     if (collected_.empty()) return;
-    std::sort(collected_.begin(), collected_.end(),
-              [](const Entry& a, const Entry& b) { return std::tie(a.at_s, a.order) < std::tie(b.at_s, b.order); });
+    std::sort(collected_.begin(), collected_.end(), earlier<Entry>);
     size_t index = sequences_.size();
     if (free_sequences_.empty()) {
       sequences_.emplace_back();
