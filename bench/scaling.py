@@ -7,7 +7,8 @@ servers); --workload mnist_cnn trains the MNIST CNN instead (4.8 MB gradients: t
 515 MB gradients would not fit an aggregator). --timeout ends a run that takes longer and reports it as such. Prints the median of --repeats runs, the growth per doubling, and
 the transfers the run modelled per second of wall time (object-storage GETs and PUTs plus broker deliveries, from
 result.json, plus for the ring its 2(N-1) chunks per peer and iteration, which the ring models though it simulates
-one step of each phase and repeats its time).
+one step of each phase and repeats its time, and for the parameter server each peer's push to and pull from each
+server).
 
 With --instructions, wall time is not measured; instead each size runs twice under callgrind, with --iterations
 and twice as many, and the table gives the instructions of the extra iterations: the simulator's work per
@@ -38,7 +39,9 @@ SYSTEMS = {
     "ring": '<systems><system name="ring" strategy="ring_allreduce"/></systems>',
     "sharded": '<systems><system name="sharded" strategy="serverless_sharded" shards="16"/></systems>',
     "tree": '<systems><system name="tree" strategy="serverless_tree"/></systems>',
-    "ps": '<systems><system name="ps" strategy="parameter_server" servers="4"/></systems>',
+    # Servers with a fixed 10 Gbit/s NIC: "up to" servers would run out of credits serving 1,000 peers (their
+    # peers are then actors, refused past 4,096).
+    "ps": '<systems><system name="ps" strategy="parameter_server" servers="4" server_type="m5.8xlarge"/></systems>',
 }
 WORKLOADS = {
     "vgg11_cifar": 'model="vgg11" input_shape="3x32x32" dataset="cifar10"',
@@ -105,9 +108,15 @@ def modelled_transfers(out):
                for s in systems.values())
 
 
-def measure(binary, path, repeats, tmp, ring_chunks=0, timeout_s=0):
+def unrecorded_transfers(design, peers):
+    """Transfers an iteration that result.json does not count: the ring's 2(N-1) chunks per peer, the parameter
+    server's push to and pull from each of its 4 servers per peer."""
+    return 2 * peers * (peers - 1) if design == "ring" else 2 * 4 * peers if design == "ps" else 0
+
+
+def measure(binary, path, repeats, tmp, unrecorded=0, timeout_s=0):
     runs = [one_run(binary, path, os.path.join(tmp, f"out{i}"), timeout_s) for i in range(repeats)]
-    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[0][2] + ring_chunks
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[0][2] + unrecorded
 
 
 def main():
@@ -140,9 +149,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for peers in (int(p) for p in args.peers.split(",")):
             path = write_experiment(tmp, args, peers, args.iterations)
-            ring_chunks = 2 * peers * (peers - 1) * args.iterations if args.design == "ring" else 0
+            unrecorded = unrecorded_transfers(args.design, peers) * args.iterations
             try:
-                wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp, ring_chunks, args.timeout)
+                wall, peak_mb, transfers = measure(args.p2psim, path, args.repeats, tmp, unrecorded, args.timeout)
             except TimedOut:
                 print(f"{peers:>6} {'> ' + str(int(args.timeout)):>9}  (timed out)")
                 sys.stdout.flush()
@@ -184,8 +193,7 @@ def count_instructions(args):
                                         os.path.join(tmp, f"out_{peers}_{its}"), args.cache_mb)
                     for its in (args.iterations, 2 * args.iterations)]
             per_iteration, misses, transfers = ((b - a) / args.iterations for a, b in zip(*runs))
-            if args.design == "ring":
-                transfers += 2 * peers * (peers - 1)
+            transfers += unrecorded_transfers(args.design, peers)
             line = (f"{peers:>6} {per_iteration / 1e9:>17.4f} "
                     f"{f'{per_iteration / previous[0]:.2f}' if previous else '-':>10} {transfers:>19.0f} "
                     f"{per_iteration / transfers:>14.0f}")

@@ -43,6 +43,8 @@ std::string body(int peers) {
       <system name="tree3_half" strategy="serverless_tree" levels="3" participation="0.5"/>
       <system name="sharded" strategy="serverless_sharded" shards="4"/>
       <system name="sharded_parts" strategy="serverless_sharded" shards="2" storage_streams="4" storage_part_mb="5" storage_threshold_mb="5"/>
+      <system name="ps" strategy="parameter_server" servers="4" server_type="c5.large"/>
+      <system name="ps_half" strategy="parameter_server" servers="3" server_type="c5.xlarge" participation="0.5"/>
     </systems>)";
 }
 
@@ -56,10 +58,12 @@ Scenario scenario(const TempDir& dir, int peers, const std::string& overrides = 
   return fixture::scenario(path);
 }
 
-void check_both_ways(int peers) {
+void check_both_ways(int peers, const std::string& overrides = kSlices,
+                     const std::vector<std::string>& systems = {"tree", "tree3_half", "sharded", "sharded_parts", "ps",
+                                                                "ps_half"}) {
   TempDir dir;
-  const auto s = scenario(dir, peers, kSlices);
-  for (const std::string name : {"tree", "tree3_half", "sharded", "sharded_parts"}) {
+  const auto s = scenario(dir, peers, overrides);
+  for (const std::string& name : systems) {
     CAPTURE(name);
     const auto& system = fixture::system(s, name);
     const RunOutput computed = simulate_isolated(s, system, sg::StorageSharing::Optimistic, false);
@@ -121,6 +125,18 @@ TEST_CASE("computed participants: the same run as actors at 64 peers (two slices
 
 TEST_CASE("computed participants: the same run as actors at 256 peers (eight slices)") { check_both_ways(256); }
 
+TEST_CASE("computed participants: a parameter server's peers with flows capped below their NICs") {
+  // EC2's single-flow limit below the c5.large NICs: each flow to or from a server is capped (a flow-cap link on
+  // every instance's routes), a bound and a penalty of its own.
+  const std::string capped = R"(<override select="network/@single_flow_bps" value="3e7"/>)";
+  check_both_ways(64, capped, {"ps", "ps_half"});
+  TempDir dir, uncapped_dir;
+  const auto s = scenario(dir, 64, capped), uncapped = scenario(uncapped_dir, 64);
+  const RunOutput slow = simulate_isolated(s, fixture::system(s, "ps")),
+                  fast = simulate_isolated(uncapped, fixture::system(uncapped, "ps"));
+  CHECK(fixture::peer_phase_total(slow, 0, Phase::Receive) > fixture::peer_phase_total(fast, 0, Phase::Receive));
+}
+
 TEST_CASE("computed participants: not where an \"up to\" NIC could run out of credits; the actors run instead") {
   TempDir dir;
   // A bucket of 0.05 s at the baseline (4.7 MB) against 2 x 45 MB each way: the actors run, and their NICs fall
@@ -145,11 +161,32 @@ TEST_CASE("computed participants: not where peers compute through functions, or 
     <peers count="4" instance_type="t2.large"/>
     <systems>
       <system name="tree_functions" strategy="serverless_tree" compute="functions"/>
+      <system name="ps_functions" strategy="parameter_server" servers="1" compute="functions"/>
       <system name="ps" strategy="parameter_server" servers="1"/>
       <system name="tree" strategy="serverless_tree"/>
     </systems>)"));
   CHECK_FALSE(fixture::simulate(s, "tree_functions").participants_computed);
-  CHECK_FALSE(fixture::simulate(s, "ps").participants_computed);
+  CHECK_FALSE(fixture::simulate(s, "ps_functions").participants_computed);
   CHECK(fixture::simulate(s, "tree").participants_computed);
-  CHECK_FALSE(simulate_isolated(s, fixture::system(s, "tree"), sg::StorageSharing::Optimistic, true).participants_computed);
+  CHECK(fixture::simulate(s, "ps").participants_computed);
+  for (const std::string name : {"tree", "ps"})
+    CHECK_FALSE(simulate_isolated(s, fixture::system(s, name), sg::StorageSharing::Optimistic, true).participants_computed);
+}
+
+TEST_CASE("computed participants: not a parameter server's where its server's \"up to\" NIC could run out, nor an "
+          "asynchronous one's") {
+  TempDir dir;
+  // 4 peers x 2 rounds x 2 x 4.58 MiB through the t2.xlarge server: 77 MB, more than a 0.5 s bucket at its
+  // 93.75 MB/s baseline (47 MB); its peers' own NICs (t2.large) have no credits.
+  const std::string peers = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="2000" iterations="2"/>
+    <peers count="4" instance_type="t2.large"/>
+    <systems><system name="ps" strategy="parameter_server" servers="1" server_type="t2.xlarge"/></systems>)";
+  auto with_bucket = [&](const std::string& seconds, const std::string& extra = "") {
+    return fixture::scenario(fixture::write_experiment(dir, peers + extra, R"(<override select="instance_types/instance[@type='t2.xlarge']/@nic_credit_s" value=")" + seconds + R"("/>)"));
+  };
+  CHECK_FALSE(fixture::simulate(with_bucket("0.5"), "ps").participants_computed);
+  CHECK(fixture::simulate(with_bucket("3600"), "ps").participants_computed);
+  CHECK_FALSE(fixture::simulate(with_bucket("3600", R"(<synchronization mode="async" staleness_bound="1"/>)"), "ps")
+                  .participants_computed);
 }

@@ -179,6 +179,16 @@ TEST_CASE("limits: a design past its size limit, or past this machine's memory m
   r = run(4097, R"(<system name="x" strategy="parameter_server"/>)");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("parameter_server is simulated with up to 4096 peers") != std::string::npos);
+  // Its peers computed (servers with a fixed-rate NIC, whose credits cannot run out): no limit of its own, and
+  // no actor per peer (the four servers, the task that steps the peers, the engine's).
+  r = run_cli("run --check " + [&] {
+    std::string xml = experiment(R"(<system name="x" strategy="parameter_server" servers="4" server_type="m5.8xlarge"/>)");
+    xml.replace(xml.find("count=\"4\""), 9, "count=\"5000\"");
+    std::ofstream(dir.path("computed.xml")) << xml;
+    return dir.path("computed.xml");
+  }());
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("6 actors") != std::string::npos);
   // 35,000 ring peers: 70,000 memory maps and more, past the default vm.max_map_count of 65,530, where SimGrid
   // aborted ("Failed to protect stack").
   std::ifstream limit("/proc/sys/vm/max_map_count");

@@ -785,7 +785,7 @@ TEST_CASE("sweep: price books side by side (prices/@file) and a price as an axis
                                            "/tests/data/test_prices.xml " + dir.path("dearer.xml") + "\"/>\n"
                                            "<axis select=\"prices:instances/instance[@type='t2.medium']/@per_hour_usd\" "
                                            "values=\"0.1 0.3\"/>");
-  REQUIRE(run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2").exit_code == 0);
+  { auto r = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2"); INFO(r.output); REQUIRE(r.exit_code == 0); }
   // (book, t2.medium price) -> system -> (total_s, instances_usd, function_requests_usd)
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::array<double, 3>>> rows;
   for (const auto& f : csv_rows(dir.path("out/results.csv"))) {

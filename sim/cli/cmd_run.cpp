@@ -114,8 +114,9 @@ int cmd_run(int argc, char** argv) {
       "route functions' and servers' storage transfers through the storage's shared link even while they cannot "
       "fill it (the same results, slower: docs/architecture.md, \"Scale\")")(
       "exact-participants",
-      "simulate every participant as an actor even where its design computes it (trees and sharded aggregation "
-      "whose peers compute their own gradients: the same results to SimGrid's precision, slower)");
+      "simulate every participant as an actor even where its design computes it (trees, sharded aggregation and "
+      "synchronous parameter servers whose peers compute their own gradients: the same results to SimGrid's "
+      "precision, slower)");
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;

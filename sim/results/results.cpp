@@ -12,7 +12,10 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
+#include <map>
 #include <iterator>
 #include <stdexcept>
 
@@ -30,30 +33,76 @@ std::string file_hash(const std::string& path) {
 
 namespace {
 
+// What a set of peers' iterations add up to, per (peer, iteration): its first start and last end, and where its
+// serverless gradient began (the model's upload, or the workflow's start as the paper's timer has it).
+struct IterationMarks {
+  double first_start_s = 0, last_end_s = 0;
+  double gradient_start_s = 0, paper_gradient_start_s = 0;
+  bool seen = false, has_gradient_start = false;
+};
+
+// IterationMarks by (peer, iteration), visited in that order. Dense over the range of peers and iterations the
+// rows hold (a map of them was a third of a 10,000-peer run's time), or a map where that range is much larger
+// than the rows (a system that ended early in a large experiment).
+class IterationTable {
+ public:
+  struct Range {
+    int min_peer = 0, max_peer = -1, min_iteration = 0, max_iteration = -1;
+    double rows = 0;
+    void add(const PhaseRecord& p) {
+      if (rows == 0) min_peer = max_peer = p.peer, min_iteration = max_iteration = p.iteration;
+      min_peer = std::min(min_peer, p.peer), max_peer = std::max(max_peer, p.peer);
+      min_iteration = std::min(min_iteration, p.iteration), max_iteration = std::max(max_iteration, p.iteration);
+      ++rows;
+    }
+  };
+  explicit IterationTable(const Range& r) : range_(r) {
+    iterations_ = static_cast<size_t>(r.max_iteration - r.min_iteration + 1);
+    const double cells = static_cast<double>(r.max_peer - r.min_peer + 1) * static_cast<double>(iterations_);
+    if (r.rows > 0 && cells <= 4 * r.rows + 1024) dense_.resize(static_cast<size_t>(cells));
+  }
+  IterationMarks& at(int peer, int iteration) {
+    if (dense_.empty()) return sparse_[{peer, iteration}];
+    return dense_[static_cast<size_t>(peer - range_.min_peer) * iterations_ +
+                  static_cast<size_t>(iteration - range_.min_iteration)];
+  }
+  template <class F>
+  void for_each_seen(F&& f) const {
+    for (const auto& m : dense_)
+      if (m.seen) f(m);
+    for (const auto& [key, m] : sparse_) f(m);
+  }
+
+ private:
+  Range range_;
+  size_t iterations_ = 0;
+  std::vector<IterationMarks> dense_;
+  std::map<std::pair<int, int>, IterationMarks> sparse_;
+};
+
 // Phase sums of a set of peers' iterations, turned into means per peer-iteration.
 struct PhaseSums {
-  std::map<std::pair<int, int>, std::pair<double, double>> span;  // (peer, iteration) -> first start, last end
-  std::map<std::pair<int, int>, double> gradient_start, paper_gradient_start;
+  IterationTable marks;
   PhaseMeans sums;
   double gradients = 0;  // gradients computed (a peer's compute, or its local average of its functions')
 
+  explicit PhaseSums(const IterationTable::Range& range) : marks(range) {}
   void add(const PhaseRecord& p) {
     const double d = p.end_s - p.start_s;
-    auto key = std::make_pair(p.peer, p.iteration);
-    auto it = span.find(key);
-    if (it == span.end()) span[key] = {p.start_s, p.end_s};
-    else it->second = {std::min(it->second.first, p.start_s), std::max(it->second.second, p.end_s)};
+    IterationMarks& k = marks.at(p.peer, p.iteration);
+    if (!k.seen) k.seen = true, k.first_start_s = p.start_s, k.last_end_s = p.end_s;
+    else k.first_start_s = std::min(k.first_start_s, p.start_s), k.last_end_s = std::max(k.last_end_s, p.end_s);
     auto& m = sums;
     switch (p.phase) {
       case Phase::Compute: m.gradient_s += d, m.paper_gradient_s += d, ++gradients; break;  // instance-based
-      case Phase::ModelUpload: gradient_start[key] = p.start_s; break;  // serverless: from the model's upload ...
+      case Phase::ModelUpload: k.gradient_start_s = p.start_s, k.has_gradient_start = true; break;  // serverless: from the model's upload ...
       case Phase::Orchestration:  // ... (or, the paper's timer and without one, from StartExecution) ...
-        paper_gradient_start[key] = p.start_s;
-        gradient_start.emplace(key, p.start_s);
+        k.paper_gradient_start_s = p.start_s;
+        if (!k.has_gradient_start) k.gradient_start_s = p.start_s, k.has_gradient_start = true;
         break;
       case Phase::LocalAverage:  // ... to the local mean
-        m.gradient_s += p.end_s - gradient_start[key];
-        m.paper_gradient_s += p.end_s - paper_gradient_start[key];
+        m.gradient_s += p.end_s - k.gradient_start_s;
+        m.paper_gradient_s += p.end_s - k.paper_gradient_start_s;
         ++gradients;
         break;
       case Phase::Send:
@@ -68,7 +117,7 @@ struct PhaseSums {
   // Means over `peer_iterations`; the gradient's over the `computed` gradients.
   PhaseMeans means(double peer_iterations, double computed) const {
     PhaseMeans m = sums;
-    for (const auto& [key, se] : span) m.iteration_s += se.second - se.first;
+    marks.for_each_seen([&](const IterationMarks& k) { m.iteration_s += k.last_end_s - k.first_start_s; });
     m.gradient_s /= computed;
     m.paper_gradient_s /= computed;
     m.communication_s /= peer_iterations;
@@ -78,6 +127,12 @@ struct PhaseSums {
     return m;
   }
 };
+
+// The rows the iteration means count: the peer's own phases, not its functions', not the data load, not the
+// time it was down.
+bool iteration_row(const PhaseRecord& p) {
+  return p.invocation < 0 && p.phase != Phase::DataFetch && p.phase != Phase::Down;
+}
 
 }  // namespace
 
@@ -100,15 +155,21 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
   auto peer_iterations = [&](double completed, int peers) {
     return completed > 0 ? completed : static_cast<double>(peers) * e.workload.iterations;
   };
-  std::map<std::string, std::pair<double, long long>> phase_sum;  // name -> total, count
-  PhaseSums all;
-  std::vector<PhaseSums> per_group(groups > 1 ? groups : 0);
+  IterationTable::Range all_range;
+  std::vector<IterationTable::Range> group_ranges(groups > 1 ? groups : 0);
   for (const auto& p : r.run.trace) {
-    auto& ps = phase_sum[to_string(p.phase)];
+    if (!iteration_row(p)) continue;
+    all_range.add(p);
+    if (!group_ranges.empty() && p.peer >= 0) group_ranges[static_cast<size_t>(s.group_of(p.peer))].add(p);
+  }
+  std::array<std::pair<double, long long>, kPhaseCount> phase_sum{};  // per phase: total, count
+  PhaseSums all(all_range);
+  std::vector<PhaseSums> per_group(group_ranges.begin(), group_ranges.end());
+  for (const auto& p : r.run.trace) {
+    auto& ps = phase_sum[static_cast<size_t>(p.phase)];
     ps.first += p.end_s - p.start_s;
     ++ps.second;
-    // The peer's iteration phases only: not its functions', not the data load, not the time it was down.
-    if (p.invocation >= 0 || p.phase == Phase::DataFetch || p.phase == Phase::Down) continue;
+    if (!iteration_row(p)) continue;
     all.add(p);
     if (!per_group.empty() && p.peer >= 0) per_group[static_cast<size_t>(s.group_of(p.peer))].add(p);
   }
@@ -126,7 +187,9 @@ SystemResult summarise(const Scenario& s, const SystemSpec& system, RunOutput ru
                         sums.means(iterations, sums.gradients > 0 ? sums.gradients : iterations * r.run.participation),
                         end_s[g]});
   }
-  for (const auto& [name, tc] : phase_sum) r.phase_means_s[name] = tc.first / static_cast<double>(tc.second);
+  for (size_t phase = 0; phase < phase_sum.size(); ++phase)
+    if (const auto& [total, count] = phase_sum[phase]; count > 0)
+      r.phase_means_s[to_string(static_cast<Phase>(phase))] = total / static_cast<double>(count);
   r.total_s = *std::max_element(r.run.peer_end_s.begin(), r.run.peer_end_s.end());
   return r;
 }

@@ -66,7 +66,9 @@ void PeerStorageFlows::reschedule(size_t index) {
 }
 
 double PeerStorageFlows::penalty_of(const System& sys, int peer) const {
-  // network_cm02.cpp, NetworkCm02Model::communicate: the route's latency, plus weight-S over each link's bandwidth.
+  // network_cm02.cpp, NetworkCm02Model::communicate: the route's latency, plus weight-S over each link's bandwidth;
+  // 1 on a route without latency (comm_action_set_variable: its flow never waits for a latency to end).
+  if (latency_s_ <= 0) return 1;
   double penalty = latency_s_ + f_.weight_s / nic_bps_[static_cast<size_t>(peer)] + f_.weight_s / stream_bps_;
   if (sys.slice_bps > 0) penalty += f_.weight_s / sys.slice_bps;
   return penalty;
@@ -116,76 +118,32 @@ void PeerStorageFlows::solve(System& sys) {
   // Constraints: per peer its NIC up and down, then the slice's up (from storage) and down (to storage).
   const int P = sys.peers;
   const size_t constraints = static_cast<size_t>(2 * P + (sys.slice_bps > 0 ? 2 : 0));
-  std::vector<double> slack(constraints), usage(constraints);
+  std::vector<double> slack(constraints);
   for (int j = 0; j < P; ++j)
     slack[static_cast<size_t>(2 * j)] = slack[static_cast<size_t>(2 * j + 1)] =
         nic_bps_[static_cast<size_t>(sys.first_peer + j)];
   if (sys.slice_bps > 0) slack[constraints - 2] = slack[constraints - 1] = sys.slice_bps;
   const double xs = f_.cross_traffic_share;
-  // A flow's elements: (constraint, weight). An upload crosses its NIC up and the slice down (storage's side of
-  // the link: platform.cpp's routes), its ACKs the reverse; a download the other way round.
-  struct Element {
-    size_t constraint;
-    double weight;
-  };
-  auto elements = [&](const Flow& flow, Element out[4]) {
+  // A flow's elements: an upload crosses its NIC up and the slice down (storage's side of the link: platform.cpp's
+  // routes), its ACKs the reverse; a download the other way round.
+  variables_.resize(sys.moving.size());
+  for (size_t i = 0; i < sys.moving.size(); ++i) {
+    const Flow& flow = sys.moving[i];
+    MaxMinVariable& v = variables_[i];
+    v.penalty = flow.penalty;
+    v.bound = flow.bound;
     const size_t j = static_cast<size_t>(flow.peer - sys.first_peer);
-    const size_t nic_on = 2 * j + (flow.upload ? 0 : 1), nic_back = 2 * j + (flow.upload ? 1 : 0);
     int k = 0;
-    out[k++] = {nic_on, 1.0};
-    if (xs > 0) out[k++] = {nic_back, xs};
+    v.element[k++] = {2 * j + (flow.upload ? 0 : 1), 1.0};
+    if (xs > 0) v.element[k++] = {2 * j + (flow.upload ? 1 : 0), xs};
     if (sys.slice_bps > 0) {
-      const size_t slice_on = constraints - (flow.upload ? 1 : 2), slice_back = constraints - (flow.upload ? 2 : 1);
-      out[k++] = {slice_on, 1.0};
-      if (xs > 0) out[k++] = {slice_back, xs};
+      v.element[k++] = {constraints - (flow.upload ? 1 : 2), 1.0};
+      if (xs > 0) v.element[k++] = {constraints - (flow.upload ? 2 : 1), xs};
     }
-    return k;
-  };
-  std::vector<char> fixed(sys.moving.size(), 0);
-  size_t left = sys.moving.size();
-  auto fix = [&](size_t i, double value) {
-    Flow& flow = sys.moving[i];
-    flow.value = value;
-    fixed[i] = 1;
-    --left;
-    Element el[4];
-    const int k = elements(flow, el);
-    for (int e = 0; e < k; ++e) slack[el[e].constraint] = std::max(0.0, slack[el[e].constraint] - el[e].weight * value);
-  };
-  while (left > 0) {
-    std::fill(usage.begin(), usage.end(), 0.0);
-    double bound_level = kInfinity;
-    for (size_t i = 0; i < sys.moving.size(); ++i) {
-      if (fixed[i]) continue;
-      const Flow& flow = sys.moving[i];
-      Element el[4];
-      const int k = elements(flow, el);
-      for (int e = 0; e < k; ++e) usage[el[e].constraint] += el[e].weight / flow.penalty;
-      bound_level = std::min(bound_level, flow.bound * flow.penalty);
-    }
-    double level = kInfinity;
-    for (size_t c = 0; c < constraints; ++c)
-      if (usage[c] > 0) level = std::min(level, slack[c] / usage[c]);
-    if (bound_level <= level) {  // flows at their bound first: they leave the rest to the others
-      for (size_t i = 0; i < sys.moving.size(); ++i)
-        if (!fixed[i] && sys.moving[i].bound * sys.moving[i].penalty <= bound_level) fix(i, sys.moving[i].bound);
-      continue;
-    }
-    std::vector<char> saturated(constraints, 0);
-    for (size_t c = 0; c < constraints; ++c) saturated[c] = usage[c] > 0 && slack[c] / usage[c] <= level;
-    std::vector<size_t> to_fix;
-    for (size_t i = 0; i < sys.moving.size(); ++i) {
-      if (fixed[i]) continue;
-      Element el[4];
-      const int k = elements(sys.moving[i], el);
-      for (int e = 0; e < k; ++e)
-        if (saturated[el[e].constraint]) {
-          to_fix.push_back(i);
-          break;
-        }
-    }
-    for (size_t i : to_fix) fix(i, level / sys.moving[i].penalty);
+    v.elements = k;
   }
+  solve_max_min(slack, variables_);
+  for (size_t i = 0; i < sys.moving.size(); ++i) sys.moving[i].value = variables_[i].value;
 }
 
 }  // namespace p2psim::simulation

@@ -3,7 +3,7 @@
 // storage is its NIC (split duplex), its cap on one stream's rate and, where the peers alone could fill the
 // storage service's link, its slice of that link (sg::peer_storage_slices_bps): the peers of one slice share it,
 // and nothing else crosses it, so each slice (or each peer, when there are none) is a small system of its own.
-// Within it, rates are SimGrid's max-min allocation (src/kernel/lmm/maxmin.cpp): every moving flow of penalty p
+// Within it, rates are SimGrid's max-min allocation (max_min.hpp, after src/kernel/lmm/maxmin.cpp): every moving flow of penalty p
 // gets level / p, raised until a constraint (a NIC direction, a slice direction, with each flow's 5 % of
 // cross-traffic on the reverse ones) is full or the flow reaches its bound (its narrowest link, the TCP window
 // over the route's latency); bytes move at the bandwidth factor times that rate. A flow's penalty is its route's
@@ -16,6 +16,7 @@
 #include <queue>
 #include <vector>
 
+#include "max_min.hpp"
 #include "sg/adapter.hpp"
 
 namespace p2psim::simulation {
@@ -72,6 +73,7 @@ class PeerStorageFlows {
   std::vector<double> nic_bps_;  // per peer
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::int64_t next_id_ = 0;
+  std::vector<MaxMinVariable> variables_;  // solve's, kept to spare an allocation per event
 };
 
 }  // namespace p2psim::simulation

@@ -164,6 +164,7 @@ class Counter {
   void wait_for(int target) {
     changed_.wait_for([this, target] { return value_ >= target; });
   }
+  int value() const { return value_; }
 
  private:
   int value_ = 0;

@@ -77,6 +77,13 @@ s4u::SplitDuplexLink* flow_cap(s4u::NetZone* zone, const std::string& name, doub
 
 }  // namespace
 
+double instance_flow_cap_bps(const PlatformSpec& p) {
+  double fastest_nic_bps = p.broker_nic_bps;
+  for (const auto& m : p.peers) fastest_nic_bps = std::max(fastest_nic_bps, m.nic_bps);
+  for (const auto& m : p.servers) fastest_nic_bps = std::max(fastest_nic_bps, m.nic_bps);
+  return p.single_flow_bps > 0 && p.single_flow_bps < fastest_nic_bps ? p.single_flow_bps : 0;
+}
+
 double function_storage_bps(const PlatformSpec& p) {
   return std::min(p.function_nic_bps, p.function_storage_streams * p.function_stream_bps);
 }
@@ -191,11 +198,7 @@ Platform build_platform(const PlatformSpec& p) {
     if (watch) h.storage_watch.watch(from, nic_bps, s3_bps);
   };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
-  // Instance-to-instance flows: each capped at the single-flow limit where a NIC could exceed it.
-  double fastest_nic_bps = p.broker_nic_bps;
-  for (const auto& m : p.peers) fastest_nic_bps = std::max(fastest_nic_bps, m.nic_bps);
-  for (const auto& m : p.servers) fastest_nic_bps = std::max(fastest_nic_bps, m.nic_bps);
-  const bool cap_flows = p.single_flow_bps > 0 && p.single_flow_bps < fastest_nic_bps;
+  const bool cap_flows = instance_flow_cap_bps(p) > 0;
   // The route from machine a (its NIC, and its flow cap when flows are capped) to machine b's NIC.
   auto between = [&](s4u::SplitDuplexLink* a_nic, s4u::SplitDuplexLink* a_cap, s4u::SplitDuplexLink* b_nic) {
     std::vector<std::pair<s4u::Link*, End>> path{{a_nic, End::A}};

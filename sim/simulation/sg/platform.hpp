@@ -62,6 +62,10 @@ struct PlatformSpec {
   bool function_slots_virtual = false;
 };
 
+/// Instance-to-instance flows are each capped at the single-flow limit where a NIC could exceed it (a flow-cap
+/// link on each instance's routes): that limit, or 0 when no NIC could.
+double instance_flow_cap_bps(const PlatformSpec& spec);
+
 /// What one function container can draw from storage at most: its NIC, or its streams at their cap.
 double function_storage_bps(const PlatformSpec& spec);
 

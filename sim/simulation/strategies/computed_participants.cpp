@@ -100,18 +100,23 @@ void ComputedParticipants::drive() {
   }
 }
 
-// ObjectStorage::get and put (object_storage.cpp), computed: the same requests and first-byte draws from the peer's
-// stream; each stream's bytes begin to move once its requests' first bytes and its route's latencies are paid.
+std::vector<std::int64_t> start_storage_transfer(Context& c, PeerStorageFlows& flows, StoragePlan& plan, int peer,
+                                                 bool upload, double bytes_each, int count, double start_s) {
+  plan = c.storage.plan(c.storage_client(peer), upload, bytes_each, count);
+  const double latency_paid_s = sg::latency_paid_s(c.hosts.one_way_latency_s);  // each request's, and the flow's
+  std::vector<std::int64_t> ids;
+  for (const auto& stream : plan.flows(latency_paid_s))
+    ids.push_back(flows.add(peer, upload, start_s + stream.start_after_s + latency_paid_s, stream.bytes));
+  return ids;
+}
+
 void ComputedParticipants::transfer(int peer, bool upload, double bytes_each, int count, double start_s, Step then) {
   Peer& p = peers_[static_cast<size_t>(peer)];
-  p.plan = c_.storage.plan(c_.storage_client(peer), upload, bytes_each, count);
   p.after_transfer = then;
   p.transfer_start_s = start_s;
-  const double latency_paid_s = sg::latency_paid_s(c_.hosts.one_way_latency_s);  // each request's, and the flow's
-  const auto streams = p.plan.flows(latency_paid_s);
-  p.flows_in_flight = static_cast<int>(streams.size());
-  for (const auto& stream : streams)
-    flow_peer_.emplace(flows_->add(peer, upload, start_s + stream.start_after_s + latency_paid_s, stream.bytes), peer);
+  const auto ids = start_storage_transfer(c_, *flows_, p.plan, peer, upload, bytes_each, count, start_s);
+  p.flows_in_flight = static_cast<int>(ids.size());
+  for (const std::int64_t id : ids) flow_peer_.emplace(id, peer);
 }
 
 void ComputedParticipants::transfer_done(int peer, double now_s) {

@@ -39,6 +39,12 @@ struct StorageRound {
 /// credits in the run (PeerStorageFlows keeps every NIC's rate), and the run does not ask for the actors.
 bool participants_computable(const Context& c, GradientCompute how, StorageRound round);
 
+/// ObjectStorage::get and put (object_storage.cpp), computed for a participant: `plan` its requests, with the same
+/// first-byte draws from its stream, for `count` objects of `bytes_each` begun at `start_s`; each stream's bytes
+/// begin to move once its requests' first bytes and its route's latencies are paid. Returns the flows' numbers.
+std::vector<std::int64_t> start_storage_transfer(Context& c, PeerStorageFlows& flows, StoragePlan& plan, int peer,
+                                                 bool upload, double bytes_each, int count, double start_s);
+
 class ComputedParticipants {
  public:
   /// `sent(peer, iteration, rank)`: the participant's objects of the round are all in storage (`rank`: its

@@ -8,10 +8,13 @@
 // of the slowest peer. Peers talk to the servers directly (no broker, no object storage for gradients).
 // With partial participation (synchronous only; participation="0.1" or participants_per_round,
 // participation.hpp) a shard waits for the round's participants' pushes; every peer pulls the parameters.
+// Synchronous peers that share nothing but the servers are computed rather than actors where they can be
+// (computed_server_peers.hpp): then only the servers are actors.
 #include <fmt/core.h>
 
 #include <algorithm>
 
+#include "computed_server_peers.hpp"
 #include "gradient.hpp"
 #include "participation.hpp"
 #include "strategy.hpp"
@@ -33,13 +36,17 @@ class ParameterServer : public Strategy {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     const double S = shards_;
     Footprint f = gradient_functions_footprint(s_, compute_);
-    f.actors += P + S + 1;
+    const bool computed = server_peers_computable(s_, compute_, async_, round());
+    f.actors += (computed ? 1 : P) + S + 1;
     f.trace_rows += P + 3 * P * T + (async_ ? S * P * T : S * T);
     f.deliveries = async_ ? P * T : participation_.schedule_versions(s_);
-    f.max_peers = 4096;
-    f.max_peers_why = "P x servers flows share the servers' NICs and SimGrid re-solves them all at each event: a "
-                      "simulation's time grows about as P^3 (4,000 mnist_cnn peers x 2 iterations, 4 servers: 189 s, "
-                      "2026-12-03)";
+    if (!computed) {
+      f.max_peers = 4096;
+      f.max_peers_why = "its peers are actors here (asynchronous, computing through functions, or an \"up to\" NIC "
+                        "that could run out of credits): P x servers flows share the servers' NICs and SimGrid "
+                        "re-solves them all at each event, a simulation's time grows about as P^3 (4,000 mnist_cnn "
+                        "peers x 2 iterations, 4 servers: 189 s, 2026-12-03)";
+    }
     return f;
   }
   void launch(Context& c) override;
@@ -49,6 +56,10 @@ class ParameterServer : public Strategy {
   void peer(Context& c, int peer);
   void server(Context& c, int shard);
   int slowest() const { return *std::min_element(pushed_.begin(), pushed_.end()); }
+  ServerRound round() const {
+    return {shards_, &s_.profile.instance_types.at(server_type_), s_.exchange_bytes / shards_,
+            static_cast<double>(s_.gradient_bytes) / shards_};
+  }
 
   const Scenario& s_;
   GradientCompute compute_;
@@ -68,6 +79,7 @@ class ParameterServer : public Strategy {
   std::vector<std::vector<int>> queue_;
   std::vector<std::vector<int>> applied_;
   sg::Signal changed_;
+  std::unique_ptr<ComputedServerPeers> computed_;  // the peers, where they are computed rather than actors
 };
 
 ParameterServer::ParameterServer(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -105,6 +117,13 @@ void ParameterServer::launch(Context& c) {
   c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
   for (int k = 0; k < shards_; ++k)
     sg::spawn("ps-" + std::to_string(k), c.hosts.servers[k], [this, &c, k] { server(c, k); });
+  if (!c.exact_participants && server_peers_computable(s_, compute_, async_, round())) {
+    computed_ = std::make_unique<ComputedServerPeers>(c, participation_, round(), [this](int, int iteration) {
+      for (int j = 0; j < shards_; ++j) held_[j][iteration].add();
+    });
+    computed_->launch();
+    return;
+  }
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 
@@ -120,6 +139,7 @@ void ParameterServer::server(Context& c, int shard) {
       sg::compute(host, n * s_.decode_s / shards_ + s_.average_seconds(elements, n) + s_.average_seconds(elements, 2));
       c.trace(-1, it, Phase::AggregateUpdate, start, shard);
       published_[it].add();
+      if (computed_ && published_[it].value() == shards_) computed_->round_ready(it);
     }
   } else {
     for (int applied = 0; applied < n * iterations; ++applied) {

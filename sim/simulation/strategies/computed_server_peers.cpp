@@ -1,0 +1,180 @@
+#include "computed_server_peers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "computed_participants.hpp"
+
+namespace p2psim::simulation {
+namespace {
+
+// Whether an "up to" NIC of `type` keeps its burst rate while moving `up_bytes` and `down_bytes` in a run.
+bool nic_lasts(const InstanceType& type, double up_bytes, double down_bytes) {
+  return !type.nic_bursts() || up_bytes + down_bytes < type.nic_credit_s * type.nic_bandwidth_bps;
+}
+
+}  // namespace
+
+bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynchronous, const ServerRound& round) {
+  const auto& e = s.experiment;
+  if (how != GradientCompute::Peer || asynchronous || e.crash_peer >= 0) return false;
+  const double rounds = e.workload.iterations, S = round.servers;
+  for (size_t g = 0; g < s.peer_groups.size(); ++g) {
+    const auto& group = s.peer_groups[g];
+    if (!s.peer_fits(static_cast<int>(g))) return false;
+    const double shard_bytes = static_cast<double>(group.shard_samples * s.sample_bytes);
+    if (!nic_lasts(group.type, rounds * S * round.push_bytes, shard_bytes + rounds * S * round.pull_bytes)) return false;
+  }
+  return nic_lasts(*round.server_type, rounds * e.peers * round.pull_bytes, rounds * e.peers * round.push_bytes);
+}
+
+ComputedServerPeers::ComputedServerPeers(Context& c, const Participation& participation, ServerRound round,
+                                         Pushed pushed)
+    : c_(c), participation_(participation), round_(round), pushed_(std::move(pushed)) {
+  const sg::PlatformSpec& spec = c.hosts.spec;
+  std::vector<double> nic_bps;
+  for (const auto& m : spec.peers) nic_bps.push_back(m.nic_bps);
+  storage_ = std::make_unique<PeerStorageFlows>(sg::network_factors(), spec.one_way_latency_s, spec.storage_stream_bps,
+                                                sg::peer_storage_slices_bps(spec), nic_bps, sg::kPeersPerStorageSlice);
+  // A peer's route to a server: its NIC, its flow cap (no latency of its own) and the server's NIC, half the
+  // network's one-way latency each (sg/platform.cpp).
+  std::vector<double> group_nic_bps(c.s.peer_groups.size(), 0);
+  for (int peer = 0; peer < c.peers(); ++peer) group_nic_bps[static_cast<size_t>(c.s.group_of(peer))] = nic_bps[static_cast<size_t>(peer)];
+  const ServerFlows::Route route{spec.one_way_latency_s, round.servers, spec.servers.at(0).nic_bps,
+                                 sg::instance_flow_cap_bps(spec)};
+  servers_ = std::make_unique<ServerFlows>(sg::network_factors(), route, c.s.group_of_peer, group_nic_bps);
+  latency_paid_s_ = sg::latency_paid_s(spec.one_way_latency_s);
+  const auto rounds = static_cast<size_t>(c.s.experiment.workload.iterations);
+  peers_.resize(static_cast<size_t>(c.peers()));
+  ready_.assign(rounds, 0);
+  waiting_.resize(rounds);
+}
+
+void ComputedServerPeers::launch() {
+  c_.out.participants_computed = true;
+  peers_running_ = c_.peers();
+  for (int peer = 0; peer < c_.peers(); ++peer) {  // start_peer (gradient.cpp): load_shard
+    Peer& p = peers_[static_cast<size_t>(peer)];
+    const double shard_bytes = static_cast<double>(c_.s.group_of_peer_data(peer).shard_samples * c_.s.sample_bytes);
+    const auto ids = start_storage_transfer(c_, *storage_, p.plan, peer, false, shard_bytes, 1, 0.0);
+    p.flows_in_flight = static_cast<int>(ids.size());
+    for (const std::int64_t id : ids) shard_flow_peer_.emplace(id, peer);
+  }
+  sg::run_task("participants", c_.hosts.storage, [this] { drive(); });
+}
+
+void ComputedServerPeers::round_ready(int iteration) {
+  ready_[static_cast<size_t>(iteration)] = 1;
+  auto& waiting = waiting_[static_cast<size_t>(iteration)];
+  const double now_s = sg::now();
+  for (int peer : waiting) events_.push({now_s, next_order_++, peer});
+  waiting.clear();
+  waiting.shrink_to_fit();
+  if (sleeping_until_s_ >= 0 && now_s < sleeping_until_s_) {  // the task sleeps past it: wake it once
+    sleeping_until_s_ = -1;
+    wake_.release();
+  }
+}
+
+void ComputedServerPeers::drive() {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  while (peers_running_ > 0) {
+    const double next_s =
+        std::min({events_.empty() ? kNever : events_.top().at_s, storage_->next_s(), servers_->next_s()});
+    if (next_s > sg::now()) {
+      sleeping_until_s_ = next_s;
+      const bool woken = std::isinf(next_s) ? (wake_.acquire(), true) : wake_.acquire_until(next_s);
+      sleeping_until_s_ = -1;
+      if (woken) continue;  // an earlier event came: look again
+    }
+    // What is due at next_s (the clock may stand an ulp off it), and what that makes due at next_s, in order:
+    // the flows that end, then the pulls in the order they were asked for. Their own times, not the clock, time them.
+    if (!c_.pending.settle(next_s, c_.out)) sg::abandon_simulation();  // the storage link could have bound
+    for (;;) {
+      if (storage_->next_s() <= next_s) {
+        for (std::int64_t id : storage_->advance(next_s)) {
+          const auto it = shard_flow_peer_.find(id);
+          const int peer = it->second;
+          shard_flow_peer_.erase(it);
+          if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0) transfer_done(peer, next_s);
+        }
+        continue;
+      }
+      if (servers_->next_s() <= next_s) {
+        for (std::int64_t id : servers_->advance(next_s)) {
+          const auto it = server_flow_peer_.find(id);
+          const int peer = it->second;
+          server_flow_peer_.erase(it);
+          transfer_done(peer, next_s);
+        }
+        continue;
+      }
+      if (events_.empty() || events_.top().at_s > next_s) break;
+      const Event e = events_.top();
+      events_.pop();
+      pull(e.peer, e.at_s);
+    }
+  }
+}
+
+void ComputedServerPeers::transfer_done(int peer, double now_s) {
+  Peer& p = peers_[static_cast<size_t>(peer)];
+  switch (p.after_transfer) {
+    case Step::ShardLoaded:
+      c_.storage.record(p.plan);
+      c_.trace_ahead(peer, 0, Phase::DataFetch, p.transfer_start_s, now_s, -1);
+      begin_round(peer, now_s);
+      return;
+    case Step::Pushed:
+      c_.trace_ahead(peer, p.iteration, Phase::Send, p.send_start_s, now_s, -1);
+      pushed_(peer, p.iteration);
+      p.receive_start_s = now_s;
+      wait_for_parameters(peer, now_s);
+      return;
+    case Step::Pulled:
+      c_.trace_ahead(peer, p.iteration, Phase::Receive, p.receive_start_s, now_s, -1);
+      // The pulled parameters hold every participant's gradient of the round.
+      c_.complete_iteration_at(now_s, peer, p.iteration, participation_.gradients(p.iteration, peer));
+      ++p.iteration;
+      begin_round(peer, now_s);
+      return;
+  }
+}
+
+// ParameterServer::peer (parameter_server.cpp), computed.
+void ComputedServerPeers::begin_round(int peer, double now_s) {
+  Peer& p = peers_[static_cast<size_t>(peer)];
+  if (p.iteration == c_.s.experiment.workload.iterations) {
+    c_.out.peer_end_s[peer] = now_s;
+    --peers_running_;
+    return;
+  }
+  if (!participation_.takes_part(p.iteration, peer)) {
+    p.receive_start_s = now_s;
+    wait_for_parameters(peer, now_s);
+    return;
+  }
+  const PeerWork work = peer_gradient_work(c_, peer, p.iteration);
+  const double computed_s = cpu(peer, now_s, work.reference_s, work.busy_vcpus);
+  c_.trace_ahead(peer, p.iteration, Phase::Compute, now_s, computed_s, -1);
+  p.send_start_s = computed_s;
+  const double encoded_s = cpu(peer, computed_s, c_.s.encode_s);
+  p.after_transfer = Step::Pushed;
+  server_flow_peer_.emplace(servers_->add(peer, true, encoded_s + latency_paid_s_, round_.push_bytes), peer);
+}
+
+void ComputedServerPeers::wait_for_parameters(int peer, double now_s) {
+  const auto round = static_cast<size_t>(peers_[static_cast<size_t>(peer)].iteration);
+  if (ready_[round])
+    pull(peer, now_s);
+  else
+    waiting_[round].push_back(peer);
+}
+
+void ComputedServerPeers::pull(int peer, double now_s) {
+  peers_[static_cast<size_t>(peer)].after_transfer = Step::Pulled;
+  server_flow_peer_.emplace(servers_->add(peer, false, now_s + latency_paid_s_, round_.pull_bytes), peer);
+}
+
+}  // namespace p2psim::simulation
