@@ -35,21 +35,19 @@ ServerFlows::ServerFlows(const sg::NetworkFactors& factors, Route route, std::ve
   }
 }
 
-std::int64_t ServerFlows::add(int peer, bool push, double begins_s, double bytes) {
-  const std::int64_t id = next_id_++;
-  waiting_.push({begins_s, id, peer, push, std::floor(bytes)});
-  return id;
+void ServerFlows::add(int peer, bool push, double begins_s, double bytes) {
+  waiting_.push({begins_s, next_id_++, peer, push, std::floor(bytes)});
 }
 
 double ServerFlows::next_s() const {
   double next = waiting_.empty() ? kInfinity : waiting_.top().begins_s;
   for (const auto& k : classes_)
-    if (k.count > 0) next = std::min(next, last_s_ + (k.ending.top().first - k.moved) / (f_.bandwidth * k.value));
+    if (k.count > 0) next = std::min(next, last_s_ + (k.ending.top().at_moved - k.moved) / (f_.bandwidth * k.value));
   return next;
 }
 
-std::vector<std::int64_t> ServerFlows::advance(double now_s) {
-  std::vector<std::int64_t> ended;
+std::vector<int> ServerFlows::advance(double now_s) {
+  std::vector<int> ended;
   const double dt = now_s - last_s_;
   for (auto& k : classes_)
     if (k.count > 0 && dt > 0) k.moved += f_.bandwidth * k.value * dt;
@@ -57,10 +55,10 @@ std::vector<std::int64_t> ServerFlows::advance(double now_s) {
   for (auto& k : classes_) {
     const double rate = f_.bandwidth * k.value;
     while (k.count > 0) {
-      const double remaining = k.ending.top().first - k.moved;
+      const double remaining = k.ending.top().at_moved - k.moved;
       // (Or so close to its end that the clock could not show the rest: now + remaining / rate is now.)
       if (!(remaining <= kPrecision * rate || now_s + remaining / rate <= now_s)) break;
-      ended.push_back(k.ending.top().second);
+      ended.push_back(k.ending.top().peer);
       k.ending.pop();
       if (--k.count == 0) k.moved = 0;
     }
@@ -70,11 +68,11 @@ std::vector<std::int64_t> ServerFlows::advance(double now_s) {
     const Waiting w = waiting_.top();
     waiting_.pop();
     if (w.bytes <= 0) {
-      ended.push_back(w.id);
+      ended.push_back(w.peer);
       continue;
     }
     Class& k = classes_[class_of(group_of_peer_[static_cast<size_t>(w.peer)], w.push)];
-    k.ending.push({k.moved + w.bytes, w.id});
+    k.ending.push({k.moved + w.bytes, w.id, w.peer});
     ++k.count;
   }
   solve();

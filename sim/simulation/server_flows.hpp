@@ -36,12 +36,13 @@ class ServerFlows {
               std::vector<double> group_nic_bps);
 
   /// A push (`push`) or pull of `bytes` to or from each server (whole bytes, as SimGrid sends them), whose
-  /// bytes begin to move at `begins_s` (the route's latency paid). Returns its number.
-  std::int64_t add(int peer, bool push, double begins_s, double bytes);
+  /// bytes begin to move at `begins_s` (the route's latency paid). A peer has one in flight at most.
+  void add(int peer, bool push, double begins_s, double bytes);
   /// The next instant at which something changes (a transfer begins or ends); infinity when nothing is in flight.
   double next_s() const;
-  /// Advances to `now_s` (no later than next_s()); returns the transfers that ended.
-  std::vector<std::int64_t> advance(double now_s);
+  /// Advances to `now_s` (no later than next_s()); returns the peers whose transfer ended, in the order SimGrid
+  /// would end them (by bytes left, then by when they were added).
+  std::vector<int> advance(double now_s);
 
  private:
   struct Waiting {
@@ -52,7 +53,12 @@ class ServerFlows {
     double bytes;
     bool operator>(const Waiting& o) const { return begins_s != o.begins_s ? begins_s > o.begins_s : id > o.id; }
   };
-  using Ending = std::pair<double, std::int64_t>;  // (the class's bytes moved when it ends, its number)
+  struct Ending {
+    double at_moved;  // the class's bytes moved when it ends
+    std::int64_t id;  // the order it was added in
+    int peer;
+    bool operator>(const Ending& o) const { return at_moved != o.at_moved ? at_moved > o.at_moved : id > o.id; }
+  };
   struct Class {
     int count = 0;          // peers of the group moving bytes this way
     double penalty = 0, bound = 0;

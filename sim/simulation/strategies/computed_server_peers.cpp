@@ -102,12 +102,7 @@ void ComputedServerPeers::drive() {
         continue;
       }
       if (servers_->next_s() <= next_s) {
-        for (std::int64_t id : servers_->advance(next_s)) {
-          const auto it = server_flow_peer_.find(id);
-          const int peer = it->second;
-          server_flow_peer_.erase(it);
-          transfer_done(peer, next_s);
-        }
+        for (const int peer : servers_->advance(next_s)) transfer_done(peer, next_s);
         continue;
       }
       if (events_.empty() || events_.top().at_s > next_s) break;
@@ -161,7 +156,7 @@ void ComputedServerPeers::begin_round(int peer, double now_s) {
   p.send_start_s = computed_s;
   const double encoded_s = cpu(peer, computed_s, c_.s.encode_s);
   p.after_transfer = Step::Pushed;
-  server_flow_peer_.emplace(servers_->add(peer, true, encoded_s + latency_paid_s_, round_.push_bytes), peer);
+  servers_->add(peer, true, encoded_s + latency_paid_s_, round_.push_bytes);
 }
 
 void ComputedServerPeers::wait_for_parameters(int peer, double now_s) {
@@ -174,7 +169,7 @@ void ComputedServerPeers::wait_for_parameters(int peer, double now_s) {
 
 void ComputedServerPeers::pull(int peer, double now_s) {
   peers_[static_cast<size_t>(peer)].after_transfer = Step::Pulled;
-  server_flow_peer_.emplace(servers_->add(peer, false, now_s + latency_paid_s_, round_.pull_bytes), peer);
+  servers_->add(peer, false, now_s + latency_paid_s_, round_.pull_bytes);
 }
 
 }  // namespace p2psim::simulation

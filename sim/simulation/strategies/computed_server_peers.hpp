@@ -83,7 +83,6 @@ class ComputedServerPeers {
   std::unique_ptr<PeerStorageFlows> storage_;  // the shards
   std::unique_ptr<ServerFlows> servers_;       // pushes and pulls
   std::unordered_map<std::int64_t, int> shard_flow_peer_;  // storage flows in flight: whose
-  std::unordered_map<std::int64_t, int> server_flow_peer_;
   std::vector<Peer> peers_;
   std::vector<char> ready_;                  // per round: its parameters are published
   std::vector<std::vector<int>> waiting_;    // per round: peers waiting for them
