@@ -14,6 +14,7 @@ import pandas as pd
 
 import p2psim_labels as labels
 import p2psim_style as style
+from p2psim_schema import column
 from p2psim_tables import (COST, PAPER_IMPROVEMENT, PHASES, SERVICES, TIME, comparison, config_axes, facets, feasible,
                            heatmap_axes, infeasible, pareto_mask, representative_rows)
 
@@ -45,9 +46,29 @@ def _done(fig):
 
 # ---- time against cost ---------------------------------------------------------------------------------------------
 
+# Each configuration's p10-p90 over its replicates (`--replicates N`), in both directions.
+BANDS = {TIME: (column("total_s_p10"), column("total_s_p90")), COST: (column("total_usd_p10"), column("total_usd_p90"))}
+
+
+def _banded(rows):
+    """The rows with a p10-p90 band of both time and cost (none without replicates)."""
+    cols = [c for pair in BANDS.values() for c in pair]
+    if not set(cols) <= set(rows.columns):
+        return rows.iloc[0:0]
+    return rows.dropna(subset=cols)
+
+
+def _draw_bands(ax, rows, color):
+    """A cross per configuration: its time's p10-p90 at its cost, its cost's p10-p90 at its time."""
+    (t10, t90), (c10, c90) = BANDS[TIME], BANDS[COST]
+    ax.hlines(rows[COST], rows[t10], rows[t90], color=color, alpha=0.6, linewidth=0.7, zorder=1)
+    ax.vlines(rows[TIME], rows[c10], rows[c90], color=color, alpha=0.6, linewidth=0.7, zorder=1)
+
+
 def fig_time_vs_cost(df, facet=None, size="screen"):
     """Per panel (workload, or the facet column's values), every feasible configuration and each system's Pareto
-    front. Infeasible runs have no time or cost to place: their count is in the panel's title, never a point."""
+    front; with replicates, each configuration's p10-p90 of time and of cost as a cross. Infeasible runs have no
+    time or cost to place: their count is in the panel's title, never a point."""
     with style.drawing(size):
         panels = facets(df, facet)
         styles = style.system_styles(df["system"])
@@ -56,10 +77,13 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
         if failed:
             handle, text = _infeasible_handle(failed)
             handles, names = handles + [handle], names + [f"{text}, not drawn"]
+        banded = _banded(feasible(df))
+        title = "Time against cost of every feasible configuration; lines join each system's Pareto front"
+        if not banded.empty:
+            title += "; crosses: p10-p90 over the replicates"
         fig, axes, legend_ax = style.panel_figure(
             size, len(panels), MAX_COLS[size], panel_aspect=0.85, legend_entries=len(names),
-            legend_chars=max(map(len, names)),
-            title="Time against cost of every feasible configuration; lines join each system's Pareto front")
+            legend_chars=max(map(len, names)), title=title)
         cols = min(len(panels), MAX_COLS[size])
         for ax, (label, rows) in zip(axes, panels):
             ok = feasible(rows)
@@ -70,10 +94,14 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
                 front = group[pareto_mask(group)].sort_values(TIME)
                 ax.plot(front[TIME], front[COST], "-", marker=marker, color=color, markeredgecolor="0.25",
                         markeredgewidth=0.3, zorder=3)
+            bands = _banded(ok)
+            for system, group in bands.groupby("system"):
+                _draw_bands(ax, group, styles[system][0])
             if ok.empty:
                 ax.text(0.5, 0.5, "no feasible run", transform=ax.transAxes, ha="center", va="center")
-            style.scale_axis(ax, "x", ok[TIME])
-            style.scale_axis(ax, "y", ok[COST])
+            extent = {k: [ok[k]] + ([bands[c] for c in BANDS[k]] if not bands.empty else []) for k in (TIME, COST)}
+            style.scale_axis(ax, "x", pd.concat(extent[TIME]))
+            style.scale_axis(ax, "y", pd.concat(extent[COST]))
             ax.set_xlabel(labels.label(TIME))
             ax.set_ylabel(labels.label(COST))
             ax.grid(True, which="major", alpha=0.3)

@@ -2,7 +2,8 @@
 labels, titles, legend texts, colour bar labels, cell values), measured by matplotlib's renderer, stays on the
 canvas and clear of every other text box; and the figure is as wide as its size says.
 
-Shipped inputs: example_grid/ (a sweep: two workloads, six designs, infeasible runs; example_grid.xml),
+Shipped inputs: example_grid/ (a sweep: two workloads, six designs, infeasible runs; example_grid.xml; also with
+made-up replicate bands),
 example_run/ (one run of it with its trace: the timelines), example_accuracy/ (an accuracy sweep).
 Run: /usr/bin/python3 -m unittest test_figure_layout -v"""
 import os
@@ -29,10 +30,19 @@ VALIDATION = pd.DataFrame(
      ("e", "k", "validation", "spirt", "cost", "USD", 0.2, 0.25, 25.0)], columns=p2psim_validation.COLUMNS)
 
 
+def with_bands(grid):
+    """The grid as a sweep with --replicates would give it: p10 and p90 of time and cost, here +-10 %."""
+    banded = grid.copy()
+    for col in ("total_s", "total_usd"):
+        banded[col + "_p10"], banded[col + "_p90"] = 0.9 * banded[col], 1.1 * banded[col]
+    return banded
+
+
 def every_figure(size):
     """(name, figure) of every kind the analysis draws, one at a time."""
     grid = p.load_results(os.path.join(HERE, "example_grid"))
     yield from p.all_figures(grid, size=size)
+    yield "time_vs_cost_with_bands", p.fig_time_vs_cost(with_bands(grid), size=size)
     run_dir = os.path.join(HERE, "example_run")
     run = p.load_results(run_dir)
     trace = p2psim_timeline.load_trace(os.path.join(run_dir, "trace.csv"))
@@ -61,7 +71,7 @@ class Layout(unittest.TestCase):
                     problems += len(found)
                     self.assertEqual(found, [], f"{name} at {size}")
         print(f"\nlayout: {checked} figures checked, {failing} with problems, {problems} problems")
-        self.assertGreaterEqual(checked, 3 * 16)  # every kind at every size was drawn
+        self.assertGreaterEqual(checked, 3 * 17)  # every kind at every size was drawn
 
 
 if __name__ == "__main__":

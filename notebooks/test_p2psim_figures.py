@@ -10,6 +10,7 @@ import unittest
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.collections  # noqa: E402
 import matplotlib.colors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -155,6 +156,25 @@ class Panels(unittest.TestCase):
         self.assertGreater(vgg.get_xlim()[0], 0.5 * feasible["total_s"].min())  # failures stopped at 3.5 to 22 s
         plotted = np.concatenate([c.get_offsets()[:, 0] for c in vgg.collections])
         self.assertGreaterEqual(plotted.min(), feasible["total_s"].min())
+        plt.close(fig)
+
+    def test_replicate_bands_are_crosses_in_time_vs_cost_and_inside_the_axes(self):
+        plain = p.fig_time_vs_cost(GRID, size="two-column")
+        self.assertEqual(sum(isinstance(c, matplotlib.collections.LineCollection)
+                             for ax in plain.axes for c in ax.collections), 0)  # no replicates, no bands
+        plt.close(plain)
+        banded = GRID.copy()
+        banded["total_s_p10"], banded["total_s_p90"] = 0.5 * banded["total_s"], 2.0 * banded["total_s"]
+        banded["total_usd_p10"], banded["total_usd_p90"] = 0.8 * banded["total_usd"], 1.25 * banded["total_usd"]
+        fig = p.fig_time_vs_cost(banded, size="two-column")
+        self.assertIn("p10-p90", fig._suptitle.get_text())
+        vgg = next(ax for ax in fig.axes if ax.get_title().startswith("vgg11"))
+        ok = banded[(banded["model"] == "vgg11") & (banded["status"] == "ok")]
+        lines = [c for c in vgg.collections if isinstance(c, matplotlib.collections.LineCollection)]
+        self.assertEqual(len(lines), 2 * ok["system"].nunique())  # a time and a cost band per system
+        self.assertEqual(sum(len(c.get_segments()) for c in lines), 2 * len(ok))  # a cross per configuration
+        self.assertLessEqual(vgg.get_xlim()[0], ok["total_s_p10"].min())  # no band cut by the axes
+        self.assertGreaterEqual(vgg.get_xlim()[1], ok["total_s_p90"].max())
         plt.close(fig)
 
     def test_heatmap_axes_cross_independent_columns_only(self):
