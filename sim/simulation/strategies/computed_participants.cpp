@@ -1,8 +1,6 @@
 #include "computed_participants.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 namespace p2psim::simulation {
 
@@ -28,77 +26,40 @@ bool participants_computable(const Context& c, GradientCompute how, StorageRound
 
 ComputedParticipants::ComputedParticipants(Context& c, const Participation& participation, StorageRound round,
                                            Sent sent)
-    : c_(c), participation_(participation), round_(round), sent_(std::move(sent)) {
+    : c_(c), participation_(participation), round_(round), sent_(std::move(sent)),
+      task_(c, c.peers(), c.s.experiment.workload.iterations) {
   const sg::PlatformSpec& spec = c.hosts.spec;
   std::vector<double> nic_bps;
   for (const auto& m : spec.peers) nic_bps.push_back(m.nic_bps);
   flows_ = std::make_unique<PeerStorageFlows>(sg::network_factors(), spec.one_way_latency_s, spec.storage_stream_bps,
                                               sg::peer_storage_slices_bps(spec), nic_bps, sg::kPeersPerStorageSlice);
-  const auto rounds = static_cast<size_t>(c.s.experiment.workload.iterations);
   peers_.resize(static_cast<size_t>(c.peers()));
-  ready_.assign(rounds, 0);
-  waiting_.resize(rounds);
 }
 
 void ComputedParticipants::launch() {
   c_.out.participants_computed = true;
-  peers_running_ = c_.peers();
   for (int peer = 0; peer < c_.peers(); ++peer) {  // load_shard (gradient.cpp)
     const auto& data = c_.s.group_of_peer_data(peer);
     transfer(peer, false, static_cast<double>(data.shard_samples * c_.s.sample_bytes), 1, 0.0, Step::ShardLoaded);
   }
-  sg::run_task("participants", c_.hosts.storage, [this] { drive(); });
+  const ParticipantTask::Flows storage{[this] { return flows_->next_s(); }, [this](double now_s) {
+                                         for (std::int64_t id : flows_->advance(now_s)) {
+                                           const auto it = flow_peer_.find(id);
+                                           const int peer = it->second;
+                                           flow_peer_.erase(it);
+                                           if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0)
+                                             transfer_done(peer, now_s);
+                                         }
+                                       }};
+  task_.start({storage}, [this](int kind, int peer, double at_s) {
+    if (static_cast<Kind>(kind) == Kind::Fetch)
+      fetch(peer, at_s);
+    else
+      updated(peer, at_s);
+  });
 }
 
-void ComputedParticipants::schedule(double at_s, Kind kind, int peer) {
-  events_.push({at_s, next_order_++, kind, peer});
-  if (sleeping_until_s_ >= 0 && at_s < sleeping_until_s_) {  // the task sleeps past it: wake it once
-    sleeping_until_s_ = -1;
-    wake_.release();
-  }
-}
-
-void ComputedParticipants::round_ready(int iteration) {
-  ready_[static_cast<size_t>(iteration)] = 1;
-  auto& waiting = waiting_[static_cast<size_t>(iteration)];
-  for (int peer : waiting) schedule(sg::now(), Kind::Fetch, peer);
-  waiting.clear();
-  waiting.shrink_to_fit();
-}
-
-void ComputedParticipants::drive() {
-  constexpr double kNever = std::numeric_limits<double>::infinity();
-  while (peers_running_ > 0) {
-    const double next_s = std::min(events_.empty() ? kNever : events_.top().at_s, flows_->next_s());
-    if (next_s > sg::now()) {
-      sleeping_until_s_ = next_s;
-      const bool woken = std::isinf(next_s) ? (wake_.acquire(), true) : wake_.acquire_until(next_s);
-      sleeping_until_s_ = -1;
-      if (woken) continue;  // an earlier event came: look again
-    }
-    // What is due at next_s (the clock may stand an ulp off it), and what that makes due at next_s, in order:
-    // the flows that end, then the steps in the order they were made. Their own times, not the clock, time them.
-    if (!c_.pending.settle(next_s, c_.out)) sg::abandon_simulation();  // the storage link could have bound
-    for (;;) {
-      if (flows_->next_s() <= next_s) {
-        for (std::int64_t id : flows_->advance(next_s)) {
-          const auto it = flow_peer_.find(id);
-          const int peer = it->second;
-          flow_peer_.erase(it);
-          if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0) transfer_done(peer, next_s);
-        }
-        continue;
-      }
-      if (events_.empty() || events_.top().at_s > next_s) break;
-      const Event e = events_.top();
-      events_.pop();
-      switch (e.kind) {
-        case Kind::Fetch: fetch(e.peer, e.at_s); break;
-        case Kind::Updated: updated(e.peer, e.at_s); break;
-      }
-    }
-  }
-}
+void ComputedParticipants::round_ready(int iteration) { task_.round_ready(iteration, static_cast<int>(Kind::Fetch)); }
 
 std::vector<std::int64_t> start_storage_transfer(Context& c, PeerStorageFlows& flows, StoragePlan& plan, int peer,
                                                  bool upload, double bytes_each, int count, double start_s) {
@@ -141,7 +102,7 @@ void ComputedParticipants::transfer_done(int peer, double now_s) {
       // apply_update (gradient.cpp): the SGD step, costed as one two-gradient pass.
       const double updated_s = cpu(peer, deserialized_s, c_.s.average_seconds(static_cast<double>(c_.s.parameters), 2));
       c_.trace_ahead(peer, p.iteration, Phase::AggregateUpdate, deserialized_s, updated_s, -1);
-      schedule(updated_s, Kind::Updated, peer);
+      task_.schedule(updated_s, static_cast<int>(Kind::Updated), peer);
       return;
     }
   }
@@ -151,7 +112,7 @@ void ComputedParticipants::begin_round(int peer, double now_s) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   if (p.iteration == c_.s.experiment.workload.iterations) {
     c_.out.peer_end_s[peer] = now_s;
-    --peers_running_;
+    task_.finished();
     return;
   }
   if (!participation_.takes_part(p.iteration, peer)) {
@@ -169,11 +130,11 @@ void ComputedParticipants::begin_round(int peer, double now_s) {
 }
 
 void ComputedParticipants::wait_for_average(int peer, double now_s) {
-  const auto round = static_cast<size_t>(peers_[static_cast<size_t>(peer)].iteration);
-  if (ready_[round])
+  const int round = peers_[static_cast<size_t>(peer)].iteration;
+  if (task_.ready(round))
     fetch(peer, now_s);
   else
-    waiting_[round].push_back(peer);
+    task_.wait(round, peer);
 }
 
 void ComputedParticipants::fetch(int peer, double now_s) {

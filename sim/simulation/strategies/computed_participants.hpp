@@ -15,13 +15,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <unordered_map>
 #include <vector>
 
 #include "../context.hpp"
 #include "../peer_storage_flows.hpp"
 #include "gradient.hpp"
+#include "participant_task.hpp"
 #include "participation.hpp"
 
 namespace p2psim::simulation {
@@ -66,19 +66,8 @@ class ComputedParticipants {
     StoragePlan plan;                          // its requests, recorded when it ends
     double transfer_start_s = 0, send_start_s = 0, receive_start_s = 0;
   };
-  enum class Kind { Fetch, Updated };
-  struct Event {
-    double at_s;
-    std::uint64_t order;
-    Kind kind;
-    int peer;
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return a.at_s != b.at_s ? a.at_s > b.at_s : a.order > b.order; }
-  };
+  enum class Kind { Fetch, Updated };  // the steps the task takes
 
-  void schedule(double at_s, Kind kind, int peer);
-  void drive();  // the task
   void transfer(int peer, bool upload, double bytes_each, int count, double start_s, Step then);
   void transfer_done(int peer, double now_s);
   void begin_round(int peer, double now_s);
@@ -96,13 +85,7 @@ class ComputedParticipants {
   std::unique_ptr<PeerStorageFlows> flows_;
   std::unordered_map<std::int64_t, int> flow_peer_;  // flows in flight: whose
   std::vector<Peer> peers_;
-  std::vector<char> ready_;                  // per round: its average is in storage
-  std::vector<std::vector<int>> waiting_;    // per round: peers waiting for its average
-  int peers_running_ = 0;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::uint64_t next_order_ = 0;
-  double sleeping_until_s_ = -1;  // the task waits for this instant (infinity: for a round); an earlier event wakes it
-  sg::Semaphore wake_{0};
+  ParticipantTask task_;  // a round is ready when its average is in storage
 };
 
 }  // namespace p2psim::simulation

@@ -1,9 +1,5 @@
 #include "computed_server_peers.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include "computed_participants.hpp"
 
 namespace p2psim::simulation {
@@ -31,7 +27,8 @@ bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynch
 
 ComputedServerPeers::ComputedServerPeers(Context& c, const Participation& participation, ServerRound round,
                                          Pushed pushed)
-    : c_(c), participation_(participation), round_(round), pushed_(std::move(pushed)) {
+    : c_(c), participation_(participation), round_(round), pushed_(std::move(pushed)),
+      task_(c, c.peers(), c.s.experiment.workload.iterations) {
   const sg::PlatformSpec& spec = c.hosts.spec;
   std::vector<double> nic_bps;
   for (const auto& m : spec.peers) nic_bps.push_back(m.nic_bps);
@@ -45,15 +42,11 @@ ComputedServerPeers::ComputedServerPeers(Context& c, const Participation& partic
                                  sg::instance_flow_cap_bps(spec)};
   servers_ = std::make_unique<ServerFlows>(sg::network_factors(), route, c.s.group_of_peer, group_nic_bps);
   latency_paid_s_ = sg::latency_paid_s(spec.one_way_latency_s);
-  const auto rounds = static_cast<size_t>(c.s.experiment.workload.iterations);
   peers_.resize(static_cast<size_t>(c.peers()));
-  ready_.assign(rounds, 0);
-  waiting_.resize(rounds);
 }
 
 void ComputedServerPeers::launch() {
   c_.out.participants_computed = true;
-  peers_running_ = c_.peers();
   for (int peer = 0; peer < c_.peers(); ++peer) {  // start_peer (gradient.cpp): load_shard
     Peer& p = peers_[static_cast<size_t>(peer)];
     const double shard_bytes = static_cast<double>(c_.s.group_of_peer_data(peer).shard_samples * c_.s.sample_bytes);
@@ -61,57 +54,22 @@ void ComputedServerPeers::launch() {
     p.flows_in_flight = static_cast<int>(ids.size());
     for (const std::int64_t id : ids) shard_flow_peer_.emplace(id, peer);
   }
-  sg::run_task("participants", c_.hosts.storage, [this] { drive(); });
+  const ParticipantTask::Flows shards{[this] { return storage_->next_s(); }, [this](double now_s) {
+                                        for (std::int64_t id : storage_->advance(now_s)) {
+                                          const auto it = shard_flow_peer_.find(id);
+                                          const int peer = it->second;
+                                          shard_flow_peer_.erase(it);
+                                          if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0)
+                                            transfer_done(peer, now_s);
+                                        }
+                                      }};
+  const ParticipantTask::Flows pushes_and_pulls{[this] { return servers_->next_s(); }, [this](double now_s) {
+                                                  for (const int peer : servers_->advance(now_s)) transfer_done(peer, now_s);
+                                                }};
+  task_.start({shards, pushes_and_pulls}, [this](int, int peer, double at_s) { pull(peer, at_s); });
 }
 
-void ComputedServerPeers::round_ready(int iteration) {
-  ready_[static_cast<size_t>(iteration)] = 1;
-  auto& waiting = waiting_[static_cast<size_t>(iteration)];
-  const double now_s = sg::now();
-  for (int peer : waiting) events_.push({now_s, next_order_++, peer});
-  waiting.clear();
-  waiting.shrink_to_fit();
-  if (sleeping_until_s_ >= 0 && now_s < sleeping_until_s_) {  // the task sleeps past it: wake it once
-    sleeping_until_s_ = -1;
-    wake_.release();
-  }
-}
-
-void ComputedServerPeers::drive() {
-  constexpr double kNever = std::numeric_limits<double>::infinity();
-  while (peers_running_ > 0) {
-    const double next_s =
-        std::min({events_.empty() ? kNever : events_.top().at_s, storage_->next_s(), servers_->next_s()});
-    if (next_s > sg::now()) {
-      sleeping_until_s_ = next_s;
-      const bool woken = std::isinf(next_s) ? (wake_.acquire(), true) : wake_.acquire_until(next_s);
-      sleeping_until_s_ = -1;
-      if (woken) continue;  // an earlier event came: look again
-    }
-    // What is due at next_s (the clock may stand an ulp off it), and what that makes due at next_s, in order:
-    // the flows that end, then the pulls in the order they were asked for. Their own times, not the clock, time them.
-    if (!c_.pending.settle(next_s, c_.out)) sg::abandon_simulation();  // the storage link could have bound
-    for (;;) {
-      if (storage_->next_s() <= next_s) {
-        for (std::int64_t id : storage_->advance(next_s)) {
-          const auto it = shard_flow_peer_.find(id);
-          const int peer = it->second;
-          shard_flow_peer_.erase(it);
-          if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0) transfer_done(peer, next_s);
-        }
-        continue;
-      }
-      if (servers_->next_s() <= next_s) {
-        for (const int peer : servers_->advance(next_s)) transfer_done(peer, next_s);
-        continue;
-      }
-      if (events_.empty() || events_.top().at_s > next_s) break;
-      const Event e = events_.top();
-      events_.pop();
-      pull(e.peer, e.at_s);
-    }
-  }
-}
+void ComputedServerPeers::round_ready(int iteration) { task_.round_ready(iteration, kPull); }
 
 void ComputedServerPeers::transfer_done(int peer, double now_s) {
   Peer& p = peers_[static_cast<size_t>(peer)];
@@ -142,7 +100,7 @@ void ComputedServerPeers::begin_round(int peer, double now_s) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   if (p.iteration == c_.s.experiment.workload.iterations) {
     c_.out.peer_end_s[peer] = now_s;
-    --peers_running_;
+    task_.finished();
     return;
   }
   if (!participation_.takes_part(p.iteration, peer)) {
@@ -160,11 +118,11 @@ void ComputedServerPeers::begin_round(int peer, double now_s) {
 }
 
 void ComputedServerPeers::wait_for_parameters(int peer, double now_s) {
-  const auto round = static_cast<size_t>(peers_[static_cast<size_t>(peer)].iteration);
-  if (ready_[round])
+  const int round = peers_[static_cast<size_t>(peer)].iteration;
+  if (task_.ready(round))
     pull(peer, now_s);
   else
-    waiting_[round].push_back(peer);
+    task_.wait(round, peer);
 }
 
 void ComputedServerPeers::pull(int peer, double now_s) {

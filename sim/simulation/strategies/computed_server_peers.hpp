@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <unordered_map>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "../peer_storage_flows.hpp"
 #include "../server_flows.hpp"
 #include "gradient.hpp"
+#include "participant_task.hpp"
 #include "participation.hpp"
 
 namespace p2psim::simulation {
@@ -57,16 +57,8 @@ class ComputedServerPeers {
     StoragePlan plan;                          // the shard's requests, recorded when they end
     double transfer_start_s = 0, send_start_s = 0, receive_start_s = 0;
   };
-  struct Event {  // a peer pulls a published round
-    double at_s;
-    std::uint64_t order;
-    int peer;
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return a.at_s != b.at_s ? a.at_s > b.at_s : a.order > b.order; }
-  };
+  static constexpr int kPull = 0;  // the one step the task takes: a peer pulls a published round
 
-  void drive();  // the task
   void transfer_done(int peer, double now_s);
   void begin_round(int peer, double now_s);
   void wait_for_parameters(int peer, double now_s);
@@ -84,13 +76,7 @@ class ComputedServerPeers {
   std::unique_ptr<ServerFlows> servers_;       // pushes and pulls
   std::unordered_map<std::int64_t, int> shard_flow_peer_;  // storage flows in flight: whose
   std::vector<Peer> peers_;
-  std::vector<char> ready_;                  // per round: its parameters are published
-  std::vector<std::vector<int>> waiting_;    // per round: peers waiting for them
-  int peers_running_ = 0;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::uint64_t next_order_ = 0;
-  double sleeping_until_s_ = -1;  // the task waits for this instant (infinity: for a round); an earlier event wakes it
-  sg::Semaphore wake_{0};
+  ParticipantTask task_;  // a round is ready when every server has published its parameters
 };
 
 }  // namespace p2psim::simulation
