@@ -404,6 +404,39 @@ TEST_CASE("run: the same inputs and seed give byte-identical files") {
   }
 }
 
+TEST_CASE("run: S3's request rate per prefix slows a burst of PUTs; storage_prefixes spreads it; a bad count exits 2") {
+  // 600 peers each PUT 16 gradient shards at once (9,600 PUTs a round, over S3's 3,500 a second on one prefix).
+  TempDir dir;
+  auto experiment = [&](const std::string& name, const std::string& prefixes) {
+    std::ofstream(dir.path(name)) << R"(<experiment name="throttle" seed="1">
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="64" iterations="2"/>
+  <peers count="600" instance_type="c5.large"/>
+  <systems><system name="sharded" strategy="serverless_sharded" shards="16" storage_prefixes=")"
+                                  << prefixes << R"("/></systems>
+</experiment>
+)";
+    return dir.path(name);
+  };
+  auto run = [&](const std::string& prefixes) {
+    const auto path = experiment("p" + prefixes + ".xml", prefixes);
+    REQUIRE(run_cli("run " + path + " -q --out " + dir.path("out" + prefixes)).exit_code == 0);
+    return nlohmann::json::parse(read_file(dir.path("out" + prefixes + "/result.json")))["systems"]["sharded"];
+  };
+  const auto one = run("1"), many = run("100000"), more = run("1000000");
+  CHECK(one["usage"]["storage_throttled_requests"].get<long long>() > 0);
+  CHECK(one["usage"]["storage_throttle_wait_s"].get<double>() > 0);
+  CHECK(many["usage"]["storage_throttled_requests"].get<long long>() == 0);
+  CHECK(one["usage"]["storage_puts"] == many["usage"]["storage_puts"]);  // the same requests, later
+  CHECK(one["total_s"].get<double>() > many["total_s"].get<double>());
+  // Past the burst's size more prefixes change nothing.
+  CHECK(read_file(dir.path("out100000/trace.csv")) == read_file(dir.path("out1000000/trace.csv")));
+  CHECK(many["total_s"] == more["total_s"]);
+  auto bad = run_cli("run " + experiment("zero.xml", "0"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("zero.xml:4: field 'systems/system[@name='sharded']/@storage_prefixes': expected 1..1000000, got 0") !=
+        std::string::npos);
+}
+
 TEST_CASE("run: bad input exits 2 with the file, line and field") {
   TempDir dir;
   auto experiment = [&](const std::string& name, const std::string& body) {

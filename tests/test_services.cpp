@@ -270,7 +270,7 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
     const auto params = exact_storage(0.2);
     Ledger ledger;
     sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, platform.storage, unwatched, ledger);
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
     nlohmann::json j;
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0]);
@@ -313,7 +313,7 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
     const auto params = exact_storage(first_byte);
     Ledger ledger;
     sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, platform.storage, unwatched, ledger);
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
     nlohmann::json j;
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0], 10);
@@ -321,7 +321,7 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
       j["get_s"] = sg::now();
       // The same plan computed, on the same route alone (a function slot's way).
       client.route = {route, nic, cap};
-      j["computed_s"] = storage.compute(client, storage.plan(client, false, 64 * part), 0).end_s;
+      j["computed_s"] = storage.compute(client, storage.plan(client, false, 64 * part, 1, 0), 0).end_s;
     });
     engine.run();
     j["gets"] = ledger.storage_gets;
@@ -359,7 +359,7 @@ TEST_CASE("network credits: an 'up to' NIC bursts until its balance is spent mid
     const auto params = exact_storage(0);
     Ledger ledger;
     sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, platform.storage, unwatched, ledger);
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
     nlohmann::json j;
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0]);
@@ -572,7 +572,7 @@ nlohmann::json storage_transfers_at_once(const sg::PlatformSpec& spec, const std
     auto platform = sg::build_platform(spec);
     const auto params = exact_storage(0);  // no first-byte latency
     Ledger ledger;
-    simulation::ObjectStorage storage(params, platform.storage, platform.storage_watch, ledger);
+    simulation::ObjectStorage storage(params, 1, platform.storage, platform.storage_watch, ledger);
     nlohmann::json j;
     j["watching"] = platform.storage_watch.watching();
     j["ends_s"] = std::vector<double>(transfers.size(), -1.0);

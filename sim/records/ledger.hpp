@@ -22,6 +22,8 @@ struct Ledger {
   std::vector<FunctionRun> function_runs;  // one per invocation (retries included)
   long long workflow_transitions = 0;
   long long storage_gets = 0, storage_puts = 0;
+  long long storage_throttled_requests = 0;  // served after the second they were asked in (S3's request rate)
+  double storage_throttle_wait_s = 0;         // their waits, summed
   std::vector<InstanceRun> instances;  // peers, servers
   double broker_uptime_s = 0;          // 0 when the design does not use the broker
   double surplus_credits = 0;  // CPU credits spent beyond earnings by unlimited-mode burstable instances

@@ -144,6 +144,8 @@ std::string to_bytes(const RunOutput& r) {
   w.value(l.workflow_transitions);
   w.value(l.storage_gets);
   w.value(l.storage_puts);
+  w.value(l.storage_throttled_requests);
+  w.value(l.storage_throttle_wait_s);
   w.records(instances);
   w.value(l.broker_uptime_s);
   w.value(l.surplus_credits);
@@ -187,6 +189,8 @@ RunOutput run_output_from_bytes(std::string_view bytes) {
   l.workflow_transitions = in.value<long long>();
   l.storage_gets = in.value<long long>();
   l.storage_puts = in.value<long long>();
+  l.storage_throttled_requests = in.value<long long>();
+  l.storage_throttle_wait_s = in.value<double>();
   for (const auto& i : in.records<InstanceRecord>()) l.instances.push_back({string_at(i.type), i.uptime_s});
   l.broker_uptime_s = in.value<double>();
   l.surplus_credits = in.value<double>();

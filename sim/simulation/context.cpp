@@ -8,7 +8,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       system(sys),
       hosts(platform),
       random(scenario.experiment.seed),
-      storage(scenario.profile.storage, platform.storage, hosts.storage_watch, out.ledger),
+      storage(scenario.profile.storage, transfer_config.prefixes, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
       functions(scenario.profile.functions, hosts, scenario.function_speed_factor,
                 scenario.profile.storage.stream_bandwidth_bps, out.ledger, random),
@@ -40,7 +40,7 @@ void Context::renew_storage_client(int peer) {
 }
 
 double Context::computed_function_transfer(StorageClient& client, bool upload, double bytes, double start_s) {
-  const auto plan = storage.plan(client, upload, bytes);
+  const auto plan = storage.plan(client, upload, bytes, 1, start_s);
   const auto t = storage.compute(client, plan, start_s);
   pending.add_requests(t.end_s, plan.get_requests, plan.put_requests);
   if (hosts.storage_watch.watching()) {  // in flight from its first flow on, as ObjectStorage::get and put count it

@@ -21,47 +21,56 @@ std::vector<sg::Stream> StoragePlan::flows(double latency_paid_s) const {
   return out;
 }
 
-StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes_each, int count) const {
+StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s) {
   const auto& first_byte = upload ? params_.put : params_.get;
   auto draw = [&](const p2psim::ObjectStorageParams::FirstByte& fb) {
     return fb.median_s * std::exp(fb.sigma * client.draws.standard_normal());
+  };
+  StoragePlan plan;
+  // A request asked `after_s` into the plan: its wait for admission, then its first byte.
+  auto request = [&](bool put, double after_s, const p2psim::ObjectStorageParams::FirstByte& fb) {
+    const double asked_s = start_s + after_s;
+    const double wait_s = (put ? puts_ : gets_).admit(asked_s) - asked_s;
+    if (wait_s > 0) ++plan.throttled_requests, plan.throttle_wait_s += wait_s;
+    (put ? plan.put_requests : plan.get_requests) += 1;
+    return wait_s + draw(fb);
   };
   const TransferConfig& cfg = client.transfers;
   const bool multipart = cfg.max_streams > 1 && bytes_each >= cfg.threshold_bytes;
   const long long parts = multipart ? std::max(1LL, static_cast<long long>(std::ceil(bytes_each / cfg.part_bytes))) : 1;
   const int streams = static_cast<int>(std::min<long long>(cfg.max_streams, parts));
-  StoragePlan plan;
   plan.streams.resize(static_cast<size_t>(streams));
   for (int object = 0; object < count; ++object) {
     // A multipart object first asks for its size (HEAD) or opens its upload, and an upload is completed at the
     // end: requests every stream of this object waits for, in series with the objects before and after.
     if (multipart) {
+      const double after_s = std::max_element(plan.streams.begin(), plan.streams.end(), [](const auto& a, const auto& b) {
+                               return a.first_bytes_s < b.first_bytes_s;
+                             })->first_bytes_s;
       double overhead_s = 0;
       int overhead_requests = 0;
-      if (upload) {
-        overhead_s = draw(params_.put) + draw(params_.put);  // CreateMultipartUpload, CompleteMultipartUpload
+      if (upload) {  // CreateMultipartUpload, CompleteMultipartUpload
+        overhead_s = request(true, after_s, params_.put);
+        overhead_s += request(true, after_s + overhead_s, params_.put);
         overhead_requests = 2;
-        plan.put_requests += 2;
       } else {
-        overhead_s = draw(params_.get);  // HeadObject
+        overhead_s = request(false, after_s, params_.get);  // HeadObject
         overhead_requests = 1;
-        plan.get_requests += 1;
       }
       for (auto& s : plan.streams) s.first_bytes_s += overhead_s, s.requests += overhead_requests;
     }
     for (long long j = 0; j < parts; ++j) {  // the parts in turn to the streams, as a pool of threads takes them
       auto& s = plan.streams[static_cast<size_t>(j % streams)];
-      s.first_bytes_s += draw(first_byte);
+      s.first_bytes_s += request(upload, s.first_bytes_s, first_byte);
       s.requests += 1;
       s.bytes += multipart ? std::min(cfg.part_bytes, bytes_each - static_cast<double>(j) * cfg.part_bytes) : bytes_each;
-      (upload ? plan.put_requests : plan.get_requests) += 1;
     }
   }
   return plan;
 }
 
 void ObjectStorage::move(StorageClient& client, bool upload, double bytes_each, int count) {
-  const StoragePlan p = plan(client, upload, bytes_each, count);
+  const StoragePlan p = plan(client, upload, bytes_each, count, sg::now());
   sg::Host* from = upload ? client.host : host_;
   sg::Host* to = upload ? host_ : client.host;
   auto flows = p.flows(sg::route_latency_paid_s(from, to));

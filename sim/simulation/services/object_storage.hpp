@@ -12,6 +12,7 @@
 #include "../random.hpp"
 #include "../sg/adapter.hpp"
 #include "../sg/storage_link_watch.hpp"
+#include "request_admission.hpp"
 
 namespace p2psim::simulation {
 
@@ -23,6 +24,7 @@ struct TransferConfig {
   int max_streams = 1;
   double part_bytes = 8.0 * 1024 * 1024;       // boto3's multipart_chunksize: 8 MiB
   double threshold_bytes = 8.0 * 1024 * 1024;  // boto3's multipart_threshold: 8 MiB
+  int prefixes = 1;  // key prefixes the design spreads its objects over, each served at S3's request rate
 };
 
 /// Who makes requests: a host (or a virtual function slot), its own stream of first-byte latency draws (named by
@@ -46,6 +48,8 @@ struct StoragePlan {
   };
   std::vector<PlannedStream> streams;
   long long get_requests = 0, put_requests = 0;
+  long long throttled_requests = 0;  // requests served after the one-second window they were asked in
+  double throttle_wait_s = 0;         // their waits, summed
   /// The flows, each starting after its requests' first bytes and every route latency but its own flow's
   /// (`latency_paid_s` each: sg::route_latency_paid_s).
   std::vector<sg::Stream> flows(double latency_paid_s) const;
@@ -54,8 +58,11 @@ struct StoragePlan {
 class ObjectStorage {
  public:
   /// Every transfer is shown to `watch` (an optimistic platform's check of the storage link).
-  ObjectStorage(const p2psim::ObjectStorageParams& params, sg::Host* host, sg::StorageLinkWatch& watch, Ledger& ledger)
-      : params_(params), host_(host), watch_(watch), ledger_(ledger) {}
+  /// Requests are served at the profile's rate per prefix times `prefixes` (request_admission.hpp).
+  ObjectStorage(const p2psim::ObjectStorageParams& params, int prefixes, sg::Host* host, sg::StorageLinkWatch& watch,
+                Ledger& ledger)
+      : params_(params), host_(host), watch_(watch), ledger_(ledger),
+        gets_(params.get_requests_per_prefix_per_s * prefixes), puts_(params.put_requests_per_prefix_per_s * prefixes) {}
   /// `count` objects of `bytes_each`, one after another (a client's loop), to or from `client`; returns when the
   /// last byte has arrived. Parts of one object move on parallel streams as the client's TransferConfig says;
   /// a loop's objects are one request sequence per stream: each stream's requests' first bytes and route
@@ -63,8 +70,10 @@ class ObjectStorage {
   /// link binds meanwhile, a sequence leaves no gaps on it (docs/architecture.md, "Scale").
   void get(StorageClient& client, double bytes_each, int count = 1);
   void put(StorageClient& client, double bytes_each, int count = 1);
-  /// The requests and streams of get() or put(), their first-byte latencies drawn from the client's stream.
-  StoragePlan plan(StorageClient& client, bool upload, double bytes_each, int count = 1) const;
+  /// The requests and streams of get() or put() begun at `start_s`, their first-byte latencies drawn from the
+  /// client's stream, each request after its admission (request_admission.hpp) at the time it would be asked:
+  /// `start_s` plus its stream's first bytes before it (the bytes of a stream's earlier parts are not counted).
+  StoragePlan plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s);
   /// A computed transfer, for a client whose route to storage is its own (sg::function_routes_private): when
   /// its flows begin (the first) and when the last ends, requested at `start_s`. The caller records the requests
   /// (record()) once the clock reaches the end (PendingRecords).
@@ -75,6 +84,8 @@ class ObjectStorage {
   void record(const StoragePlan& plan) {
     ledger_.storage_gets += plan.get_requests;
     ledger_.storage_puts += plan.put_requests;
+    ledger_.storage_throttled_requests += plan.throttled_requests;
+    ledger_.storage_throttle_wait_s += plan.throttle_wait_s;
   }
 
  private:
@@ -83,6 +94,7 @@ class ObjectStorage {
   sg::Host* host_;
   sg::StorageLinkWatch& watch_;
   Ledger& ledger_;
+  RequestAdmission gets_, puts_;  // GET-class and PUT-class requests
 };
 
 }  // namespace p2psim::simulation

@@ -63,7 +63,7 @@ void ComputedParticipants::round_ready(int iteration) { task_.round_ready(iterat
 
 std::vector<std::int64_t> start_storage_transfer(Context& c, PeerStorageFlows& flows, StoragePlan& plan, int peer,
                                                  bool upload, double bytes_each, int count, double start_s) {
-  plan = c.storage.plan(c.storage_client(peer), upload, bytes_each, count);
+  plan = c.storage.plan(c.storage_client(peer), upload, bytes_each, count, start_s);
   const double latency_paid_s = sg::latency_paid_s(c.hosts.one_way_latency_s);  // each request's, and the flow's
   std::vector<std::int64_t> ids;
   for (const auto& stream : plan.flows(latency_paid_s))

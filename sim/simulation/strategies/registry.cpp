@@ -39,20 +39,22 @@ namespace {
 // userguide/qfacts.html) and a sane thread count.
 std::optional<TransferConfig> read_transfers(const SystemSpec& system) {
   StrategyParams params(system);
-  if (!params.has("storage_streams") && !params.has("storage_part_mb") && !params.has("storage_threshold_mb"))
+  if (!params.has("storage_streams") && !params.has("storage_part_mb") && !params.has("storage_threshold_mb") &&
+      !params.has("storage_prefixes"))
     return std::nullopt;
   constexpr double kMiB = 1024.0 * 1024.0;
   TransferConfig t;
   t.max_streams = static_cast<int>(params.integer("storage_streams", 1, 64, t.max_streams));
   t.part_bytes = params.number("storage_part_mb", 5, 5120, t.part_bytes / kMiB) * kMiB;
   t.threshold_bytes = params.number("storage_threshold_mb", 5, 5e6, t.threshold_bytes / kMiB) * kMiB;
+  t.prefixes = static_cast<int>(params.integer("storage_prefixes", 1, 1000000, t.prefixes));
   return t;
 }
 }  // namespace
 
 std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario& s) {
   SystemSpec own = system;  // the design's own parameters
-  for (const char* shared : {"storage_streams", "storage_part_mb", "storage_threshold_mb", "model_fetch"})
+  for (const char* shared : {"storage_streams", "storage_part_mb", "storage_threshold_mb", "storage_prefixes", "model_fetch"})
     own.params.erase(shared);
   for (const auto& [name, factory] : kStrategies)
     if (name == system.strategy) {
