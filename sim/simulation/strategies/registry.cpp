@@ -1,5 +1,4 @@
 // The one place strategies are registered: a new design adds its factory's declaration and one table row.
-#include <optional>
 #include <utility>
 
 #include "params.hpp"
@@ -34,16 +33,12 @@ std::vector<std::string> strategy_names() {
 }
 
 namespace {
-// How a <system> moves objects, when it says: read here for every design, and kept from the design's own
-// parameters. The bounds are S3's (a part of 5 MiB to 5 GiB: https://docs.aws.amazon.com/AmazonS3/latest/
+// How a <system> moves objects, where it says (else as the design does by default): read here for every design,
+// and kept from the design's own parameters. The bounds are S3's (a part of 5 MiB to 5 GiB: https://docs.aws.amazon.com/AmazonS3/latest/
 // userguide/qfacts.html) and a sane thread count.
-std::optional<TransferConfig> read_transfers(const SystemSpec& system) {
+TransferConfig read_transfers(const SystemSpec& system, TransferConfig t) {
   StrategyParams params(system);
-  if (!params.has("storage_streams") && !params.has("storage_part_mb") && !params.has("storage_threshold_mb") &&
-      !params.has("storage_prefixes"))
-    return std::nullopt;
   constexpr double kMiB = 1024.0 * 1024.0;
-  TransferConfig t;
   t.max_streams = static_cast<int>(params.integer("storage_streams", 1, 64, t.max_streams));
   t.part_bytes = params.number("storage_part_mb", 5, 5120, t.part_bytes / kMiB) * kMiB;
   t.threshold_bytes = params.number("storage_threshold_mb", 5, 5e6, t.threshold_bytes / kMiB) * kMiB;
@@ -59,7 +54,7 @@ std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario
   for (const auto& [name, factory] : kStrategies)
     if (name == system.strategy) {
       auto strategy = factory(own, s);
-      strategy->transfers_ = read_transfers(system).value_or(strategy->default_transfers());
+      strategy->transfers_ = read_transfers(system, strategy->default_transfers());
       StrategyParams shared(system);
       strategy->functions_fetch_model_ = shared.choice("model_fetch", {"storage", "none"}, "storage") == "storage";
       return strategy;
