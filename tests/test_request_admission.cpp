@@ -34,17 +34,27 @@ TEST_CASE("request admission: a burst far over the rate fills one second after a
   CHECK(ten.admit(150.25) == 150.25);
 }
 
+namespace {
+// Object storage with a 0.1 s first byte for every request and the given request rates per prefix.
+struct RateLimited {
+  p2psim::ObjectStorageParams params;
+  Ledger ledger;
+  sg::StorageLinkWatch unwatched;
+  RateLimited(double gets_per_s, double puts_per_s) {
+    params.get = params.put = {0.1, 0};
+    params.get_requests_per_prefix_per_s = gets_per_s;
+    params.put_requests_per_prefix_per_s = puts_per_s;
+  }
+  simulation::ObjectStorage storage(int prefixes) { return {params, prefixes, nullptr, unwatched, ledger}; }
+};
+}  // namespace
+
 TEST_CASE("object storage: requests over the rate wait for the next second, in the plan, counted as throttled") {
   // 5 one-request GETs in a loop, 0.1 s to each first byte, 2 GETs a second (one prefix): asked at 0 and 0.1
   // (second 0), the third at 0.2 waits to 1.0 (first byte at 1.1), the fourth at 1.1 (second 1), the fifth at
   // 1.2 waits to 2.0: first bytes end at 2.1; two requests throttled, 0.8 s each.
-  p2psim::ObjectStorageParams params;
-  params.get = params.put = {0.1, 0};
-  params.get_requests_per_prefix_per_s = 2;
-  params.put_requests_per_prefix_per_s = 1;
-  Ledger ledger;
-  sg::StorageLinkWatch unwatched;
-  simulation::ObjectStorage storage(params, 1, nullptr, unwatched, ledger);
+  RateLimited s3(2, 1);
+  auto storage = s3.storage(1);
   simulation::StorageClient client;
   const auto gets = storage.plan(client, false, 1000, 5, 0.0);
   REQUIRE(gets.streams.size() == 1);
@@ -53,11 +63,11 @@ TEST_CASE("object storage: requests over the rate wait for the next second, in t
   CHECK(gets.throttled_requests == 2);
   CHECK(gets.throttle_wait_s == doctest::Approx(1.6).epsilon(1e-12));
   storage.record(gets);
-  CHECK(ledger.storage_throttled_requests == 2);
-  CHECK(ledger.storage_throttle_wait_s == doctest::Approx(1.6).epsilon(1e-12));
+  CHECK(s3.ledger.storage_throttled_requests == 2);
+  CHECK(s3.ledger.storage_throttle_wait_s == doctest::Approx(1.6).epsilon(1e-12));
   // PUTs have their own rate (1 a second), and two prefixes double it: PUTs asked at 10.0 and 10.1 both go in
   // second 10 with two prefixes.
-  simulation::ObjectStorage two_prefixes(params, 2, nullptr, unwatched, ledger);
+  auto two_prefixes = s3.storage(2);
   const auto puts = two_prefixes.plan(client, true, 1000, 2, 10.0);
   CHECK(puts.streams[0].first_bytes_s == doctest::Approx(0.2).epsilon(1e-12));
   CHECK(puts.throttled_requests == 0);
@@ -68,13 +78,8 @@ TEST_CASE("object storage: requests over the rate wait for the next second, in t
 TEST_CASE("object storage: a multipart upload's create, parts and complete are each admitted") {
   // 16 MiB in two 8 MiB parts on 2 streams, one PUT a second. The plan puts an upload's create and complete
   // before its parts (requests every stream waits for, in series: object_storage.hpp).
-  p2psim::ObjectStorageParams params;
-  params.get = params.put = {0.1, 0};
-  params.get_requests_per_prefix_per_s = 100;
-  params.put_requests_per_prefix_per_s = 1;
-  Ledger ledger;
-  sg::StorageLinkWatch unwatched;
-  simulation::ObjectStorage storage(params, 1, nullptr, unwatched, ledger);
+  RateLimited s3(100, 1);
+  auto storage = s3.storage(1);
   simulation::StorageClient client;
   client.transfers.max_streams = 2;
   const auto plan = storage.plan(client, true, 16.0 * 1024 * 1024, 1, 0.0);
