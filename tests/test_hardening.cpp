@@ -347,4 +347,16 @@ TEST_CASE("fit flags a calibration sample far from its configuration's median, a
   const auto run = run_cli("run -q " + dir.path("e.xml"));
   CHECK(run.exit_code == 0);
   CHECK(run.output.find("warning: the calibration of mnist_cnn@1x28x28 holds 1 sample(s) far from") != std::string::npos);
+  // An experiment with bad input gets its one error, not the warning before it.
+  std::ofstream(dir.path("bad.xml")) << R"(<experiment name="o" seed="1">
+  <calibration files=")" + dir.path("cal.csv") + R"("/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="2"/>
+  <peers count="4" instance_type="t2.large"/>
+  <systems><system name="x" strategy="serverless_sharded" storage_prefixes="0"/></systems>
+</experiment>
+)";
+  const auto bad = run_cli("run -q " + dir.path("bad.xml"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("warning") == std::string::npos);
+  CHECK(std::count(bad.output.begin(), bad.output.end(), '\n') == 1);
 }

@@ -127,9 +127,7 @@ void replay(Result& result, const RunOptions& o) {
 }  // namespace
 
 Scenario load_scenario(const std::string& experiment_path) {
-  Scenario s = resolve_scenario(load_experiment(experiment_path, default_experiment_defaults_path()));
-  warn_of_calibration_outliers(s);
-  return s;
+  return resolve_scenario(load_experiment(experiment_path, default_experiment_defaults_path()));
 }
 
 std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
@@ -139,8 +137,10 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
   result.scenario = &s;
   const std::string experiment_name = record_inputs(o, s, result);
   check_systems(s);  // every system's strategy and parameters, before anything runs
-  // What an experiment still says the old way: noted once it is known to be valid (bad input gets one error).
+  // Warnings once the experiment is known to be valid (bad input gets one error): what it still says the old way,
+  // and a calibration outlier its steps draw from.
   for (const auto& d : s.experiment.deprecations) fmt::print(stderr, "p2psim run: warning: {}\n", d.what());
+  warn_of_calibration_outliers(s);
   std::optional<Memo> memo;
   if (!o.memo_dir.empty()) memo.emplace(o, result, experiment_name);
   for (const auto& system : s.experiment.systems) {

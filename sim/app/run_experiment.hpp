@@ -41,8 +41,7 @@ struct ExperimentRun {
   Result result;
 };
 
-/// Loads and resolves an experiment file into its scenario; warns on stderr of a calibration outlier its steps
-/// draw from. Throws InputError naming the file, line and field.
+/// Loads and resolves an experiment file into its scenario. Throws InputError naming the file, line and field.
 Scenario load_scenario(const std::string& experiment_path);
 
 /// The whole pipeline. Throws InputError on bad input (the replay's refusal of a schedule included), and
