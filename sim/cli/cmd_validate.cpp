@@ -3,6 +3,7 @@
 // when an error grew past the value recorded in the repository (the CI's regression guard).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -88,11 +89,15 @@ void run_experiment(const std::string& path, const std::vector<const Case*>& cas
 
 std::string fmt_value(double v) { return fmt::format("{:.4g}", v); }
 
+std::string metric_label(const Row& r) { return r.m->name + " (" + r.m->unit + ")"; }
+
 void print_rows(const std::vector<Row>& rows) {
-  fmt::print("{:<36} {:<30} {:>12} {:>12} {:>8} {:>21}  {}\n", "case", "metric", "measured", "predicted", "error",
-             "p10-p90", "design");
+  size_t case_w = 4, metric_w = 6;  // as wide as the longest name, so that the columns line up
+  for (const auto& r : rows) case_w = std::max(case_w, r.c->name.size()), metric_w = std::max(metric_w, metric_label(r).size());
+  fmt::print("{:<{}} {:<{}} {:>12} {:>12} {:>8} {:>21}  {}\n", "case", case_w, "metric", metric_w, "measured",
+             "predicted", "error", "p10-p90", "design");
   for (const auto& r : rows)
-    fmt::print("{:<36} {:<30} {:>12} {:>12} {:>+7.1f}% {:>21}  {}{}\n", r.c->name, r.m->name + " (" + r.m->unit + ")",
+    fmt::print("{:<{}} {:<{}} {:>12} {:>12} {:>+7.1f}% {:>21}  {}{}\n", r.c->name, case_w, metric_label(r), metric_w,
                fmt_value(r.m->measured), fmt_value(r.predicted), r.error_percent(),
                r.band ? fmt::format("{}{}-{}", r.covered() ? "" : "! ", fmt_value(r.band->first), fmt_value(r.band->second))
                       : "",
