@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 #include <vector>
 
@@ -106,4 +107,31 @@ TEST_CASE("computed invocations: not where an invocation could wait or share its
       dir, body, R"(<override select="object_storage/@aggregate_bandwidth_bps" value="1e8"/>)"));
   CHECK_FALSE(computable(narrow, "serverless"));
   CHECK(computable(narrow, "serverless", sg::StorageSharing::Optimistic));
+}
+
+TEST_CASE("computed invocations: PUTs over S3's request rate wait for a later second, counted as the actors' are") {
+  // One peer fans 30 minibatches out to functions; S3 takes one PUT a second (one prefix): the functions' gradient
+  // PUTs (the peer's own goes inline through the broker) queue a second apart. The requests are planned when the
+  // invocations start, the actors' when they ask, so the two runs may order them differently; both count every
+  // throttled request, and at most one PUT a second is served in its own second.
+  TempDir dir;
+  auto s = fixture::scenario(fixture::write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="30" iterations="1"/>
+    <peers count="1" instance_type="t2.large"/>
+    <functions memory_mb="1769"/>
+    <architectures run="serverless"/>)", R"(
+    <override select="object_storage/@put_requests_per_prefix_per_s" value="1"/>)"));
+  REQUIRE(computable(s, "serverless"));
+  const auto computed = fixture::simulate(s, "serverless");
+  const auto actors = simulate_with_actors(s, "serverless");
+  for (const RunOutput* r : {&computed, &actors}) {
+    CHECK(r->failure.empty());
+    CHECK(r->ledger.storage_puts >= 30);  // and the peer's model for the functions
+    const double end_s = *std::max_element(r->peer_end_s.begin(), r->peer_end_s.end());
+    CHECK(r->ledger.storage_throttled_requests >= r->ledger.storage_puts - static_cast<long long>(std::floor(end_s)) - 1);
+    CHECK(r->ledger.storage_throttle_wait_s > 0);
+    CHECK(end_s > 29);  // the 30th PUT is served 29 s after the first at the earliest
+  }
+  CHECK(computed.ledger.storage_puts == actors.ledger.storage_puts);
+  CHECK(computed.ledger.storage_throttled_requests == actors.ledger.storage_throttled_requests);
 }

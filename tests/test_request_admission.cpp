@@ -62,8 +62,7 @@ TEST_CASE("object storage: requests over the rate wait for the next second, in t
   CHECK(gets.get_requests == 5);
   CHECK(gets.throttled_requests == 2);
   CHECK(gets.throttle_wait_s == doctest::Approx(1.6).epsilon(1e-12));
-  storage.record(gets);
-  CHECK(s3.ledger.storage_throttled_requests == 2);
+  CHECK(s3.ledger.storage_throttled_requests == 2);  // counted when planned, however the plan is carried out
   CHECK(s3.ledger.storage_throttle_wait_s == doctest::Approx(1.6).epsilon(1e-12));
   // PUTs have their own rate (1 a second), and two prefixes double it: PUTs asked at 10.0 and 10.1 both go in
   // second 10 with two prefixes.

@@ -66,6 +66,8 @@ StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes
       s.bytes += multipart ? std::min(cfg.part_bytes, bytes_each - static_cast<double>(j) * cfg.part_bytes) : bytes_each;
     }
   }
+  ledger_.storage_throttled_requests += plan.throttled_requests;
+  ledger_.storage_throttle_wait_s += plan.throttle_wait_s;
   return plan;
 }
 

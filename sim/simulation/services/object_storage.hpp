@@ -73,6 +73,8 @@ class ObjectStorage {
   /// The requests and streams of get() or put() begun at `start_s`, their first-byte latencies drawn from the
   /// client's stream, each request after its admission (request_admission.hpp) at the time it would be asked:
   /// `start_s` plus its stream's first bytes before it (the bytes of a stream's earlier parts are not counted).
+  /// The throttled requests go into the ledger here, whichever way the plan is carried out (record() counts the
+  /// requests when they end, which prices a run up to a moment; the throttling is a total).
   StoragePlan plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s);
   /// A computed transfer, for a client whose route to storage is its own (sg::function_routes_private): when
   /// its flows begin (the first) and when the last ends, requested at `start_s`. The caller records the requests
@@ -84,8 +86,6 @@ class ObjectStorage {
   void record(const StoragePlan& plan) {
     ledger_.storage_gets += plan.get_requests;
     ledger_.storage_puts += plan.put_requests;
-    ledger_.storage_throttled_requests += plan.throttled_requests;
-    ledger_.storage_throttle_wait_s += plan.throttle_wait_s;
   }
 
  private:
