@@ -431,6 +431,21 @@ TEST_CASE("run: S3's request rate per prefix slows a burst of PUTs; storage_pref
   // Past the burst's size more prefixes change nothing.
   CHECK(read_file(dir.path("out100000/trace.csv")) == read_file(dir.path("out1000000/trace.csv")));
   CHECK(many["total_s"] == more["total_s"]);
+  // Requests are admitted a whole number a second: a rate under one would admit none in some seconds, and the
+  // profile refuses it rather than rounding it to no limit.
+  std::ofstream(dir.path("half.xml")) << R"(<experiment name="half" seed="1">
+  <profile file=")" P2PSIM_SOURCE_DIR R"(/platforms/aws_us_east_1.xml">
+    <override select="object_storage/@put_requests_per_prefix_per_s" value="0.5"/>
+  </profile>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="64" iterations="1"/>
+  <peers count="2" instance_type="c5.large"/>
+</experiment>
+)";
+  auto half = run_cli("run " + dir.path("half.xml"));
+  CHECK(half.exit_code == 2);
+  CHECK(half.output.find("half.xml:3: field 'override/@value'") != std::string::npos);
+  CHECK(half.output.find("field 'object_storage/@put_requests_per_prefix_per_s': expected a number in [1, 1e+09], "
+                         "got 0.5") != std::string::npos);
   auto bad = run_cli("run " + experiment("zero.xml", "0"));
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("zero.xml:4: field 'systems/system[@name='sharded']/@storage_prefixes': expected 1..1000000, got 0") !=

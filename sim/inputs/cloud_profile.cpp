@@ -292,8 +292,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   s.put = {xml.number(st, "put_first_byte_median_s", 0, 3600), xml.number(st, "put_first_byte_sigma", 0, 5)};
   s.stream_bandwidth_bps = xml.number(st, "stream_bandwidth_bps", 1, 1e13);
   s.aggregate_bandwidth_bps = xml.number(st, "aggregate_bandwidth_bps", 1, 1e15);
-  s.get_requests_per_prefix_per_s = xml.number(st, "get_requests_per_prefix_per_s", 1e-3, 1e9);
-  s.put_requests_per_prefix_per_s = xml.number(st, "put_requests_per_prefix_per_s", 1e-3, 1e9);
+  s.get_requests_per_prefix_per_s = xml.number(st, "get_requests_per_prefix_per_s", 1, 1e9);
+  s.put_requests_per_prefix_per_s = xml.number(st, "put_requests_per_prefix_per_s", 1, 1e9);
 
   auto br = required("broker");
   xml.check_names(br, {"instance", "nic_bandwidth_bps",
