@@ -189,6 +189,16 @@ TEST_CASE("limits: a design past its size limit, or past this machine's memory m
   }());
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("6 actors") != std::string::npos);
+  // The same peers as actors (--exact-participants): refused before it runs, where it used to start a simulation
+  // that grows as P^3 and did not end; --check says so too, with every peer an actor.
+  r = run_cli("run -q --exact-participants " + dir.path("computed.xml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("computed.xml:4: field 'systems/system[@name='x']/@strategy': parameter_server is simulated "
+                      "with up to 4096 peers, not 5000: its peers are actors here (--exact-participants") !=
+        std::string::npos);
+  r = run_cli("run --check --exact-participants " + dir.path("computed.xml"));
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("5e+03 actors") != std::string::npos);
   // 35,000 ring peers: 70,000 memory maps and more, past the default vm.max_map_count of 65,530, where SimGrid
   // aborted ("Failed to protect stack").
   std::ifstream limit("/proc/sys/vm/max_map_count");

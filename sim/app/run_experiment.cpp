@@ -136,7 +136,7 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
   Result& result = run->result;
   result.scenario = &s;
   const std::string experiment_name = record_inputs(o, s, result);
-  check_systems(s);  // every system's strategy and parameters, before anything runs
+  check_systems(s, o.exact_participants);  // every system's strategy and parameters, before anything runs
   // Warnings once the experiment is known to be valid (bad input gets one error): what it still says the old way,
   // and a calibration outlier its steps draw from.
   for (const auto& d : s.experiment.deprecations) fmt::print(stderr, "p2psim run: warning: {}\n", d.what());

@@ -26,7 +26,7 @@ constexpr int kExitDoesNotFit = 3;
 
 // `p2psim run --check`: whether every system's peers and functions hold a training step, and what the simulation
 // itself will hold; exit 3 when something does not fit.
-int print_memory_check(const Scenario& s) {
+int print_memory_check(const Scenario& s, bool exact_participants) {
   bool all = true;
   if (!s.memory_checked) {
     fmt::print("training memory not checked: the calibration has no memory samples for {}@{}\n",
@@ -57,7 +57,7 @@ int print_memory_check(const Scenario& s) {
       fmt::print("no function memory up to {} MB fits\n", s.profile.functions.memory_max_mb);
     all = peers && functions;
   }
-  const SystemEstimates e = estimate_systems(s);
+  const SystemEstimates e = estimate_systems(s, exact_participants);
   for (size_t i = 0; i < e.systems.size(); ++i) {
     const auto& x = e.estimates[i];
     fmt::print("system {} ({}): {:.3g} trace rows, {:.3g} actors, {:.3g} routes, {:.3g} per-gradient records\n",
@@ -129,7 +129,7 @@ int cmd_run(int argc, char** argv) {
   const std::string path = vm["experiment"].as<std::string>();
   if (vm.count("out")) check_output_dir(vm["out"].as<std::string>());
   try {
-    if (vm.count("check")) return print_memory_check(app::load_scenario(path));
+    if (vm.count("check")) return print_memory_check(app::load_scenario(path), vm.count("exact-participants") > 0);
     app::RunOptions options;
     options.experiment_path = path;
     if (vm.count("provenance-base")) options.provenance_base = vm["provenance-base"].as<std::string>();

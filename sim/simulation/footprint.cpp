@@ -21,8 +21,8 @@ double max_map_count() {
 
 }  // namespace
 
-RunEstimate estimate_run(const Scenario& s, const Strategy& strategy) {
-  const Footprint f = strategy.footprint();
+RunEstimate estimate_run(const Scenario& s, const Strategy& strategy, bool exact_participants) {
+  const Footprint f = strategy.footprint(exact_participants);
   const PlatformNeeds n = strategy.needs();
   const double peers = s.experiment.peers, slots = n.function_slots, servers = static_cast<double>(n.servers.size());
   // Routes the platform declares (sg/platform.cpp): each participant to storage and the broker, the peers'

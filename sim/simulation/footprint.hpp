@@ -15,7 +15,7 @@ struct RunEstimate {
 };
 
 /// A system's estimate: the design's footprint, and the routes its platform needs.
-RunEstimate estimate_run(const Scenario& s, const Strategy& strategy);
+RunEstimate estimate_run(const Scenario& s, const Strategy& strategy, bool exact_participants = false);
 
 /// Peak memory of `run` over these systems (simulated one after another, in children; the parent keeps every
 /// system's rows): the base, every row, and the largest child's actors, routes and per-gradient records.

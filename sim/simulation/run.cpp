@@ -42,7 +42,7 @@ std::function<void(double)> progress_reporter(const SystemSpec& system, const si
 
 }  // namespace
 
-SystemEstimates estimate_systems(const Scenario& s) {
+SystemEstimates estimate_systems(const Scenario& s, bool exact_participants) {
   SystemEstimates out;
   for (const auto& system : s.experiment.systems) {
     const auto strategy = simulation::make_strategy(system, s);
@@ -50,14 +50,14 @@ SystemEstimates estimate_systems(const Scenario& s) {
       throw simulation::StrategyParams(system).error(
           "strategy", "this design runs no broker, so the broker outages declared in <failures> would not apply to it");
     out.systems.push_back(&system);
-    out.estimates.push_back(simulation::estimate_run(s, *strategy));
-    out.footprints.push_back(strategy->footprint());
+    out.estimates.push_back(simulation::estimate_run(s, *strategy, exact_participants));
+    out.footprints.push_back(strategy->footprint(exact_participants));
   }
   return out;
 }
 
-void check_systems(const Scenario& s) {
-  const SystemEstimates e = estimate_systems(s);
+void check_systems(const Scenario& s, bool exact_participants) {
+  const SystemEstimates e = estimate_systems(s, exact_participants);
   simulation::check_footprints(s, e.systems, e.estimates, e.footprints);
 }
 

@@ -14,12 +14,13 @@ struct SystemEstimates {
   std::vector<simulation::RunEstimate> estimates;
   std::vector<simulation::Footprint> footprints;
 };
-SystemEstimates estimate_systems(const Scenario& scenario);
+/// `exact_participants`: every participant simulated as an actor (`p2psim run --exact-participants`).
+SystemEstimates estimate_systems(const Scenario& scenario, bool exact_participants = false);
 
 /// Checks every system of the scenario (its strategy exists, its parameters are valid, its size within its
 /// design's limit, this machine's memory and memory maps: simulation/footprint.hpp) before anything is
 /// simulated. Throws InputError naming the experiment file, line and field.
-void check_systems(const Scenario& scenario);
+void check_systems(const Scenario& scenario, bool exact_participants = false);
 
 /// Runs the simulation of `system` in this process. SimGrid allows one engine per process: call it once per
 /// process (run_isolated() in isolate.hpp does that for you). Optimistic storage sharing gives functions and

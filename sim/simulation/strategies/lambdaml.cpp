@@ -33,7 +33,7 @@ class LambdaMl : public Strategy {
     return n;
   }
   // Per worker-iteration: scatter-reduce a GET and a PUT per chunk (3 per other worker), all-reduce 7.
-  Footprint footprint() const override {
+  Footprint footprint(bool /*exact_participants*/) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     Footprint f;
     f.actors = P + 1;

@@ -25,7 +25,7 @@ class P2pAllToAll : public Strategy {
   }
   // Per peer-iteration 6 phases of its own and, through storage, a deserialisation per other peer's gradient;
   // every delivery and its staleness recorded, and each gradient version averaged when the accuracy is replayed.
-  Footprint footprint() const override {
+  Footprint footprint(bool /*exact_participants*/) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     Footprint f = gradient_functions_footprint(s_, compute_);
     f.actors += P + 2;  // the crash daemon and its rejoin

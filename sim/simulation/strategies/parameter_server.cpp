@@ -32,20 +32,20 @@ class ParameterServer : public Strategy {
   }
   // Per peer-iteration 3 phases (compute, push, pull); a server's apply per iteration, per push when async,
   // and each async update's staleness.
-  Footprint footprint() const override {
+  Footprint footprint(bool exact_participants) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     const double S = shards_;
     Footprint f = gradient_functions_footprint(s_, compute_);
-    const bool computed = server_peers_computable(s_, compute_, async_, round());
+    const bool computed = !exact_participants && server_peers_computable(s_, compute_, async_, round());
     f.actors += (computed ? 1 : P) + S + 1;
     f.trace_rows += P + 3 * P * T + (async_ ? S * P * T : S * T);
     f.deliveries = async_ ? P * T : participation_.schedule_versions(s_);
     if (!computed) {
       f.max_peers = 4096;
-      f.max_peers_why = "its peers are actors here (asynchronous, computing through functions, or an \"up to\" NIC "
-                        "that could run out of credits): P x servers flows share the servers' NICs and SimGrid "
-                        "re-solves them all at each event, a simulation's time grows about as P^3 (4,000 mnist_cnn "
-                        "peers x 2 iterations, 4 servers: 189 s, 2026-12-03)";
+      f.max_peers_why = "its peers are actors here (--exact-participants, asynchronous, computing through functions, "
+                        "or an \"up to\" NIC that could run out of credits): P x servers flows share the servers' "
+                        "NICs and SimGrid re-solves them all at each event, a simulation's time grows about as P^3 "
+                        "(4,000 mnist_cnn peers x 2 iterations, 4 servers: 189 s, 2026-12-03)";
     }
     return f;
   }

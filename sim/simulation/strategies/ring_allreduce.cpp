@@ -33,7 +33,7 @@ class RingAllReduce : public Strategy {
     return n;
   }
   // Per peer-iteration 4 phases (compute, reduce-scatter, all-gather, update).
-  Footprint footprint() const override {
+  Footprint footprint(bool /*exact_participants*/) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     Footprint f = gradient_functions_footprint(s_, compute_);
     f.actors += P + 1;

@@ -30,7 +30,7 @@ class ServerlessSharded : public Strategy {
     return gradient_needs(s_, compute_, shards_);  // and the reducers' containers
   }
   // Per peer-iteration 6 phases; per reducer-iteration a GET per peer, a start and a PUT; a cold start each.
-  Footprint footprint() const override {
+  Footprint footprint(bool /*exact_participants*/) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     const double M = shards_;
     Footprint f = gradient_functions_footprint(s_, compute_);

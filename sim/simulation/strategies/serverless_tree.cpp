@@ -33,7 +33,7 @@ class ServerlessTree : public Strategy {
     return gradient_needs(s_, compute_, aggregators);
   }
   // Per peer-iteration 6 phases; per aggregator-iteration a GET per input, a start and a PUT.
-  Footprint footprint() const override {
+  Footprint footprint(bool /*exact_participants*/) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     double A = 0;
     for (const auto& level : levels_) A += static_cast<double>(level.size());

@@ -32,7 +32,7 @@ class Spirt : public Strategy {
         n.servers.push_back({"db-" + std::to_string(i), database_type_.empty() ? s_.peer_type(i).name : database_type_});
     return n;
   }
-  Footprint footprint() const override {
+  Footprint footprint(bool /*exact_participants*/) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     const double PI = static_cast<double>(s_.invocations_per_iteration());  // every peer's invocations
     Footprint f;

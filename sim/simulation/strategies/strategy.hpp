@@ -51,8 +51,9 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual PlatformNeeds needs() const = 0;
-  /// What a run of it holds: actors, trace rows and per-gradient records (counted in docs/limits.md).
-  virtual Footprint footprint() const = 0;
+  /// What a run of it holds: actors, trace rows and per-gradient records (counted in docs/limits.md), and how many
+  /// peers it can take; `exact_participants`: as actors even where it could compute them (--exact-participants).
+  virtual Footprint footprint(bool exact_participants) const = 0;
   /// Starts the design's actors; the engine then runs them to the end.
   virtual void launch(Context& c) = 0;
   /// How gradients travel between participants, for the results (e.g. "inline", "storage", "peer_to_peer").
