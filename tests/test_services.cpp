@@ -70,7 +70,7 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
     fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, 1e9, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     sg::spawn("caller", platform.peers[0], [&] {
       std::int64_t invocation = 0;
@@ -97,6 +97,24 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
   CHECK(starts[1][1].get<double>() == doctest::Approx(0.79 + 0.92 / (442 / 1769.0)).epsilon(1e-9));
   CHECK(starts[2][0] == false);  // the gradient function again: warm
   CHECK(result["runs"] == nlohmann::json::parse(R"([[1769,"x86"],[442,"x86"],[1769,"x86"]])"));
+}
+
+TEST_CASE("function service: a function's stream to storage is its own measured rate, not capped again by the "
+          "storage's per-stream rate, which was measured from EC2 for instances") {
+  const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  auto fs = profile.functions;
+  fs.network = {{128, 1.2e8, 1.0e9}};  // a function's stream measured to storage, faster than the storage's 87.5 MB/s
+  fs.storage_client_bps_per_vcpu = 1.6e8;
+  REQUIRE(profile.storage.stream_bandwidth_bps == 8.75e7);
+  // 1,769 MB is one vCPU: the stream is the function's own, 120 MB/s; all streams the CPU's 160 MB/s.
+  auto route = function_storage_route(fs, 2e-5, 1769);
+  CHECK(route.flow_cap_bps == 1.2e8);
+  CHECK(route.nic_bps == doctest::Approx(1.6e8));
+  CHECK(route.latency_s == 2e-5);
+  // Half a vCPU (884.5 MB): its client's CPU binds both, 80 MB/s, below either stream rate.
+  route = function_storage_route(fs, 2e-5, 884);
+  CHECK(route.flow_cap_bps == doctest::Approx(1.6e8 * 884 / 1769));
+  CHECK(route.nic_bps == doctest::Approx(1.6e8 * 884 / 1769));
 }
 
 TEST_CASE("random draws: a stream is named by purpose and participant, and no other stream's draws move it") {
@@ -140,7 +158,7 @@ TEST_CASE("function service: a cold start draws from its own invocation's stream
       const auto platform = sg::build_platform(small_platform());
       Ledger ledger;
       Random random(1);
-      simulation::FunctionService functions(fs, platform, 1.0, 1e9, ledger, random);
+      simulation::FunctionService functions(fs, platform, 1.0, ledger, random);
       nlohmann::json j;
       auto invoke = [&](const std::string& name, std::int64_t a, std::int64_t b) {
         const auto c = functions.start("gradient", 1769, {a, b});
@@ -175,7 +193,7 @@ TEST_CASE("function service: beyond the concurrency limit, invocations get their
     fs.concurrency_limit = 1;
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, 1e9, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     auto invoke = [&](const std::string& name) {
       const auto c = functions.start("gradient", 1769, {Random::id_of(name)});
@@ -226,7 +244,7 @@ TEST_CASE("function service: a container's work takes as long slept as computed 
     const auto platform = sg::build_platform(spec);
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(profile.functions, platform, 2.5, 1e9, ledger, random);
+    simulation::FunctionService functions(profile.functions, platform, 2.5, ledger, random);
     nlohmann::json j;
     sg::spawn("caller", platform.peers[0], [&] {
       const auto c = functions.start("gradient", 1769, {0});

@@ -88,11 +88,10 @@ FunctionServiceParams::NetworkPoint FunctionServiceParams::network_at(int memory
   return {memory_mb, network.back().stream_bps, network.back().total_bps};
 }
 
-FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb, double storage_stream_bps) const {
+FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb) const {
   const auto network = network_at(memory_mb);
   const double cpu_bps = storage_client_bps_per_vcpu, share = vcpus(memory_mb);
-  return {std::min(network.total_bps, share * cpu_bps),
-          std::min({network.stream_bps, std::min(1.0, share) * cpu_bps, storage_stream_bps})};
+  return {std::min(network.total_bps, share * cpu_bps), std::min(network.stream_bps, std::min(1.0, share) * cpu_bps)};
 }
 
 int FunctionServiceParams::visible_cores_for(int memory_mb) const {

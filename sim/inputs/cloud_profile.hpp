@@ -53,11 +53,13 @@ struct FunctionServiceParams {
   /// The network of a function of `memory_mb`: its rates interpolated between the measured sizes.
   NetworkPoint network_at(int memory_mb) const;
   /// What a function of `memory_mb` moves to or from storage at most: all its streams together (its network and
-  /// its client's CPU share) and one stream (also at most one vCPU, and the service's `storage_stream_bps`).
+  /// its client's CPU share) and one stream (also at most one vCPU). A function's stream rate was measured to and
+  /// from object storage itself (N4), so the service's side of a stream is in it: the service's own per-stream
+  /// rate (ObjectStorageParams::stream_bandwidth_bps, measured from EC2) caps instances' streams, not these.
   struct StorageRates {
     double all_streams_bps = 0, stream_bps = 0;
   };
-  StorageRates storage_rates(int memory_mb, double storage_stream_bps) const;
+  StorageRates storage_rates(int memory_mb) const;
 };
 
 struct WorkflowServiceParams {

@@ -106,7 +106,7 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   std::vector<int> sizes = needs.function_memory_mb;
   if (sizes.empty()) sizes.push_back(s.experiment.functions.memory_mb);
   for (int mb : sizes) {
-    const auto route = simulation::function_storage_route(p.functions, p.one_way_latency_s, spec.storage_stream_bps, mb);
+    const auto route = simulation::function_storage_route(p.functions, p.one_way_latency_s, mb);
     spec.function_nic_bps = std::max(spec.function_nic_bps, route.nic_bps);
     spec.function_stream_bps = std::max(spec.function_stream_bps, route.flow_cap_bps);
   }

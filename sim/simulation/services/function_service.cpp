@@ -7,24 +7,23 @@
 namespace p2psim::simulation {
 
 FunctionService::FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform,
-                                 double speed_factor, double storage_stream_bps, Ledger& ledger, const Random& random)
+                                 double speed_factor, Ledger& ledger, const Random& random)
     : params_(params),
       platform_(platform),
       speed_factor_(speed_factor),
-      storage_stream_bps_(storage_stream_bps),
       ledger_(ledger),
       random_(random) {
   for (int k = static_cast<int>(platform.function_slots.size()) - 1; k >= 0; --k) free_slots_.push_back(k);
 }
 
 sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
-                                        double storage_stream_bps, int memory_mb) {
-  const auto rates = params.storage_rates(memory_mb, storage_stream_bps);
+                                        int memory_mb) {
+  const auto rates = params.storage_rates(memory_mb);
   return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps};
 }
 
 sg::PrivateRoute FunctionService::route(int memory_mb) const {
-  return function_storage_route(params_, platform_.one_way_latency_s, storage_stream_bps_, memory_mb);
+  return function_storage_route(params_, platform_.one_way_latency_s, memory_mb);
 }
 
 void FunctionService::take_slot(Container& c, int slot) {

@@ -16,17 +16,17 @@
 namespace p2psim::simulation {
 
 /// A function of `memory_mb`'s route to storage: its network (interpolated between the measured sizes) and its
-/// client's CPU share bound all its streams together, and each stream is also capped at one vCPU and at the
-/// storage service's stream rate; `one_way_latency_s` in all.
+/// client's CPU share bound all its streams together, and each stream is also capped at one vCPU
+/// (FunctionServiceParams::storage_rates); `one_way_latency_s` in all.
 sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
-                                        double storage_stream_bps, int memory_mb);
+                                        int memory_mb);
 
 class FunctionService {
  public:
   /// The platform's function slots are the containers' network slots, hosts of `speed_factor` (a container's
-  /// CPU share); a container's streams to storage carry at most `storage_stream_bps` each (the service's cap).
+  /// CPU share).
   FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform, double speed_factor,
-                  double storage_stream_bps, Ledger& ledger, const Random& random);
+                  Ledger& ledger, const Random& random);
 
   struct Container {
     std::string function;
@@ -85,7 +85,7 @@ class FunctionService {
   };
   const p2psim::FunctionServiceParams& params_;
   const sg::Platform& platform_;
-  double speed_factor_, storage_stream_bps_;
+  double speed_factor_;
   Ledger& ledger_;
   const Random& random_;
   // Invocations between start() and finish(), at most the concurrency limit; beyond it, invocations queue and a

@@ -26,7 +26,7 @@ enum class StorageSharing {
 struct PlatformSpec {
   double one_way_latency_s = 0;
   double storage_aggregate_bps = 0;
-  double storage_stream_bps = 0;  // what one TCP stream to or from storage carries at most
+  double storage_stream_bps = 0;  // what one TCP stream between an instance and storage carries at most
   /// What one flow between two instances carries at most (EC2's single-flow limit); 0: no limit of its own.
   double single_flow_bps = 0;
   bool cross_traffic = true;  // SimGrid's network/crosstraffic: a flow's ACKs on the way back
