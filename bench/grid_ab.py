@@ -3,14 +3,15 @@
 each, their medians and the ratio, and whether the two wrote the same files.
 
 The machine is shared and noisy: a ratio means something only between runs close in time, hence the alternation.
-Every round writes into a fresh folder of its own (removed afterwards), so neither binary finds the other's runs.
+Every round writes into a fresh folder of its own (all removed at the end), so neither binary finds the other's runs.
 Usage: bench/grid_ab.py --a OLD_P2PSIM --b NEW_P2PSIM [--experiment experiments/paper_grid.xml] [--rounds 3]
-                        [--jobs 2] [--no-memo]
+                        [--jobs 2] [--no-memo] [--a-data DIR] [--b-data DIR]
+Each binary reads its profile, prices and calibration from this checkout unless --a-data / --b-data name another
+(an old binary may not read today's files: give it a checkout of its own commit).
 """
 import argparse
 import filecmp
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -20,11 +21,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def sweep(binary, experiment, out, jobs, no_memo):
+def sweep(binary, experiment, out, jobs, no_memo, data_dir):
     args = [binary, "sweep", experiment, "--out", out, "-j", str(jobs)] + (["--no-memo"] if no_memo else [])
     start = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=dict(os.environ, P2PSIM_DATA_DIR=ROOT))
+                            env=dict(os.environ, P2PSIM_DATA_DIR=data_dir))
     _, status, usage = os.wait4(proc.pid, 0)  # the sweep and every process it waited for
     wall = time.perf_counter() - start
     if status != 0:
@@ -49,6 +50,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-memo", action="store_true")
+    parser.add_argument("--a-data", default=ROOT, help="the data folder of the baseline binary (default: this checkout)")
+    parser.add_argument("--b-data", default=ROOT, help="the data folder of the other binary (default: this checkout)")
     opts = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}; {opts.experiment}, -j {opts.jobs}, {opts.rounds} rounds")
     runs = {"a": [], "b": []}
@@ -58,12 +61,13 @@ def main():
             outs = {}
             for name in ("a", "b"):
                 outs[name] = os.path.join(tmp, f"{name}{r}")
-                runs[name].append(sweep(getattr(opts, name), opts.experiment, outs[name], opts.jobs, opts.no_memo))
+                runs[name].append(sweep(getattr(opts, name), opts.experiment, outs[name], opts.jobs, opts.no_memo,
+                                        getattr(opts, name + "_data")))
                 wall, cpu, faults = runs[name][-1]
                 print(f"round {r + 1} {name}: {wall:7.2f} s wall {cpu:7.2f} s CPU {faults / 1000:8.0f} k page faults")
             identical = identical and same_files(outs["a"], outs["b"])
-            for out in outs.values():
-                shutil.rmtree(out)
+            # Kept until the end: on ext4 every file created after thousands were deleted scans past their inodes
+            # (recently_deleted(): a fifth of the grid's CPU in `perf` when each round removed the last one's).
     med = {n: [statistics.median(x[i] for x in runs[n]) for i in range(3)] for n in runs}
     print(f"medians a: {med['a'][0]:.2f} s wall, {med['a'][1]:.2f} s CPU, {med['a'][2] / 1000:.0f} k faults")
     print(f"medians b: {med['b'][0]:.2f} s wall, {med['b'][1]:.2f} s CPU, {med['b'][2] / 1000:.0f} k faults")

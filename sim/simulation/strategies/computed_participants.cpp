@@ -8,20 +8,22 @@ bool participants_computable(const Context& c, GradientCompute how, StorageRound
   if (c.exact_participants || how != GradientCompute::Peer || c.s.experiment.crash_peer >= 0) return false;
   for (size_t group = 0; group < c.s.peer_groups.size(); ++group)
     if (!c.s.peer_fits(static_cast<int>(group))) return false;
-  // An "up to" NIC keeps its burst rate while its bucket lasts. It cannot run dry when the peer moves fewer bytes
-  // over the whole run, each way (its ACKs on the other way included), than the bucket holds: every byte moved
-  // drains at most one byte of credits. Otherwise the actors run, whose NICs fall back to their baseline.
-  const double xs = sg::network_factors().cross_traffic_share;
+  // Every peer's NIC keeps its rate through the run, else the actors run, whose NICs fall back to their baseline
+  // once a bucket is spent.
   const double rounds = c.s.experiment.workload.iterations;
   for (int peer = 0; peer < c.peers(); ++peer) {
     const auto& m = c.hosts.spec.peers[static_cast<size_t>(peer)];
-    if (!(m.nic_baseline_bps > 0 && m.nic_baseline_bps < m.nic_bps)) continue;
+    const bool bursts = m.nic_baseline_bps > 0 && m.nic_baseline_bps < m.nic_bps;
     const double up_bytes = rounds * round.object_bytes * round.objects;
     const double down_bytes =
         static_cast<double>(c.s.group_of_peer_data(peer).shard_samples * c.s.sample_bytes) + up_bytes;
-    if (std::max(up_bytes + xs * down_bytes, down_bytes + xs * up_bytes) >= m.nic_credit_bytes) return false;
+    if (!nic_keeps_its_rate(bursts, m.nic_credit_bytes, up_bytes, down_bytes)) return false;
   }
   return true;
+}
+
+bool nic_keeps_its_rate(bool bursts, double bucket_bytes, double up_bytes, double down_bytes) {
+  return !bursts || up_bytes + down_bytes < bucket_bytes;
 }
 
 ComputedParticipants::ComputedParticipants(Context& c, const Participation& participation, StorageRound round,

@@ -5,9 +5,9 @@
 namespace p2psim::simulation {
 namespace {
 
-// Whether an "up to" NIC of `type` keeps its burst rate while moving `up_bytes` and `down_bytes` in a run.
+// Whether a NIC of `type` keeps its rate while moving `up_bytes` and `down_bytes` in a run.
 bool nic_lasts(const InstanceType& type, double up_bytes, double down_bytes) {
-  return !type.nic_bursts() || up_bytes + down_bytes < type.nic_credit_s * type.nic_bandwidth_bps;
+  return nic_keeps_its_rate(type.nic_bursts(), type.nic_credit_s * type.nic_bandwidth_bps, up_bytes, down_bytes);
 }
 
 }  // namespace
