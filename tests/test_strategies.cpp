@@ -348,11 +348,17 @@ TEST_CASE("lambdaml allreduce, 4 workers: the master merges through object stora
   const double load = kFirstByte + 15000.0 * 784 * 4 / kFunctionNet;
   const double compute = 1 + 1e-4 * 15000;  // one thread
   const double object = kFirstByte + kGradient / kFunctionNet;  // a gradient PUT or GET
-  const double merge = 3 * object + average_s(kElements, 4) + object;  // GET three, average four, PUT
+  const double merge = 4 * object + average_s(kElements, 4) + object;  // GET all four, its own too, average, PUT
   const double update = average_s(kElements, 2);
-  CHECK(r.peer_end_s[0] == doctest::Approx(init + load + compute + object + merge + update).epsilon(1e-9));
+  const double sent = init + load + compute + object;  // every worker's gradient is in storage
+  CHECK(r.peer_end_s[0] == doctest::Approx(sent + merge + update).epsilon(1e-9));
+  // The others try to GET the merged object from then on: each try before it is there is an empty answer (a first
+  // byte), then LambdaML's 0.1 s sleep; the first try after the master's PUT finds it.
+  const double try_s = kFirstByte + 0.1;
+  const int tries = static_cast<int>(std::ceil(merge / try_s));
+  REQUIRE(tries > 1);
   for (int w = 1; w < 4; ++w)
-    CHECK(r.peer_end_s[w] == doctest::Approx(init + load + compute + object + merge + object + update).epsilon(1e-9));
+    CHECK(r.peer_end_s[w] == doctest::Approx(sent + tries * try_s + object + update).epsilon(1e-9));
   REQUIRE(r.ledger.function_runs.size() == 4);
   // Each worker's one invocation lasts from its start to its end, INIT included.
   std::vector<double> billed, ends(r.peer_end_s.begin(), r.peer_end_s.end());
@@ -363,7 +369,14 @@ TEST_CASE("lambdaml allreduce, 4 workers: the master merges through object stora
   CHECK(r.ledger.instances.empty());  // no peer instance: functions only
   CHECK(r.ledger.broker_uptime_s == 0);
   CHECK(r.ledger.storage_puts == 4 + 1);
-  CHECK(r.ledger.storage_gets == 4 + 3 + 3);
+  CHECK(r.ledger.storage_gets == 4 + 4 + 3 + 3 * tries);  // loads, the master's, the others' and their empty tries
+  // LambdaML's get_object_or_wait gives up after its time-out: a worker still without the merged gradient fails.
+  auto impatient = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir, experiment(4, R"(<system name="lml" strategy="lambdaml" pattern="allreduce" poll_timeout_s="0.05"/>)") +
+                   R"(<functions memory_mb="1769"/>)")),
+      "lml");
+  CHECK(impatient.failure.find("gave up waiting 0.05 s for iteration 0's merged gradient") != std::string::npos);
 }
 
 TEST_CASE("lambdaml scatter-reduce, 4 workers: each merges one chunk, by hand") {

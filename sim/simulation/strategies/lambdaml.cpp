@@ -2,16 +2,20 @@
 // https://doi.org/10.1145/3448016.3459240; code https://github.com/DS3Lab/LambdaML): training by functions
 // alone, no peer instance. W worker functions (W = peers/@count) each own a data partition in object storage,
 // compute their minibatches, and synchronise through object storage with one of LambdaML's two patterns:
-// - allreduce: every worker PUTs its gradient; the master (worker 0) GETs the others, averages, PUTs the
-//   merged gradient; the others GET it;
+// - allreduce: every worker PUTs its gradient; the master (worker 0) GETs all of them, its own too, averages,
+//   PUTs the merged gradient; the others GET it, trying every poll_interval_s until it is there (LambdaML's
+//   get_object_or_wait: each try before then a GET answered NoSuchKey, its first byte), and fail after
+//   poll_timeout_s without it (get_object_or_wait gives up and the worker's next call fails);
 // - scatter_reduce: every worker cuts its gradient into W chunks and PUTs the W-1 it does not own; worker j
 //   GETs the W-1 copies of chunk j, sums them into its own, PUTs the merged chunk; every worker GETs the W-1
 //   merged chunks it does not own.
 // Then each applies the update. A worker whose next iteration would run past the function timeout saves its
 // model to object storage (a checkpoint), ends, and invokes itself again: the new invocation (warm when the
 // container is still there) reloads the checkpoint and its partition. Every invocation is billed.
-// Simplifications: workers learn that the objects they wait for are in storage at no cost (LambdaML polls
-// the bucket); the next iteration is estimated to last as long as the last one.
+// Simplifications: the master and scatter-reduce workers learn that the objects they wait for are in storage at
+// no cost and then GET them one after another (LambdaML LISTs the bucket in a tight loop and GETs what each LIST
+// shows, overlapping the others' uploads; no source times a LIST of a few keys), and their DELETEs are left out;
+// the next iteration is estimated to last as long as the last one.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -45,17 +49,22 @@ class LambdaMl : public Strategy {
 
  private:
   void worker(Context& c, int w);
-  void synchronise(Context& c, int w, int iteration, const FunctionService::Container& container,
+  /// False when the worker gave up waiting for the merged gradient.
+  bool synchronise(Context& c, int w, int iteration, const FunctionService::Container& container,
                    StorageClient& host, double add_share);
   const Scenario& s_;
   const Scenario::PeerGroup& workers_;  // every worker's partition: one group (refused otherwise)
   bool scatter_ = false;
+  double poll_interval_s_ = 0.1, poll_timeout_s_ = 60;
   std::vector<sg::Counter> uploaded_, merged_;  // per iteration: workers' uploads, merged results in storage
 };
 
 LambdaMl::LambdaMl(const SystemSpec& system, const Scenario& s) : s_(s), workers_(s.peer_groups[0]) {
   StrategyParams params(system);
   scatter_ = params.choice("pattern", {"allreduce", "scatter_reduce"}, "allreduce") == "scatter_reduce";
+  // LambdaML's get_object_or_wait sleeps 0.1 s between tries (storage/s3/s3_type.py, DS3Lab/LambdaML).
+  poll_interval_s_ = params.number("poll_interval_s", 0.001, 60, 0.1);
+  poll_timeout_s_ = params.number("poll_timeout_s", 0, 900, 60);  // its time_out
   params.reject_unread();
   const auto& e = s.experiment;
   refuse_unmodelled(params, e, "lambdaml", kAsync | kCrash | kCompression | kFunctionFailures | kPeerGroups);
@@ -77,7 +86,7 @@ void LambdaMl::launch(Context& c) {
   for (int w = 0; w < c.peers(); ++w) sg::spawn("worker-" + std::to_string(w), c.hosts.peers[w], [this, &c, w] { worker(c, w); });
 }
 
-void LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Container& container,
+bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Container& container,
                            StorageClient& host, double add_share) {
   const int n = c.peers();
   const double bytes = static_cast<double>(s_.gradient_bytes);
@@ -103,18 +112,24 @@ void LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
     c.trace(w, it, Phase::Send, send_start);
     uploaded_[it].add();
     const double receive_start = sg::now();
-    if (w == 0) {  // the master merges
+    if (w == 0) {  // the master merges every gradient in the bucket, its own too
       uploaded_[it].wait_for(n);
-      for (int j = 1; j < n; ++j) get(bytes);
+      for (int j = 0; j < n; ++j) get(bytes);
       c.functions.compute(container, s_.average_seconds(e, n) / add_share);
       put(bytes);
       merged_[it].add();
     } else {
-      merged_[it].wait_for(1);
+      // A try finds the merged object if it was there when the try began; one that does not costs a GET's first
+      // byte and route (an empty answer), then a sleep. Past the time-out, no more tries.
+      while (merged_[it].value() < 1) {
+        if (sg::now() - receive_start > poll_timeout_s_) return false;
+        c.storage.get(host, 0);
+        sg::sleep_for(poll_interval_s_);
+      }
       get(bytes);
     }
     c.trace(w, it, Phase::Receive, receive_start);
-    return;
+    return true;
   }
   const double chunk = bytes / n;
   for (int j = 0; j < n - 1; ++j) put(chunk);
@@ -131,6 +146,7 @@ void LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
   merged_[it].wait_for(n);
   for (int j = 0; j < n - 1; ++j) get(chunk);
   c.trace(w, it, Phase::Receive, receive_start);
+  return true;
 }
 
 void LambdaMl::worker(Context& c, int w) {
@@ -183,7 +199,13 @@ void LambdaMl::worker(Context& c, int w) {
                      static_cast<double>(workers_.minibatches.size() - 1);
       c.functions.compute(container, reference_s);
       c.trace(w, it, Phase::Compute, start);
-      synchronise(c, w, it, container, client, add_share);
+      if (!synchronise(c, w, it, container, client, add_share)) {
+        if (c.out.failure.empty())
+          c.out.failure = fmt::format("{}: worker {} gave up waiting {} s for iteration {}'s merged gradient "
+                                      "(LambdaML's get_object_or_wait)", c.system.name, w, poll_timeout_s_, it);
+        timed_out = true;
+        break;
+      }
       const double update_start = sg::now();
       c.functions.compute(container, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
       c.trace(w, it, Phase::AggregateUpdate, update_start);
