@@ -35,9 +35,10 @@ struct StorageRound {
 
 /// Whether a NIC keeps its rate through a run in which it moves `up_bytes` out and `down_bytes` in: one that
 /// does not burst always does; an "up to" NIC whose buckets hold `bucket_bytes` of credits each (its baseline
-/// times its credit seconds) keeps its burst rate if it cannot run dry. Each direction drains its own bucket (sg/nic_credits.hpp) by at most what it carries, its
-/// own bytes and its share of the other way's ACKs, which is never more than both ways together: a NIC that
-/// moves less than its bucket holds cannot run dry. Computed participants and servers' peers ask it alike.
+/// times its credit seconds) keeps its burst rate if it cannot run dry. Each direction drains its own bucket
+/// (sg/nic_credits.hpp) by at most what it carries, its own bytes and its share of the other way's ACKs, which is
+/// never more than both ways together: a NIC that moves less than its bucket holds cannot run dry. Computed
+/// participants and servers' peers ask it alike.
 bool nic_keeps_its_rate(bool bursts, double bucket_bytes, double up_bytes, double down_bytes);
 
 /// Whether the participants of a design whose peers compute `how` and move `round` each round can be computed:

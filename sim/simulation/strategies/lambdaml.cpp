@@ -55,7 +55,7 @@ class LambdaMl : public Strategy {
   const Scenario& s_;
   const Scenario::PeerGroup& workers_;  // every worker's partition: one group (refused otherwise)
   bool scatter_ = false;
-  double poll_interval_s_ = 0.1, poll_timeout_s_ = 60;
+  double poll_interval_s_ = 0, poll_timeout_s_ = 0;  // set from the system's parameters
   std::vector<sg::Counter> uploaded_, merged_;  // per iteration: workers' uploads, merged results in storage
 };
 
