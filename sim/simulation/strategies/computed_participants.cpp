@@ -44,15 +44,9 @@ void ComputedParticipants::launch() {
     const auto& data = c_.s.group_of_peer_data(peer);
     transfer(peer, false, static_cast<double>(data.shard_samples * c_.s.sample_bytes), 1, 0.0, Step::ShardLoaded);
   }
-  const ParticipantTask::Flows storage{[this] { return flows_->next_s(); }, [this](double now_s) {
-                                         for (std::int64_t id : flows_->advance(now_s)) {
-                                           const auto it = flow_peer_.find(id);
-                                           const int peer = it->second;
-                                           flow_peer_.erase(it);
-                                           if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0)
-                                             transfer_done(peer, now_s);
-                                         }
-                                       }};
+  const auto storage = ParticipantTask::Flows::of_storage(*flows_, flow_peer_, [this](int peer, double now_s) {
+    if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0) transfer_done(peer, now_s);
+  });
   task_.start({storage}, [this](int kind, int peer, double at_s) {
     if (static_cast<Kind>(kind) == Kind::Fetch)
       fetch(peer, at_s);

@@ -54,15 +54,9 @@ void ComputedServerPeers::launch() {
     p.flows_in_flight = static_cast<int>(ids.size());
     for (const std::int64_t id : ids) shard_flow_peer_.emplace(id, peer);
   }
-  const ParticipantTask::Flows shards{[this] { return storage_->next_s(); }, [this](double now_s) {
-                                        for (std::int64_t id : storage_->advance(now_s)) {
-                                          const auto it = shard_flow_peer_.find(id);
-                                          const int peer = it->second;
-                                          shard_flow_peer_.erase(it);
-                                          if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0)
-                                            transfer_done(peer, now_s);
-                                        }
-                                      }};
+  const auto shards = ParticipantTask::Flows::of_storage(*storage_, shard_flow_peer_, [this](int peer, double now_s) {
+    if (--peers_[static_cast<size_t>(peer)].flows_in_flight == 0) transfer_done(peer, now_s);
+  });
   const ParticipantTask::Flows pushes_and_pulls{[this] { return servers_->next_s(); }, [this](double now_s) {
                                                   for (const int peer : servers_->advance(now_s)) transfer_done(peer, now_s);
                                                 }};

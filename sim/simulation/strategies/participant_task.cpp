@@ -60,4 +60,18 @@ void ParticipantTask::drive() {
   }
 }
 
+ParticipantTask::Flows ParticipantTask::Flows::of_storage(PeerStorageFlows& flows,
+                                                         std::unordered_map<std::int64_t, int>& owners,
+                                                         std::function<void(int peer, double now_s)> ended) {
+  return {[&flows] { return flows.next_s(); },
+          [&flows, &owners, ended = std::move(ended)](double now_s) {
+            for (std::int64_t id : flows.advance(now_s)) {
+              const auto it = owners.find(id);
+              const int peer = it->second;
+              owners.erase(it);
+              ended(peer, now_s);
+            }
+          }};
+}
+
 }  // namespace p2psim::simulation

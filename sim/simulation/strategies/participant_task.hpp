@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 #include "../context.hpp"
+#include "../peer_storage_flows.hpp"
 
 namespace p2psim::simulation {
 
@@ -19,6 +21,10 @@ class ParticipantTask {
   struct Flows {
     std::function<double()> next_s;
     std::function<void(double now_s)> advance;
+    /// Participants' storage flows: each that ends is handed to `ended` with its participant, found (and then
+    /// forgotten) in `owners`.
+    static Flows of_storage(PeerStorageFlows& flows, std::unordered_map<std::int64_t, int>& owners,
+                            std::function<void(int peer, double now_s)> ended);
   };
   /// Takes step `kind` of `peer`, due at `at_s` (the clock may stand an ulp off it).
   using Step = std::function<void(int kind, int peer, double at_s)>;
