@@ -377,6 +377,19 @@ TEST_CASE("lambdaml allreduce, 4 workers: the master merges through object stora
                    R"(<functions memory_mb="1769"/>)")),
       "lml");
   CHECK(impatient.failure.find("gave up waiting 0.05 s for iteration 0's merged gradient") != std::string::npos);
+  // Out of range: refused naming the experiment's line and the field.
+  for (const std::string bad : {R"(poll_interval_s="0")", R"(poll_timeout_s="-1")", R"(poll_interval_s="61")"}) {
+    CAPTURE(bad);
+    const auto path = write_experiment(
+        dir, experiment(4, R"(<system name="lml" strategy="lambdaml" pattern="allreduce" )" + bad + "/>") +
+                 R"(<functions memory_mb="1769"/>)");
+    const auto bad_scenario = fixture::scenario(path);
+    const std::string field = bad.substr(0, bad.find('='));
+    const std::string expected = path + fixture::line_tag(path, "<system ") +
+                                 " field 'systems/system[@name='lml']/@" + field + "': expected a value in";
+    CHECK_THROWS_WITH_AS(simulation::make_strategy(fixture::system(bad_scenario, "lml"), bad_scenario),
+                         doctest::Contains(expected.c_str()), InputError);
+  }
 }
 
 TEST_CASE("lambdaml scatter-reduce, 4 workers: each merges one chunk, by hand") {
