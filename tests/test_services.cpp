@@ -440,6 +440,46 @@ TEST_CASE("network credits: a dry direction bursts again only once no transfer t
   CHECK(result["second_upload_s"].get<double>() == doctest::Approx(21.0).epsilon(1e-6));
 }
 
+TEST_CASE("network credits: a direction that drains slower than it could runs dry at the instant its balance is "
+          "spent, and an idle dry one bursts again at the instant it has earned a second's worth back") {
+  // Two peers with the same NIC: 100 MB/s burst, 10 MB/s baseline, 180 MB of credits each way; one stream to
+  // storage carries at most 55 MB/s (CM02, no latency, no cross-traffic). Each uploads 300 MB at 0 s: 55 MB/s
+  // drains 45 MB/s, dry at 4 s with 220 MB moved; the other 80 MB at 10 MB/s: done at 12 s. Idle from then on,
+  // each direction earns 10 MB/s and bursts again once it holds a second's worth of burst above the baseline,
+  // 90 MB: at 21 s. A 10 MB probe at 20.99 s still runs at the baseline (1 s: done at 21.99 s); one at 21.01 s
+  // bursts to the stream's 55 MB/s (done 10/55 s later). The instants are exact: SimGrid stops when a balance
+  // is spent at the rates it has just solved, not when a look that assumed the fastest drain comes round.
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::NetworkSettings network{"CM02"};
+    network.cross_traffic = false;
+    sg::Engine engine(network);
+    auto spec = small_platform();
+    spec.servers.clear();
+    spec.storage_stream_bps = 5.5e7;
+    spec.peers = {{"peer-0", 1.0, 1e8, 0, 1e7, 1.8e8}, {"peer-1", 1.0, 1e8, 0, 1e7, 1.8e8}};
+    const auto platform = sg::build_platform(spec);
+    nlohmann::json j;
+    for (int p = 0; p < 2; ++p)
+      sg::spawn("uploads", platform.peers[p], [&, p] {
+        sg::Host* peer = platform.peers[p];
+        sg::transfer(peer, platform.storage, 3e8);
+        j["upload_s"][p] = sg::now();
+        sg::sleep_until(p == 0 ? 20.99 : 21.01);
+        sg::transfer(peer, platform.storage, 1e7);
+        j["probe_s"][p] = sg::now();
+      });
+    engine.run();
+    j["dry_at_s"] = platform.nic_credits->exhausted_at_s();
+    return j.dump();
+  }));
+  for (int p = 0; p < 2; ++p) {
+    CHECK(result["dry_at_s"][p].get<double>() == doctest::Approx(4.0).epsilon(1e-12));
+    CHECK(result["upload_s"][p].get<double>() == doctest::Approx(12.0).epsilon(1e-12));
+  }
+  CHECK(result["probe_s"][0].get<double>() == doctest::Approx(20.99 + 1.0).epsilon(1e-12));
+  CHECK(result["probe_s"][1].get<double>() == doctest::Approx(21.01 + 1e7 / 5.5e7).epsilon(1e-12));
+}
+
 TEST_CASE("network credits: a server's 'up to' NIC bursts and runs dry as a peer's does") {
   // A parameter server's or database's NIC (it had stayed at its baseline): 100 MB/s burst, 10 MB/s baseline,
   // 45 MB of credits each way; the peer's NIC 1 GB/s, no single-flow cap. A 100 MB push into the server drains

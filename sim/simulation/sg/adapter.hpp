@@ -105,7 +105,7 @@ void set_throttled(Host* host, bool throttled);
 /// Starts an actor running `body` on `host`.
 Actor spawn(const std::string& name, Host* host, std::function<void()> body);
 /// Starts a daemon actor running `body` on no particular host: it never keeps the simulation alive, and is killed
-/// once every other actor has ended (a watcher of the platform's state, e.g. sg/nic_credits.hpp).
+/// once every other actor has ended (e.g. a crash injected into a run).
 void spawn_daemon(const std::string& name, std::function<void()> body);
 /// Runs `task` as an actor of its own, as spawn does, but on an actor whose earlier task ended, when one is
 /// idle (it then keeps its first host and name; what a task computes or sends names its hosts anyway). `kind`

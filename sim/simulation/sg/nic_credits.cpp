@@ -1,14 +1,38 @@
 #include "nic_credits.hpp"
 
+#include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace p2psim::sg {
 
+// SimGrid calls every model's next_occurring_event in the order they were added, the network's first, so the
+// links' usage is that of the interval about to be simulated when the buckets are asked.
+class NicCredits::Model : public simgrid::kernel::resource::Model {
+ public:
+  explicit Model(const NicCredits* credits) : simgrid::kernel::resource::Model("p2psim-nic-credits"), credits_(credits) {}
+  double next_occurring_event(double now) override { return credits_ ? credits_->next_change_in_s(now) : -1; }
+  void update_actions_state(double, double) override {}  // no actions: the buckets move in advance()
+  void forget() { credits_ = nullptr; }
+
+ private:
+  const NicCredits* credits_;
+};
+
+NicCredits::~NicCredits() {
+  if (model_) model_->forget();
+}
+
 void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner) {
+  if (!model_) {
+    auto model = std::make_shared<Model>(this);
+    model_ = model.get();
+    simgrid::s4u::Engine::get_instance()->add_model(model);
+  }
   auto* split = static_cast<simgrid::s4u::SplitDuplexLink*>(nic);
   for (Link* direction : {split->get_link_up(), split->get_link_down()}) {
     of_host_[host].push_back(buckets_.size());
@@ -28,12 +52,10 @@ void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bp
 NicCredits::Flight NicCredits::touched(const Host* from, const Host* to) {
   Flight flight;
   int n = 0;
-  bool bursting_nic = false;
   for (const bool source : {true, false}) {
     const Host* host = source ? from : to;
     const auto it = of_host_.find(host);
     if (it == of_host_.end()) continue;
-    bursting_nic = true;
     ++in_flight_[host];
     for (size_t i : it->second)
       if (!buckets_[i].followed) {
@@ -47,14 +69,6 @@ NicCredits::Flight NicCredits::touched(const Host* from, const Host* to) {
       flight.held[n++] = static_cast<int>(reverse);
     }
   }
-  if (!bursting_nic) return flight;
-  if (!watcher_started_) {
-    watcher_started_ = true;
-    wake_ = std::make_shared<Semaphore>(0);
-    spawn_daemon("nic-credits", [this] { watch(); });
-  } else {
-    wake_->release();  // its next look may be sooner now
-  }
   return flight;
 }
 
@@ -66,12 +80,8 @@ void NicCredits::released(const Host* from, const Host* to, const Flight& flight
   for (int i : flight.held) {
     if (i < 0) continue;
     Bucket& b = buckets_[static_cast<size_t>(i)];
-    if (--b.held == 0 && b.throttled) {
-      if (b.credits_bytes >= b.refilled_bytes())
-        burst_again(b);  // earned back already: bursting from now on
-      else
-        wake_->release();  // its refill counts again: the watcher's next look may be sooner
-    }
+    if (--b.held == 0 && b.throttled && b.credits_bytes >= b.refilled_bytes())
+      burst_again(b);  // earned back already: bursting from now on
   }
 }
 
@@ -80,27 +90,21 @@ void NicCredits::burst_again(Bucket& b) {
   b.direction->set_bandwidth(b.burst_bps);
 }
 
-double NicCredits::earliest_change_s() const {
-  double earliest = std::numeric_limits<double>::infinity();
+double NicCredits::next_change_in_s(double now_s) const {
+  // Nothing to change for once every actor has ended (the simulation's end is theirs).
+  if (followed_.empty() || simgrid::s4u::Engine::get_instance()->get_actor_count() == 0) return -1;
+  double soonest = std::numeric_limits<double>::infinity();
   for (size_t i : followed_) {
     const Bucket& b = buckets_[i];
-    if (!b.throttled)  // dry at the earliest when it drains as fast as it can: bursting, the whole time
-      earliest = std::min(earliest, last_s_ + b.credits_bytes / (b.burst_bps - b.baseline_bps));
-    else if (b.held == 0)  // bursting again at the earliest when it refills as fast as it can: idle, the whole time
-      earliest = std::min(earliest, last_s_ + std::max(0.0, b.refilled_bytes() - b.credits_bytes) / b.baseline_bps);
+    const double used_bps = b.direction->get_usage();
+    if (!b.throttled && used_bps > b.baseline_bps)
+      soonest = std::min(soonest, b.credits_bytes / (used_bps - b.baseline_bps));
+    else if (b.throttled && b.held == 0 && used_bps < b.baseline_bps)
+      soonest = std::min(soonest, std::max(0.0, b.refill_target_bytes() - b.credits_bytes) / (b.baseline_bps - used_bps));
   }
-  return earliest;
-}
-
-void NicCredits::watch() {
-  for (;;) {
-    const double next_s = earliest_change_s();
-    if (std::isinf(next_s))
-      wake_->acquire();
-    else
-      wake_->acquire_until(std::max(next_s, now()));  // a wake-up: the clock advances, advance() looks
-    // (Releases that piled up while it slept each bring it round once more, harmlessly.)
-  }
+  if (std::isinf(soonest)) return -1;
+  // A change due sooner than the clock can show is due at its next value, or the clock would stand still.
+  return now_s + soonest > now_s ? soonest : std::nextafter(now_s, std::numeric_limits<double>::infinity()) - now_s;
 }
 
 void NicCredits::advance(double now_s) {

@@ -5,11 +5,10 @@
 // here from the NICs' actual use in the simulation: SimGrid's rates are constant between two of its events, so
 // the balance is integrated exactly at each one (sg::Engine::run's time advances), and a NIC whose bucket runs
 // dry is set to its baseline there, and back to its burst once it has earned enough back. So that a bucket cannot
-// run dry (or refill) between two events, a daemon actor wakes the clock at the earliest instant one could (its
-// balance over its largest drain, burst less baseline; what it lacks over its largest refill, its baseline): at
-// worst a bucket that drains or refills more slowly is looked at a few more times, each closer to its end.
+// run dry (or refill) between two events, the buckets are a SimGrid resource model of their own: after the
+// network has shared its links for the next interval, SimGrid asks each model how long until something of its
+// own changes, and the buckets answer from the rates just solved, so each change is an event at its exact instant.
 #pragma once
-#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +36,14 @@ class NicCredits {
   void advance(double now_s);
   /// Per owner, when one of its directions first ran dry (-1: never).
   const std::vector<double>& exhausted_at_s() const { return exhausted_at_s_; }
+  /// At the rates SimGrid has just solved for the interval from `now_s`: how long until a followed bucket runs
+  /// dry, or a dry one has earned back its burst (-1: none will at these rates).
+  double next_change_in_s(double now_s) const;
+
+  NicCredits() = default;
+  NicCredits(const NicCredits&) = delete;
+  NicCredits& operator=(const NicCredits&) = delete;
+  ~NicCredits();
 
  private:
   struct Bucket {
@@ -56,7 +63,8 @@ class NicCredits {
     const Host* host = nullptr;
     /// What a dry bucket must earn back before it bursts again: a second's worth of burst, or a full bucket (not
     /// at every byte, or it would flutter between the two rates); to rounding, as it is approached from below.
-    double refilled_bytes() const { return std::min(capacity_bytes, burst_bps - baseline_bps) * (1 - 1e-9); }
+    double refill_target_bytes() const { return std::min(capacity_bytes, burst_bps - baseline_bps); }
+    double refilled_bytes() const { return refill_target_bytes() * (1 - 1e-9); }
   };
   std::vector<Bucket> buckets_;
   std::unordered_map<const Host*, std::vector<size_t>> of_host_;
@@ -66,12 +74,9 @@ class NicCredits {
   std::vector<size_t> followed_;
   std::vector<double> exhausted_at_s_;
   double last_s_ = 0;
-  std::shared_ptr<Semaphore> wake_;  // the watcher's: released when a transfer starts
-  bool watcher_started_ = false;
+  class Model;
+  Model* model_ = nullptr;  // SimGrid's engine owns it; it asks this object while it lives
   void burst_again(Bucket& b);
-  /// The earliest instant a followed bucket could run dry, or a dry one burst again; infinity when none can.
-  double earliest_change_s() const;
-  void watch();  // the daemon's loop
 };
 
 /// The platform's NIC credits, where transfers report the hosts they start from and to (adapter.cpp): none when
