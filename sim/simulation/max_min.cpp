@@ -7,8 +7,13 @@ namespace p2psim::simulation {
 
 void solve_max_min(std::vector<double>& slack, std::vector<MaxMinVariable>& variables) {
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
-  std::vector<double> usage(slack.size());
-  std::vector<char> fixed(variables.size(), 0), saturated(slack.size(), 0);
+  // Scratch kept between calls: computed flows solve at every event of theirs.
+  thread_local std::vector<double> usage;
+  thread_local std::vector<char> fixed, saturated;
+  thread_local std::vector<size_t> to_fix;
+  usage.assign(slack.size(), 0.0);
+  fixed.assign(variables.size(), 0);
+  saturated.assign(slack.size(), 0);
   size_t left = variables.size();
   auto fix = [&](size_t i, double value) {
     MaxMinVariable& v = variables[i];
@@ -18,7 +23,6 @@ void solve_max_min(std::vector<double>& slack, std::vector<MaxMinVariable>& vari
     for (int e = 0; e < v.elements; ++e)
       slack[v.element[e].constraint] = std::max(0.0, slack[v.element[e].constraint] - v.element[e].weight * value);
   };
-  std::vector<size_t> to_fix;
   while (left > 0) {
     std::fill(usage.begin(), usage.end(), 0.0);
     double bound_level = kInfinity;

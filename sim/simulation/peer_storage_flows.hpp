@@ -45,10 +45,59 @@ class PeerStorageFlows {
     double begins_s, remaining;
     double penalty = 0, bound = 0, value = 0;
   };
+  /// A slice's flows, as classes: the peers of one NIC with the same flows in flight (a group) are alike, so their
+  /// flows of one direction (a class) move at one rate, which SimGrid's max-min gives every one of them. A class
+  /// keeps the bytes each of its flows has moved since it had flows; a flow ends when that reaches its target.
+  struct Group {
+    double nic_bps;
+    int uploads, downloads;  // per peer
+  };
+  struct Class {
+    int flows = 0;
+    double value = 0, moved_bytes = 0;
+    struct End {
+      double target_bytes;
+      std::int64_t id;
+      size_t slot;
+      std::uint32_t generation;
+      bool operator>(const End& o) const { return target_bytes != o.target_bytes ? target_bytes > o.target_bytes : id > o.id; }
+    };
+    std::vector<End> ends;  // a heap (std::push_heap, std::greater): its first ends first; stale entries skipped
+    void reset() {  // no flows left: it starts afresh, so that its counter stays small
+      moved_bytes = 0;
+      ends.clear();
+    }
+  };
+  struct SlicedFlow {  // a moving flow of a slice, in a slot reused once it ends
+    std::int64_t id = -1;
+    int peer = 0;
+    bool upload = false;
+    size_t cls = 0;
+    double target_bytes = 0;
+    std::uint32_t generation = 0;
+  };
+  struct Begin {
+    double at_s;
+    std::int64_t id;
+    int peer;
+    bool upload;
+    double bytes;
+    bool operator>(const Begin& o) const { return at_s != o.at_s ? at_s > o.at_s : id > o.id; }
+  };
+  struct Slice {
+    std::vector<Group> groups;
+    std::vector<Class> classes;  // 2 per group: its downloads, its uploads
+    std::vector<SlicedFlow> slots;
+    std::vector<size_t> free_slots;
+    std::vector<std::vector<size_t>> peer_slots;  // per peer of the slice: its moving flows
+    std::vector<int> uploads, downloads;          // per peer of the slice
+    std::priority_queue<Begin, std::vector<Begin>, std::greater<>> begins;
+  };
   struct System {  // a slice's peers, or one peer
     int first_peer = 0, peers = 0;
     double slice_bps = 0;  // 0: no slice
-    std::vector<Flow> waiting, moving;
+    std::vector<Flow> waiting, moving;  // a peer's own system
+    Slice slice;                        // a slice's
     double last_s = 0, next_s = 0;
     std::uint64_t version = 0;  // its entry in the queue is stale when this moved on
   };
@@ -59,10 +108,15 @@ class PeerStorageFlows {
     bool operator>(const Due& o) const { return at_s != o.at_s ? at_s > o.at_s : system > o.system; }
   };
 
-  double penalty_of(const System& sys, int peer) const;
+  double penalty_of(double nic_bps, double slice_bps) const;
   /// The system's flows at `now_s`: those that ended, those that begin, new rates and the next event.
   void step(System& sys, double now_s, std::vector<std::int64_t>& ended);
   void solve(System& sys);
+  void step_slice(System& sys, double now_s, std::vector<std::int64_t>& ended);
+  void solve_slice(System& sys);
+  /// Moves a slice's peer's moving flows to the classes of its current group, each with the bytes it has left.
+  void regroup(System& sys, int local_peer);
+  size_t group_of(Slice& slice, double nic_bps, int uploads, int downloads);
   void reschedule(size_t index);
 
   sg::NetworkFactors f_;
@@ -74,6 +128,9 @@ class PeerStorageFlows {
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::int64_t next_id_ = 0;
   std::vector<MaxMinVariable> variables_;  // solve's, kept to spare an allocation per event
+  std::vector<double> slack_;
+  std::vector<size_t> variable_class_;
+  std::vector<int> changed_;  // step_slice's: the slice's peers whose flows in flight changed
 };
 
 }  // namespace p2psim::simulation
