@@ -480,6 +480,28 @@ TEST_CASE("network credits: a direction that drains slower than it could runs dr
   CHECK(result["probe_s"][1].get<double>() == doctest::Approx(21.01 + 1e7 / 5.5e7).epsilon(1e-12));
 }
 
+TEST_CASE("network credits: an 'up to' NIC with no credits runs at its baseline from the start") {
+  // 100 MB/s burst, 10 MB/s baseline, no credits (a profile may say nic_credit_s="0"): a 100 MB upload takes 10 s.
+  // (A bucket of nothing once bursted and ran dry at every step of the clock, and the run never ended.)
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.servers.clear();
+    spec.peers = {{"peer-0", 1.0, 1e8, 0, 1e7, 0}};
+    const auto platform = sg::build_platform(spec);
+    nlohmann::json j;
+    sg::spawn("upload", platform.peers[0], [&] {
+      sg::transfer(platform.peers[0], platform.storage, 1e8);
+      j["upload_s"] = sg::now();
+    });
+    engine.run();
+    j["dry_at_s"] = platform.nic_credits->exhausted_at_s().at(0);
+    return j.dump();
+  }));
+  CHECK(result["upload_s"].get<double>() == doctest::Approx(10.0).epsilon(1e-12));
+  CHECK(result["dry_at_s"].get<double>() == 0.0);
+}
+
 TEST_CASE("network credits: a server's 'up to' NIC bursts and runs dry as a peer's does") {
   // A parameter server's or database's NIC (it had stayed at its baseline): 100 MB/s burst, 10 MB/s baseline,
   // 45 MB of credits each way; the peer's NIC 1 GB/s, no single-flow cap. A 100 MB push into the server drains

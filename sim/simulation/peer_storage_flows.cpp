@@ -274,15 +274,13 @@ void PeerStorageFlows::step_slice(System& sys, double now_s, std::vector<std::in
 }
 
 void PeerStorageFlows::solve_slice(System& sys) {
-  // Constraints: per group, its peers' NIC up and down (one peer's: every peer of the group carries the same),
-  // then the slice's up (from storage) and down (to storage). A class stands for its flows: it weighs its count on
-  // the slice, and a peer's count of such flows on the group's NICs.
+  // Constraints: the slice's up (from storage) and down (to storage), then per group with flows its peers' NIC up
+  // and down (one peer's: every peer of the group carries the same). A class stands for its flows: it weighs its
+  // count on the slice, and a peer's count of such flows on the group's NICs.
   Slice& slice = sys.slice;
-  const size_t groups = slice.groups.size();
-  slack_.resize(2 * groups + 2);
-  for (size_t g = 0; g < groups; ++g) slack_[2 * g] = slack_[2 * g + 1] = slice.groups[g].nic_bps;
-  const size_t slice_up = 2 * groups, slice_down = 2 * groups + 1;
-  slack_[slice_up] = slack_[slice_down] = sys.slice_bps;
+  constexpr size_t slice_up = 0, slice_down = 1, none = static_cast<size_t>(-1);
+  slack_.assign({sys.slice_bps, sys.slice_bps});
+  nic_constraint_.assign(slice.groups.size(), none);
   const double xs = f_.cross_traffic_share;
   variables_.clear();
   variable_class_.clear();
@@ -292,6 +290,11 @@ void PeerStorageFlows::solve_slice(System& sys) {
     const size_t g = c / 2;
     const bool upload = c % 2 == 1;
     const Group& group = slice.groups[g];
+    if (nic_constraint_[g] == none) {
+      nic_constraint_[g] = slack_.size();
+      slack_.insert(slack_.end(), {group.nic_bps, group.nic_bps});
+    }
+    const size_t nic_up = nic_constraint_[g], nic_down = nic_up + 1;
     const double per_peer = upload ? group.uploads : group.downloads;
     MaxMinVariable v;
     v.penalty = penalty_of(group.nic_bps, sys.slice_bps);
@@ -299,8 +302,8 @@ void PeerStorageFlows::solve_slice(System& sys) {
     // An upload crosses its NIC up and the slice down (storage's side of the link: platform.cpp's routes), its
     // ACKs the reverse; a download the other way round.
     int k = 0;
-    v.element[k++] = {2 * g + (upload ? 0 : 1), per_peer};
-    if (xs > 0) v.element[k++] = {2 * g + (upload ? 1 : 0), xs * per_peer};
+    v.element[k++] = {upload ? nic_up : nic_down, per_peer};
+    if (xs > 0) v.element[k++] = {upload ? nic_down : nic_up, xs * per_peer};
     v.element[k++] = {upload ? slice_down : slice_up, static_cast<double>(cls.flows)};
     if (xs > 0) v.element[k++] = {upload ? slice_up : slice_down, xs * cls.flows};
     v.elements = k;

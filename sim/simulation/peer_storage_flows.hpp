@@ -130,6 +130,7 @@ class PeerStorageFlows {
   std::vector<MaxMinVariable> variables_;  // solve's, kept to spare an allocation per event
   std::vector<double> slack_;
   std::vector<size_t> variable_class_;
+  std::vector<size_t> nic_constraint_;  // solve_slice's: per group, its NICs' first constraint (or none)
   std::vector<int> changed_;  // step_slice's: the slice's peers whose flows in flight changed
 };
 

@@ -10,30 +10,38 @@
 
 namespace p2psim::sg {
 
-// SimGrid calls every model's next_occurring_event in the order they were added, the network's first, so the
-// links' usage is that of the interval about to be simulated when the buckets are asked.
-class NicCredits::Model : public simgrid::kernel::resource::Model {
+namespace {
+// SimGrid calls every model's next_occurring_event in the order they were added (this one after the network,
+// which SimGrid makes with the platform's root zone), so the links' usage is that of the interval about to be
+// simulated when the buckets are asked.
+class CreditsModel : public simgrid::kernel::resource::Model {
  public:
-  explicit Model(const NicCredits* credits) : simgrid::kernel::resource::Model("p2psim-nic-credits"), credits_(credits) {}
-  double next_occurring_event(double now) override { return credits_ ? credits_->next_change_in_s(now) : -1; }
-  void update_actions_state(double, double) override {}  // no actions: the buckets move in advance()
-  void forget() { credits_ = nullptr; }
+  explicit CreditsModel(std::weak_ptr<const NicCredits> credits)
+      : simgrid::kernel::resource::Model("p2psim-nic-credits"), credits_(std::move(credits)) {}
+  double next_occurring_event(double now) override {
+    const auto credits = credits_.lock();
+    return credits ? credits->next_change_in_s(now) : -1;
+  }
+  void update_actions_state(double, double) override {}  // no actions: the buckets move in NicCredits::advance
 
  private:
-  const NicCredits* credits_;
+  std::weak_ptr<const NicCredits> credits_;
 };
-
-NicCredits::~NicCredits() {
-  if (model_) model_->forget();
-}
+}  // namespace
 
 void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner) {
-  if (!model_) {
-    auto model = std::make_shared<Model>(this);
-    model_ = model.get();
-    simgrid::s4u::Engine::get_instance()->add_model(model);
-  }
+  if (owner >= 0 && static_cast<size_t>(owner) >= exhausted_at_s_.size())
+    exhausted_at_s_.resize(static_cast<size_t>(owner) + 1, -1);
   auto* split = static_cast<simgrid::s4u::SplitDuplexLink*>(nic);
+  if (bucket_bytes <= 0) {  // nothing to burst on: its baseline, dry from the start
+    for (Link* direction : {split->get_link_up(), split->get_link_down()}) direction->set_bandwidth(baseline_bps);
+    if (owner >= 0) exhausted_at_s_[static_cast<size_t>(owner)] = 0;
+    return;
+  }
+  if (!model_added_) {
+    model_added_ = true;
+    simgrid::s4u::Engine::get_instance()->add_model(std::make_shared<CreditsModel>(weak_from_this()));
+  }
   for (Link* direction : {split->get_link_up(), split->get_link_down()}) {
     of_host_[host].push_back(buckets_.size());
     Bucket b;
@@ -45,8 +53,6 @@ void NicCredits::add(Host* host, Link* nic, double baseline_bps, double burst_bp
     b.host = host;
     buckets_.push_back(b);
   }
-  if (owner >= 0 && static_cast<size_t>(owner) >= exhausted_at_s_.size())
-    exhausted_at_s_.resize(static_cast<size_t>(owner) + 1, -1);
 }
 
 NicCredits::Flight NicCredits::touched(const Host* from, const Host* to) {
@@ -93,13 +99,15 @@ void NicCredits::burst_again(Bucket& b) {
 double NicCredits::next_change_in_s(double now_s) const {
   // Nothing to change for once every actor has ended (the simulation's end is theirs).
   if (followed_.empty() || simgrid::s4u::Engine::get_instance()->get_actor_count() == 0) return -1;
+  // A dry direction that carries nothing bursts again unseen: advance() finds it refilled at the next event,
+  // before anything can cross it. (Were it an event, a run whose actors wait for ever would go on refilling.)
   double soonest = std::numeric_limits<double>::infinity();
   for (size_t i : followed_) {
     const Bucket& b = buckets_[i];
     const double used_bps = b.direction->get_usage();
     if (!b.throttled && used_bps > b.baseline_bps)
       soonest = std::min(soonest, b.credits_bytes / (used_bps - b.baseline_bps));
-    else if (b.throttled && b.held == 0 && used_bps < b.baseline_bps)
+    else if (b.throttled && b.held == 0 && used_bps > 0 && used_bps < b.baseline_bps)
       soonest = std::min(soonest, std::max(0.0, b.refill_target_bytes() - b.credits_bytes) / (b.baseline_bps - used_bps));
   }
   if (std::isinf(soonest)) return -1;

@@ -9,6 +9,7 @@
 // network has shared its links for the next interval, SimGrid asks each model how long until something of its
 // own changes, and the buckets answer from the rates just solved, so each change is an event at its exact instant.
 #pragma once
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -16,10 +17,11 @@
 
 namespace p2psim::sg {
 
-class NicCredits {
+class NicCredits : public std::enable_shared_from_this<NicCredits> {
  public:
   /// `nic` (a split-duplex link; its two directions each get a bucket) of `host` bursts to `burst_bps` on a
-  /// bucket of `bucket_bytes` above its `baseline_bps`. `owner`: an index reported with the first exhaustion (a peer's; -1: not reported, a server's).
+  /// bucket of `bucket_bytes` above its `baseline_bps` (none: it runs at its baseline from the start). Call it
+  /// on an object a std::shared_ptr owns: SimGrid's engine asks it through a std::weak_ptr. `owner`: an index reported with the first exhaustion (a peer's; -1: not reported, a server's).
   void add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner);
   bool any() const { return !buckets_.empty(); }
   /// The buckets a transfer in flight holds back from bursting again (below): at most its source's download
@@ -39,11 +41,6 @@ class NicCredits {
   /// At the rates SimGrid has just solved for the interval from `now_s`: how long until a followed bucket runs
   /// dry, or a dry one has earned back its burst (-1: none will at these rates).
   double next_change_in_s(double now_s) const;
-
-  NicCredits() = default;
-  NicCredits(const NicCredits&) = delete;
-  NicCredits& operator=(const NicCredits&) = delete;
-  ~NicCredits();
 
  private:
   struct Bucket {
@@ -74,8 +71,7 @@ class NicCredits {
   std::vector<size_t> followed_;
   std::vector<double> exhausted_at_s_;
   double last_s_ = 0;
-  class Model;
-  Model* model_ = nullptr;  // SimGrid's engine owns it; it asks this object while it lives
+  bool model_added_ = false;  // to SimGrid's engine, which asks this object while it lives
   void burst_again(Bucket& b);
 };
 
