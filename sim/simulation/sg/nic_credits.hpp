@@ -21,7 +21,8 @@ class NicCredits : public std::enable_shared_from_this<NicCredits> {
  public:
   /// `nic` (a split-duplex link; its two directions each get a bucket) of `host` bursts to `burst_bps` on a
   /// bucket of `bucket_bytes` above its `baseline_bps` (none: it runs at its baseline from the start). Call it
-  /// on an object a std::shared_ptr owns: SimGrid's engine asks it through a std::weak_ptr. `owner`: an index reported with the first exhaustion (a peer's; -1: not reported, a server's).
+  /// on an object a std::shared_ptr owns: SimGrid's engine asks it through a std::weak_ptr. `owner`: an index
+  /// reported with the first exhaustion (a peer's; -1: not reported, a server's).
   void add(Host* host, Link* nic, double baseline_bps, double burst_bps, double bucket_bytes, int owner);
   bool any() const { return !buckets_.empty(); }
   /// The buckets a transfer in flight holds back from bursting again (below): at most its source's download
