@@ -70,6 +70,40 @@ TEST_CASE("ring all-reduce, 4 peers: 2(N-1) steps of |g|/N bytes over peer-to-pe
   CHECK(r.ledger.instances[0].type == "t2.large");
 }
 
+TEST_CASE("ring all-reduce in a cluster placement group: each chunk moves at the single-flow cap inside one, by hand") {
+  // EC2 caps one flow between two instances lower outside a cluster placement group (5 Gbit/s) than inside one
+  // (10 Gbit/s). Here both caps lie below the t2.large NIC's 62.5 MB/s (59.5 with the acks of the chunk it
+  // receives): 30 MB/s outside, 50 MB/s inside. Each of the 3 all-gather steps moves |g|/4 at the cap.
+  const std::string caps = R"(
+    <override select="network/@single_flow_bps" value="3e7"/>
+    <override select="network/@single_flow_placement_group_bps" value="5e7"/>)";
+  for (const bool placed : {false, true}) {
+    TempDir dir;
+    std::string body = experiment(4, R"(<system name="ring" strategy="ring_allreduce"/>)");
+    if (placed) body.replace(body.find("instance_type=\"t2.large\""), 24, R"(instance_type="t2.large" placement="cluster")");
+    auto s = fixture::scenario(write_experiment(dir, body, caps));
+    CHECK(s.experiment.cluster_placement == placed);
+    const auto r = fixture::simulate(s, "ring");
+    const double chunk_s = kGradient / 4 / (placed ? 5e7 : 3e7);
+    for (int peer = 0; peer < 4; ++peer)
+      CHECK(peer_phase_total(r, peer, Phase::AllGather) == doctest::Approx(3 * chunk_s).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("peers' placement: anything but none or cluster is refused, naming the line and field") {
+  TempDir dir;
+  std::string body = experiment(2, R"(<system name="ring" strategy="ring_allreduce"/>)");
+  body.replace(body.find("instance_type=\"t2.large\""), 24, R"(instance_type="t2.large" placement="spread")");
+  const std::string path = write_experiment(dir, body);
+  try {
+    fixture::scenario(path);
+    FAIL("a placement of 'spread' was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.field == "peers/@placement");
+    CHECK(e.line > 0);
+  }
+}
+
 TEST_CASE("ring all-reduce with a straggler: the ring waits for its slowest member and moves at its pace") {
   // Peer 2's CPU is 3x slower: it computes last, and each of its steps adds its chunk 3x slower. In a ring every
   // peer's last step depends, through its predecessors, on every peer's steps, so all end together.

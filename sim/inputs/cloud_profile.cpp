@@ -162,9 +162,10 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   if (sim.attribute("cross_traffic")) model.cross_traffic = xml.boolean(sim, "cross_traffic");
 
   auto net = required("network");
-  xml.check_names(net, {"one_way_latency_s", "single_flow_bps", kSource});
+  xml.check_names(net, {"one_way_latency_s", "single_flow_bps", "single_flow_placement_group_bps", kSource});
   p.one_way_latency_s = xml.number(net, "one_way_latency_s", 0, 10);
   p.single_flow_bps = xml.number_or(net, "single_flow_bps", 1, 1e13, 0);
+  p.single_flow_placement_group_bps = xml.number_or(net, "single_flow_placement_group_bps", 1, 1e13, 0);
 
   auto runtime = required("runtime");
   xml.check_names(runtime, {"baseline_mb", kSource});

@@ -111,6 +111,9 @@ struct CloudProfile {
   NetworkModel network_model;
   double one_way_latency_s = 0;
   double single_flow_bps = 0;  // what one flow between two instances carries at most; 0: no limit of its own
+  /// The same between instances in one cluster placement group (an experiment's <peers placement="cluster">);
+  /// 0: as outside one.
+  double single_flow_placement_group_bps = 0;
   double runtime_baseline_mb = 0;  // the training process before any model (Python + torch + torchvision)
   std::map<std::string, InstanceType> instance_types;
   FunctionServiceParams functions;

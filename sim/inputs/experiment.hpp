@@ -63,6 +63,7 @@ struct Experiment {
   };
   int peers = 0;                       // every group's together
   std::vector<PeerGroup> peer_groups;  // one, of every peer, without <group>
+  bool cluster_placement = false;       // <peers placement="cluster">: the instances share a cluster placement group
   /// The peers' instance type(s) as one label, for tables and CSV: "t2.large", or "8xt3.medium+4xc5.large".
   std::string instance_type;
   /// The group peer `peer` belongs to.

@@ -75,7 +75,10 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   spec.one_way_latency_s = p.one_way_latency_s;
   spec.storage_aggregate_bps = p.storage.aggregate_bandwidth_bps;
   spec.storage_stream_bps = p.storage.stream_bandwidth_bps;
-  spec.single_flow_bps = p.single_flow_bps;
+  // One flow between two instances: capped lower outside a cluster placement group than inside one.
+  spec.single_flow_bps = s.experiment.cluster_placement && p.single_flow_placement_group_bps > 0
+                             ? p.single_flow_placement_group_bps
+                             : p.single_flow_bps;
   spec.cross_traffic = p.network_model.cross_traffic.value_or(true);  // SimGrid's default: on
   spec.peer_storage_streams = spec.function_storage_streams = transfers.max_streams;
   spec.broker_nic_bps = p.broker.nic_bandwidth_bps;
