@@ -36,8 +36,6 @@ PeerStorageFlows::PeerStorageFlows(const sg::NetworkFactors& factors, double rou
       sys.next_s = kInfinity;
       const auto peers = static_cast<size_t>(sys.peers);
       sys.slice.peer_slots.resize(peers);
-      sys.slice.uploads.assign(peers, 0);
-      sys.slice.downloads.assign(peers, 0);
       systems_.push_back(std::move(sys));
     }
   }
@@ -169,7 +167,10 @@ void PeerStorageFlows::regroup(System& sys, int local_peer) {
   const auto j = static_cast<size_t>(local_peer);
   if (slice.peer_slots[j].empty()) return;
   const double nic = nic_bps_[static_cast<size_t>(sys.first_peer + local_peer)];
-  const size_t group = group_of(slice, nic, slice.uploads[j], slice.downloads[j]);
+  int uploads = 0;
+  for (size_t slot : slice.peer_slots[j]) uploads += slice.slots[slot].upload;
+  const int downloads = static_cast<int>(slice.peer_slots[j].size()) - uploads;
+  const size_t group = group_of(slice, nic, uploads, downloads);
   for (size_t slot : slice.peer_slots[j]) {
     SlicedFlow& flow = slice.slots[slot];
     const size_t to = 2 * group + (flow.upload ? 1 : 0);
@@ -205,7 +206,7 @@ void PeerStorageFlows::step_slice(System& sys, double now_s, std::vector<std::in
     while (cls.flows > 0 && !cls.ends.empty()) {
       const Class::End top = cls.ends.front();
       SlicedFlow& flow = slice.slots[top.slot];
-      const bool stale = flow.generation != top.generation || flow.id != top.id;
+      const bool stale = !slice.live(top);
       // Ended, or so close to its end that the clock could not show the rest: now + remaining / rate is now.
       const double remaining = top.target_bytes - cls.moved_bytes;
       if (!stale && !(remaining <= kPrecision * rate || now_s + remaining / rate <= now_s)) break;
@@ -214,7 +215,6 @@ void PeerStorageFlows::step_slice(System& sys, double now_s, std::vector<std::in
       if (stale) continue;
       ended.push_back(flow.id);
       const auto j = static_cast<size_t>(flow.peer - sys.first_peer);
-      (flow.upload ? slice.uploads : slice.downloads)[j] -= 1;
       auto& mine = slice.peer_slots[j];
       mine.erase(std::find(mine.begin(), mine.end(), top.slot));
       changed.push_back(flow.peer - sys.first_peer);
@@ -246,9 +246,7 @@ void PeerStorageFlows::step_slice(System& sys, double now_s, std::vector<std::in
     flow.upload = b.upload;
     flow.target_bytes = b.bytes;
     flow.generation = 0;  // not in a class yet: regroup places it with all its bytes left
-    const auto j = static_cast<size_t>(b.peer - sys.first_peer);
-    (b.upload ? slice.uploads : slice.downloads)[j] += 1;
-    slice.peer_slots[j].push_back(slot);
+    slice.peer_slots[static_cast<size_t>(b.peer - sys.first_peer)].push_back(slot);
     changed.push_back(b.peer - sys.first_peer);
   }
   // Ended in the order the flows were made, whatever their classes.
@@ -261,9 +259,7 @@ void PeerStorageFlows::step_slice(System& sys, double now_s, std::vector<std::in
   double next = slice.begins.empty() ? kInfinity : slice.begins.top().at_s;
   for (auto& cls : slice.classes) {
     while (cls.flows > 0 && !cls.ends.empty()) {
-      const Class::End& top = cls.ends.front();
-      const SlicedFlow& flow = slice.slots[top.slot];
-      if (flow.generation == top.generation && flow.id == top.id) break;
+      if (slice.live(cls.ends.front())) break;
       std::pop_heap(cls.ends.begin(), cls.ends.end(), std::greater<>());
       cls.ends.pop_back();
     }

@@ -90,8 +90,9 @@ class PeerStorageFlows {
     std::vector<SlicedFlow> slots;
     std::vector<size_t> free_slots;
     std::vector<std::vector<size_t>> peer_slots;  // per peer of the slice: its moving flows
-    std::vector<int> uploads, downloads;          // per peer of the slice
     std::priority_queue<Begin, std::vector<Begin>, std::greater<>> begins;
+    /// Whether a class's entry still stands for its flow (not one that moved class or ended, its slot reused).
+    bool live(const Class::End& e) const { return slots[e.slot].generation == e.generation && slots[e.slot].id == e.id; }
   };
   struct System {  // a slice's peers, or one peer
     int first_peer = 0, peers = 0;
