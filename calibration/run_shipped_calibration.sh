@@ -23,6 +23,7 @@ all_batches=1,2,4,8,16,32,64,128,256,512,1024
 "$P2PSIM" calibrate -m mobilenet_v3_small@3x29x29 --batch-sizes 2,4,8,16,32,64,128,256,512,1024 $steps \
   -o "$out/train_steps_mobilenet_v3_small.csv"
 "$P2PSIM" calibrate -m mnist_cnn@1x28x28 --batch-sizes $all_batches $steps -o "$out/train_steps_mnist_cnn.csv"
+"$P2PSIM" calibrate -m quickstart_mlp@1x28x28 --batch-sizes $all_batches $steps -o "$out/train_steps_quickstart_mlp.csv"
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \
@@ -50,3 +51,5 @@ m="--threads 1 --warmup 1 --no-tensor-ops --memory-only"
   -o "$out/train_steps_memory_resnet18_cifar.csv"
 "$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 1,2,4,8,16,32,64 $m \
   -o "$out/train_steps_memory_mobilenet_v2_224.csv"
+"$P2PSIM" calibrate -m quickstart_mlp@1x28x28 --batch-sizes $all_batches $m \
+  -o "$out/train_steps_memory_quickstart_mlp.csv"

@@ -28,6 +28,8 @@ const std::vector<ModelInfo>& zoo() {
       {"mobilenet_v3_small", "MobileNetV3-small (torchvision layout)", {3, 224, 224},
        classes_only(make_mobilenet_v3_small)},
       {"mnist_cnn", "CNN of PyTorch's examples/mnist (conv32, conv64, fc128)", {1, 28, 28}, make_mnist_cnn},
+      {"quickstart_mlp", "MLP of PyTorch's Quickstart tutorial (fc512, fc512, fc-classes, ReLU after each)", {1, 28, 28},
+       make_quickstart_mlp},
   };
   return models;
 }

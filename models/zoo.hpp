@@ -28,5 +28,6 @@ NetPtr make_squeezenet1_1(int64_t num_classes);
 NetPtr make_mobilenet_v2(int64_t num_classes);
 NetPtr make_mobilenet_v3_small(int64_t num_classes);
 NetPtr make_mnist_cnn(int64_t num_classes, const InputShape& input);
+NetPtr make_quickstart_mlp(int64_t num_classes, const InputShape& input);
 
 }  // namespace p2psim::models

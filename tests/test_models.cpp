@@ -16,20 +16,23 @@ TEST_CASE("parameter counts equal torchvision's with 1000 classes") {
   }
 }
 
-TEST_CASE("parameter counts of the CIFAR variants and the MNIST CNN") {
+TEST_CASE("parameter counts of the CIFAR variants, the MNIST CNN and the Quickstart MLP") {
   // kuangliu/pytorch-cifar ResNet18 and PyTorch's examples/mnist Net; VGG-11-BN keeps its conv biases.
   CHECK(parameter_count(*make_resnet18_cifar(10)) == 11173962);
   CHECK(parameter_count(*make_mnist_cnn(10, {1, 28, 28})) == 1199882);
   CHECK(parameter_count(*make_vgg11_cifar(10)) == 9231114);
   // The 10-class torchvision VGG-11 the paper trained: ~515 MB of float32 gradient.
   CHECK(parameter_count(*make_vgg11(10)) == 128807306);
+  // PyTorch's Quickstart MLP, weights and biases by hand: 784x512 + 512, 512x512 + 512, 512x10 + 10.
+  CHECK(parameter_count(*make_quickstart_mlp(10, {1, 28, 28})) == 784 * 512 + 512 + 512 * 512 + 512 + 512 * 10 + 10);
 }
 
 TEST_CASE("forward passes give [batch, classes] at the paper's input sizes") {
   const std::tuple<const char*, InputShape> cases[] = {
       {"vgg11", {3, 32, 32}},         {"squeezenet1_1", {3, 21, 21}}, {"mobilenet_v3_small", {3, 29, 29}},
       {"mobilenet_v2", {3, 64, 64}},  {"resnet18", {3, 64, 64}},      {"vgg11_cifar", {3, 32, 32}},
-      {"resnet18_cifar", {3, 32, 32}}, {"mnist_cnn", {1, 28, 28}},     {"mnist_cnn", {3, 32, 32}}};
+      {"resnet18_cifar", {3, 32, 32}}, {"mnist_cnn", {1, 28, 28}},     {"mnist_cnn", {3, 32, 32}},
+      {"quickstart_mlp", {1, 28, 28}}};
   for (const auto& [name, shape] : cases) {
     CAPTURE(name);
     auto net = build_model(name, 7, shape);
