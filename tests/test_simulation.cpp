@@ -691,6 +691,26 @@ TEST_CASE("network: an LV08 transfer takes 13.01 x the latency plus the bytes at
   CHECK(phase_of(run, 0, Phase::DataFetch) == doctest::Approx(expected).epsilon(1e-9));
 }
 
+TEST_CASE("network: a profile's latency factor replaces LV08's (the shipped profile's, from EC2 ping-pongs)") {
+  // As above, with simulation/@latency_factor 1.22 (platforms/aws_us_east_1.xml: a message over an open TCP
+  // connection between EC2 instances costs about one latency, not slow start's 13.01): 11.79 latencies less.
+  TempDir dir;
+  const auto path = write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none"/>
+    <peers count="1" instance_type="t2.large"/>
+    <systems><system name="peer" strategy="ring_allreduce"/></systems>)",
+                                     R"(
+    <override select="simulation/@network_model" value="LV08"/>
+    <override select="simulation/@latency_factor" value="1.22"/>
+    <override select="network/@one_way_latency_s" value="0.00017"/>)");
+  const auto s = fixture::scenario(path);
+  REQUIRE(s.profile.network_model.latency_factor.value_or(0) == 1.22);
+  const auto run = fixture::simulate(s, "peer");
+  const double expected = 0.15 + 1.22 * 0.00017 + 60000.0 * 3136 / (0.97 * 62.5e6);
+  CHECK(phase_of(run, 0, Phase::DataFetch) == doctest::Approx(expected).epsilon(1e-9));
+}
+
 namespace {
 // A run's output up to which of several tied participants goes first: peers whose events fall at the same
 // instant may be served in another order when SimGrid's solver sees other links (their times trade places,
