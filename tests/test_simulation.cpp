@@ -143,6 +143,48 @@ TEST_CASE("serialisation: every tensor that crosses a process boundary is (de)se
         doctest::Approx(0.5 + 0.25).epsilon(1e-9));
 }
 
+TEST_CASE("input pipeline: a step also pays for making its batch, on one thread, when the workload says so") {
+  // The hand calibration plus a to_tensor pipeline that takes 0.5 s for 1,000 samples and 30 s for 60,000 (one
+  // thread of the calibration CPU). One m5.xlarge peer (4 vCPUs) computes its 60,000-sample minibatch: 30 s more at
+  // its speed factor, on one thread whatever its vCPUs. A function of 885 MB (half a vCPU) computes the same
+  // minibatch: 30 s at its speed, time-sliced to about twice that.
+  TempDir dir;
+  std::ofstream(dir.path("with_pipeline.csv"))
+      << read_text(fixture::kSource + "/tests/data/hand_calibration.csv")
+      << "input_pipeline,to_tensor,10,1x28x28,1000,1,0,784,3136,0,0.5\n"
+      << "input_pipeline,to_tensor,10,1x28x28,60000,1,0,784,3136,0,30\n";
+  auto experiment = [&](const std::string& pipeline) {
+    const auto path = write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none" input_pipeline=")" + pipeline + R"("/>
+    <peers count="1" instance_type="m5.xlarge"/>
+    <functions memory_mb="885"/>)");
+    std::string text = read_text(path);
+    const std::string hand = fixture::kSource + "/tests/data/hand_calibration.csv";
+    text.replace(text.find(hand), hand.size(), dir.path("with_pipeline.csv"));
+    std::ofstream(dir.path(pipeline + ".xml")) << text;
+    return fixture::scenario(dir.path(pipeline + ".xml"));
+  };
+  const auto none = experiment("none"), charged = experiment("to_tensor");
+  REQUIRE(charged.function_vcpus == doctest::Approx(885.0 / 1769));  // a vCPU per 1,769 MB
+  for (const char* system : {"instance", "serverless"}) {
+    CAPTURE(system);
+    const bool peer = std::string(system) == "instance";
+    const double expected = peer ? 30 / charged.speed_factor(StepTarget::Peer)
+                                 : 30 / charged.speed_factor(StepTarget::Function) / (885.0 / 1769);
+    CHECK(phase_total(fixture::simulate(charged, system), Phase::Compute) -
+              phase_total(fixture::simulate(none, system), Phase::Compute) ==
+          doctest::Approx(expected).epsilon(1e-9));
+  }
+  // Bad input: an unknown pipeline, and one the calibration does not hold for this input shape.
+  CHECK_THROWS_WITH_AS(experiment("pil"), doctest::Contains("input_pipeline"), InputError);
+  CHECK_THROWS_WITH_AS(fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              input_pipeline="to_tensor"/>
+    <peers count="1" instance_type="m5.xlarge"/>)")),
+                       doctest::Contains("workload/@input_pipeline"), InputError);
+}
+
 TEST_CASE("a container stays warm within the keep-alive and is cold again after it") {
   TempDir dir;
   const std::string body = R"(

@@ -90,7 +90,7 @@ std::vector<Sample> read_samples(const std::string& path) {
       s.line = line;
       if (!(s.seconds > 0) || !std::isfinite(s.seconds)) throw InputError(path, line, "seconds", "must be > 0");
       if (s.threads < 1) throw InputError(path, line, "threads", "must be >= 1");
-      if (s.kernel.rfind("train_step", 0) == 0 && s.batch < 1)
+      if ((s.kernel.rfind("train_step", 0) == 0 || s.kernel == "input_pipeline") && s.batch < 1)
         throw InputError(path, line, "batch_size", "must be >= 1");
       if (s.elements < 1) throw InputError(path, line, "elements", "must be >= 1");
       out.push_back(s);
@@ -115,6 +115,7 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
   // (model, shape) -> threads -> batch -> samples (seconds, and CPU time / wall time); kernel -> x -> samples
   std::map<std::pair<std::string, std::string>, std::map<int, Groups>> steps, busy;
   std::map<std::string, Groups> ops;
+  std::map<std::pair<std::string, std::string>, Groups> pipelines;  // (pipeline, shape) -> batch -> seconds
   // (model, shape) -> batch -> bytes, from memory-only runs and from the memory run after timed samples.
   // Memory-only runs win where both exist: the shipped timing runs keep freed memory mapped (see
   // calibration/README.md, "Allocator"), which raises the peak above what glibc's defaults give.
@@ -136,6 +137,9 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
         if (s.peak_rss_bytes > 0 && s.runtime_rss_bytes > 0 && s.peak_rss_bytes > s.runtime_rss_bytes)
           (s.kernel == "train_step_memory" ? memory : memory_with_timing)[key][batch].push_back(
               static_cast<double>(s.peak_rss_bytes - s.runtime_rss_bytes));
+      }
+      else if (s.kernel == "input_pipeline") {
+        if (s.threads == 1) pipelines[{s.model, s.input_shape}][static_cast<double>(s.batch)].push_back(s.seconds);
       }
       else if (s.threads == 1 && s.kernel == "average")
         ops["average"][static_cast<double>(s.n_tensors * s.elements)].push_back(s.seconds);
@@ -167,6 +171,7 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
     fits->steps[key] = std::move(f);
   }
   for (const auto& [kernel, groups] : ops) fits->tensor_ops[kernel] = make_curve(groups);
+  for (const auto& [key, groups] : pipelines) fits->pipelines[key] = make_curve(groups);
   for (const auto& [key, groups] : memory_with_timing) fits->memory[key] = make_curve(groups);
   for (const auto& [key, groups] : memory) fits->memory[key] = make_curve(groups);
   ComputeModel cm;
@@ -279,6 +284,20 @@ double ComputeModel::step_memory_bytes(const std::string& model, const std::stri
   if (batch < lo || batch > hi)
     throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) +
                             " is outside the memory calibration of " + model + "@" + input_shape);
+  return std::max(0.0, c(batch));
+}
+
+double ComputeModel::input_pipeline_seconds(const std::string& pipeline, const std::string& input_shape,
+                                            double batch) const {
+  auto it = fits_->pipelines.find({pipeline, input_shape});
+  if (it == fits_->pipelines.end())
+    throw std::out_of_range("no input_pipeline samples of '" + pipeline + "' for " + input_shape +
+                            " (calibration/python/input_pipeline.py times them)");
+  const Curve& c = it->second;
+  const double lo = c.xs.front() / kExtrapolationFactor, hi = c.xs.back() * kExtrapolationFactor;
+  if (batch < lo || batch > hi)
+    throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) +
+                            " is outside the input pipeline calibration of '" + pipeline + "' for " + input_shape);
   return std::max(0.0, c(batch));
 }
 

@@ -52,6 +52,12 @@ class ComputeModel {
   double step_memory_bytes(const std::string& model, const std::string& input_shape, double batch) const;
   bool has_memory(const std::string& model, const std::string& input_shape) const;
 
+  /// Seconds one thread of the calibration CPU takes to turn `batch` samples of `input_shape` into a batch of
+  /// tensors with input pipeline `pipeline` ("to_tensor": a PyTorch DataLoader's dataset step, ToTensor and
+  /// collate; calibration/python/input_pipeline.py). Throws std::out_of_range when not calibrated or when the
+  /// batch is beyond the extrapolation limits of training steps.
+  double input_pipeline_seconds(const std::string& pipeline, const std::string& input_shape, double batch) const;
+
   /// Seconds to average `n` float32 gradients of `elements` entries (running sum, then a division), 1 thread.
   double average_seconds(double elements, int n) const;
   /// Seconds of `<codec>_encode` or `<codec>_decode` on a gradient of `elements` entries, 1 thread.
@@ -98,6 +104,7 @@ class ComputeModel {
     std::map<std::pair<std::string, std::string>, StepFit> steps;  // (model, input shape) -> fit
     std::map<std::string, Curve> tensor_ops;                        // kernel -> fit in elements (or n*elements)
     std::map<std::pair<std::string, std::string>, Curve> memory;    // (model, input shape) -> bytes vs batch
+    std::map<std::pair<std::string, std::string>, Curve> pipelines;  // (pipeline, input shape) -> s vs batch
   };
   // Shared and never changed once fitted: a scenario's copy of the process's fitted model costs a pointer, not
   // a copy of every curve (it was 2.7 % of the paper grid's CPU: bench/README.md, "A ninth pass").

@@ -49,6 +49,8 @@ struct Experiment {
     long long minibatches_per_peer = 0;  // 0 when batch_size is given
     long long iterations = 0;            // synchronous updates; one pass over the local shard each
     bool measured_variability = true;    // draw step times from the calibration's measured spread
+    std::string input_pipeline = "none";  // what a step also pays to make its batch ("to_tensor": a Python
+                                          // trainer's DataLoader, calibration/python/input_pipeline.py)
   } workload;
 
   /// One kind of peer (<peers><group count= instance_type= slowdown= name=/>): `count` instances of a type,

@@ -84,17 +84,30 @@ bool Scenario::sends_inline(Transport t) const {
   return t == Transport::Inline || (t == Transport::Auto && exchange_bytes <= experiment.exchange.inline_max_bytes);
 }
 
+// The input pipeline runs in the trainer's main thread: one vCPU, time-sliced below one.
+double Scenario::reference_input_pipeline_s(StepTarget target, long long batch, int group) const {
+  const auto& w = experiment.workload;
+  if (w.input_pipeline == "none") return 0;
+  return compute.input_pipeline_seconds(w.input_pipeline, w.input_shape, static_cast<double>(batch)) /
+         std::min(1.0, vcpus(target, group));
+}
+
 double Scenario::reference_step_s(StepTarget target, long long batch, int group) const {
   const auto& w = experiment.workload;
   const double measured = step_model(target, group).step_seconds(w.model, w.input_shape, static_cast<double>(batch),
                                                                  vcpus(target, group));
-  return own_steps(target, group) ? measured * speed_factor(target, group) : measured;
+  return (own_steps(target, group) ? measured * speed_factor(target, group) : measured) +
+         reference_input_pipeline_s(target, batch, group);
 }
 
 double Scenario::step_busy_vcpus(StepTarget target, long long batch, int group) const {
   const auto& w = experiment.workload;
-  return step_model(target, group).step_busy_vcpus(w.model, w.input_shape, static_cast<double>(batch),
-                                                   vcpus(target, group));
+  const double step_busy = step_model(target, group).step_busy_vcpus(w.model, w.input_shape,
+                                                                     static_cast<double>(batch), vcpus(target, group));
+  const double pipeline_s = reference_input_pipeline_s(target, batch, group);
+  if (pipeline_s == 0) return step_busy;
+  const double step_s = reference_step_s(target, batch, group) - pipeline_s;
+  return (step_s * step_busy + pipeline_s * std::min(1.0, vcpus(target, group))) / (step_s + pipeline_s);
 }
 
 // Each group's shard per peer (its own shard_samples, or an even share of what the groups that give one leave),
@@ -231,6 +244,12 @@ Scenario resolve_scenario(const Experiment& e) {
     s.function_steps = ComputeModel::load(it->second);
 
   // Every step the simulation will ask for must be inside the calibration, checked now with a clear message.
+  if (w.input_pipeline != "none") try {
+      for (const auto& g : s.peer_groups)
+        for (long long b : g.minibatches) s.compute.input_pipeline_seconds(w.input_pipeline, w.input_shape, b);
+    } catch (const std::out_of_range& ex) {
+      throw e.error("workload", "input_pipeline", ex.what());
+    }
   try {
     // A group's peers step on its own minibatches, on its type's calibration; functions on every group's.
     std::set<long long> all_sizes;

@@ -76,10 +76,12 @@ struct Scenario {
 
   // A step's target: a function, or a peer of group `group` (peer groups differ in type: CPU, vCPUs, and
   // their own measured steps). Functions ignore the group.
-  /// One training step on the target's CPUs, in reference seconds (seconds of the calibration CPU, which a
+  /// One training step on the target's CPUs, its input pipeline included, in reference seconds (seconds of the calibration CPU, which a
   /// host of the target's speed factor runs in reference / factor wall seconds). A step measured on the target
   /// itself is converted with the target's factor, so that it takes exactly its measured wall time.
   double reference_step_s(StepTarget target, long long batch, int group = 0) const;
+  /// The part of it that makes the batch (workload/@input_pipeline; 0 for "none"), in reference seconds.
+  double reference_input_pipeline_s(StepTarget target, long long batch, int group = 0) const;
   /// Wall seconds of one training step on the target.
   double wall_step_s(StepTarget target, long long batch, int group = 0) const {
     return reference_step_s(target, batch, group) / speed_factor(target, group);
