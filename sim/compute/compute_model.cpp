@@ -273,18 +273,23 @@ double ComputeModel::draw_step_noise(const std::string& model, const std::string
   return noise[draw % noise.size()];
 }
 
+// A curve in batch size at `batch`, which must lie within the extrapolation limits (half the smallest measured
+// batch to twice the largest); `calibration` names the curve in the error.
+double ComputeModel::curve_at_batch(const Curve& c, double batch, const std::string& calibration) {
+  const double lo = c.xs.front() / kExtrapolationFactor, hi = c.xs.back() * kExtrapolationFactor;
+  if (batch < lo || batch > hi)
+    throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) + " is outside " +
+                            calibration);
+  return std::max(0.0, c(batch));
+}
+
 double ComputeModel::step_memory_bytes(const std::string& model, const std::string& input_shape,
                                        double batch) const {
   auto it = fits_->memory.find({model, input_shape});
   if (it == fits_->memory.end())
     throw std::out_of_range("no memory samples for " + model + "@" + input_shape +
                             " (calibrate it with a p2psim that records peak_rss_bytes)");
-  const Curve& c = it->second;
-  const double lo = c.xs.front() / kExtrapolationFactor, hi = c.xs.back() * kExtrapolationFactor;
-  if (batch < lo || batch > hi)
-    throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) +
-                            " is outside the memory calibration of " + model + "@" + input_shape);
-  return std::max(0.0, c(batch));
+  return curve_at_batch(it->second, batch, "the memory calibration of " + model + "@" + input_shape);
 }
 
 double ComputeModel::input_pipeline_seconds(const std::string& pipeline, const std::string& input_shape,
@@ -293,12 +298,8 @@ double ComputeModel::input_pipeline_seconds(const std::string& pipeline, const s
   if (it == fits_->pipelines.end())
     throw std::out_of_range("no input_pipeline samples of '" + pipeline + "' for " + input_shape +
                             " (calibration/python/input_pipeline.py times them)");
-  const Curve& c = it->second;
-  const double lo = c.xs.front() / kExtrapolationFactor, hi = c.xs.back() * kExtrapolationFactor;
-  if (batch < lo || batch > hi)
-    throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) +
-                            " is outside the input pipeline calibration of '" + pipeline + "' for " + input_shape);
-  return std::max(0.0, c(batch));
+  return curve_at_batch(it->second, batch,
+                        "the input pipeline calibration of '" + pipeline + "' for " + input_shape);
 }
 
 bool ComputeModel::has_memory(const std::string& model, const std::string& input_shape) const {

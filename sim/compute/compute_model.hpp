@@ -99,6 +99,7 @@ class ComputeModel {
 
  private:
   static ComputeModel fit(const std::vector<std::string>& csv_paths);  // load, without the process's memo
+  static double curve_at_batch(const Curve& c, double batch, const std::string& calibration);
   const StepFit& step_fit(const std::string& model, const std::string& input_shape) const;
   struct Fits {
     std::map<std::pair<std::string, std::string>, StepFit> steps;  // (model, input shape) -> fit
