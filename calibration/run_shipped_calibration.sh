@@ -24,6 +24,13 @@ all_batches=1,2,4,8,16,32,64,128,256,512,1024
   -o "$out/train_steps_mobilenet_v3_small.csv"
 "$P2PSIM" calibrate -m mnist_cnn@1x28x28 --batch-sizes $all_batches $steps -o "$out/train_steps_mnist_cnn.csv"
 "$P2PSIM" calibrate -m quickstart_mlp@1x28x28 --batch-sizes $all_batches $steps -o "$out/train_steps_quickstart_mlp.csv"
+# A PyTorch trainer's input pipeline (ToTensor and collate) per input shape, where Python's torchvision is installed
+# (Debian's python3-torch and python3-torchvision); about 5 minutes.
+if /usr/bin/python3 -c "import torchvision" 2>/dev/null; then
+  /usr/bin/python3 calibration/python/input_pipeline.py --out "$out/input_pipeline.csv"
+else
+  echo "skipped input_pipeline.csv: no python3-torchvision" >&2
+fi
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \

@@ -98,6 +98,13 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
   CHECK(beyond.output.find("outside what the calibration") != std::string::npos);
 }
 
+TEST_CASE("fit: the shipped input pipeline's fits are listed, one per input shape") {
+  auto fit = run_cli("fit " P2PSIM_SOURCE_DIR "/calibration/kernels/input_pipeline.csv");
+  CHECK(fit.exit_code == 0);
+  for (const char* shape : {"1x28x28", "3x32x32", "3x21x21", "3x29x29", "3x224x224"})
+    CHECK(fit.output.find(std::string("input_pipeline to_tensor@") + shape) != std::string::npos);
+}
+
 TEST_CASE("bad calibrate and fit input exits 2 with a clear message") {
   TempDir dir;
   const std::pair<std::string, std::string> cases[] = {

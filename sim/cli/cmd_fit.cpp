@@ -60,6 +60,8 @@ int cmd_fit(int argc, char** argv) {
       family(fmt::format("train_step {}@{} {} thread(s)", key.first, key.second, threads), curve, " batch");
   for (const auto& [key, curve] : cm.memory_fits())
     family(fmt::format("step memory {}@{}", key.first, key.second), curve, " batch");
+  for (const auto& [key, curve] : cm.input_pipeline_fits())
+    family(fmt::format("input_pipeline {}@{}", key.first, key.second), curve, " batch");
   for (const auto& [kernel, curve] : cm.tensor_op_fits())
     family(kernel, curve, kernel == "average" ? " n*elem" : " elem");
 

@@ -96,6 +96,7 @@ class ComputeModel {
   const std::map<std::pair<std::string, std::string>, StepFit>& step_fits() const { return fits_->steps; }
   const std::map<std::string, Curve>& tensor_op_fits() const { return fits_->tensor_ops; }
   const std::map<std::pair<std::string, std::string>, Curve>& memory_fits() const { return fits_->memory; }
+  const std::map<std::pair<std::string, std::string>, Curve>& input_pipeline_fits() const { return fits_->pipelines; }
 
  private:
   static ComputeModel fit(const std::vector<std::string>& csv_paths);  // load, without the process's memo
