@@ -92,12 +92,17 @@ double Scenario::reference_input_pipeline_s(StepTarget target, long long batch, 
          std::min(1.0, vcpus(target, group));
 }
 
+// The forward, loss and backward alone, in reference seconds (a step measured on the target itself converted
+// with the target's factor).
+static double reference_train_step_s(const Scenario& s, StepTarget target, long long batch, int group) {
+  const auto& w = s.experiment.workload;
+  const double measured = s.step_model(target, group).step_seconds(w.model, w.input_shape,
+                                                                   static_cast<double>(batch), s.vcpus(target, group));
+  return s.own_steps(target, group) ? measured * s.speed_factor(target, group) : measured;
+}
+
 double Scenario::reference_step_s(StepTarget target, long long batch, int group) const {
-  const auto& w = experiment.workload;
-  const double measured = step_model(target, group).step_seconds(w.model, w.input_shape, static_cast<double>(batch),
-                                                                 vcpus(target, group));
-  return (own_steps(target, group) ? measured * speed_factor(target, group) : measured) +
-         reference_input_pipeline_s(target, batch, group);
+  return reference_train_step_s(*this, target, batch, group) + reference_input_pipeline_s(target, batch, group);
 }
 
 double Scenario::step_busy_vcpus(StepTarget target, long long batch, int group) const {
@@ -106,7 +111,7 @@ double Scenario::step_busy_vcpus(StepTarget target, long long batch, int group) 
                                                                      static_cast<double>(batch), vcpus(target, group));
   const double pipeline_s = reference_input_pipeline_s(target, batch, group);
   if (pipeline_s == 0) return step_busy;
-  const double step_s = reference_step_s(target, batch, group) - pipeline_s;
+  const double step_s = reference_train_step_s(*this, target, batch, group);
   return (step_s * step_busy + pipeline_s * std::min(1.0, vcpus(target, group))) / (step_s + pipeline_s);
 }
 
