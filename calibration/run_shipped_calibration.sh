@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Reproduces the shipped calibration data in calibration/kernels/ (see calibration/README.md). One file per
 # group, so that an interrupted run loses one group only. Run it on an otherwise idle machine: a sample during
-# which other processes took more than 10 % of the CPUs is measured again (up to 10 times), and the
-# .meta.json says how many were. About 45 minutes on 2 cores. OUT=dir writes elsewhere.
+# whose window (itself and the untimed runs before it, at least 0.5 s) other processes took more than 10 % of
+# the CPUs is measured again (up to 10 times), and the .meta.json says how many were. About 50 minutes on
+# 2 cores. OUT=dir writes elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 P2PSIM=${P2PSIM:-./build/p2psim}

@@ -7,10 +7,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
-#include <sys/resource.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cmath>
 #include <ctime>
@@ -25,6 +22,7 @@
 
 #include "batches.hpp"
 #include "compression.hpp"
+#include "sample_timing.hpp"
 #include "zoo.hpp"
 
 namespace p2psim::models {
@@ -35,36 +33,7 @@ const char* const kKernelCsvHeader =
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr double kMinContentionWindowS = 0.5;  // /proc/stat counts 10 ms ticks: shorter runs cannot be judged
-constexpr int kMaxAttempts = 10;               // tries per sample before keeping the least disturbed one
-
-double time_once(const std::function<void()>& fn) {
-  auto t0 = Clock::now();
-  fn();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// This process's CPU seconds (user + system, all threads) and page faults so far.
-struct Usage {
-  double cpu_s, system_cpu_s;
-  long long minor_faults, major_faults;
-};
-Usage own_usage() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return {static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-              static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6,
-          static_cast<double>(u.ru_stime.tv_sec) + static_cast<double>(u.ru_stime.tv_usec) * 1e-6, u.ru_minflt, u.ru_majflt};
-}
-
-double machine_busy_s() {
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-  return static_cast<double>(user + nice + system + irq + softirq + steal) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
+constexpr int kMaxAttempts = 10;  // tries per sample before keeping the least disturbed one
 
 // A field of /proc/self/status in bytes ("VmRSS", "VmHWM"), or -1.
 long long proc_status_bytes(const std::string& key) {
@@ -82,26 +51,6 @@ bool reset_peak_rss() {
   clear << "5";
   clear.flush();
   return static_cast<bool>(clear);
-}
-
-struct Timed {
-  double seconds, foreign_cpu_share;
-  Usage used;  // this process's CPU time and page faults during the run
-};
-
-// One timed run, with what this process used (CPU time, page faults) and the share of the machine's CPU that
-// other processes took meanwhile (0 when the run is too short for /proc/stat's 10 ms ticks to say anything).
-Timed time_with_contention(const std::function<void()>& fn) {
-  const double busy0 = machine_busy_s();
-  const Usage own0 = own_usage();
-  const double seconds = time_once(fn);
-  const Usage own1 = own_usage();
-  const Usage used{own1.cpu_s - own0.cpu_s, own1.system_cpu_s - own0.system_cpu_s, own1.minor_faults - own0.minor_faults,
-                   own1.major_faults - own0.major_faults};
-  const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - used.cpu_s);
-  const double share = seconds < kMinContentionWindowS ? 0.0
-                                                        : foreign_s / (seconds * std::thread::hardware_concurrency());
-  return {seconds, share, used};
 }
 
 std::string shape_text(const InputShape& s) {
@@ -200,22 +149,24 @@ class Sampler {
   Sampler(const CalibrateOptions& o, std::ostream& csv, std::ostream& progress, int total, long long runtime_rss)
       : o_(o), csv_(csv), progress_(progress), total_(total), runtime_rss_bytes_(runtime_rss) {}
 
-  /// Warm up, then time `fn` repeatedly; one CSV row per timed sample.
-  /// Warm up, then time `fn` repeatedly; one CSV row per timed sample. For training steps, one more untimed run
+  /// Warm up, then time `fn` repeatedly; one CSV row per timed sample, each the last run of a window of at least
+  /// contention_window_s whose contention is judged (sample_timing.hpp). For training steps, one more untimed run
   /// measures the peak memory (after returning freed heap to the system, which would slow a timed run), and
   /// every row of the configuration records it. With memory_only, that run is the only one after the warm-up,
   /// written as a `train_step_memory` row.
   void sample(const Row& row, const std::function<void()>& fn, const std::string& label) {
     const double first = time_once(fn);
     for (int i = 1; i < o_.warmup && first * o_.warmup < o_.budget_s; ++i) fn();
-    const int fit = static_cast<int>(o_.budget_s / std::max(first, 1e-9));
+    const int fit = static_cast<int>(o_.budget_s / std::max({first, o_.contention_window_s, 1e-9}));
     const int repeats = o_.memory_only ? 0 : std::clamp(fit, o_.min_repeats, o_.repeats);
-    std::vector<Timed> samples;
+    const unsigned cpus = std::thread::hardware_concurrency();
+    std::vector<TimedSample> samples;
     for (int r = 0; r < repeats; ++r) {
-      // On a shared machine, a sample during which others took the CPU is measured again.
-      Timed best{0, 2, {}};
+      // On a shared machine, a sample whose window others took the CPU in is measured again.
+      TimedSample best;
+      best.foreign_cpu_share = 2;
       for (int attempt = 0; attempt < kMaxAttempts && best.foreign_cpu_share > o_.max_foreign_cpu; ++attempt) {
-        Timed t = time_with_contention(fn);
+        TimedSample t = time_after_window(fn, o_.contention_window_s, first, cpus);
         if (t.foreign_cpu_share < best.foreign_cpu_share) best = t;
         if (best.foreign_cpu_share > o_.max_foreign_cpu) ++retried_;
       }
@@ -226,7 +177,7 @@ class Sampler {
     Row written = row;
     if (row.kernel == "train_step") {
       const bool reset = reset_peak_rss();
-      const Timed t = time_with_contention(fn);
+      const TimedSample t = time_after_window(fn, 0, first, std::thread::hardware_concurrency());
       peak = reset ? proc_status_bytes("VmHWM") : -1;
       if (o_.memory_only) samples.push_back(t), written.kernel = "train_step_memory";
     }
@@ -350,6 +301,7 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
   meta["load_average_1min_at_end"] = load_average_1min();
   meta["wall_time_s"] = seconds;
   meta["max_foreign_cpu_share"] = o.max_foreign_cpu;
+  meta["contention_window_s"] = o.contention_window_s;
   meta["samples_retried_for_contention"] = sampler.retried();
   meta["samples_kept_above_contention_limit"] = sampler.kept_disturbed();
   meta["seed"] = o.seed;
@@ -365,9 +317,11 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
       {"input_shape", "channels x height x width of one sample (train_step only)"},
       {"elements", "float32 entries of the model's gradient"},
       {"payload_bytes", "bytes of the gradient (train_step, average) or of the encoded message (codecs)"},
-      {"seconds", "wall time of one sample, steady clock"},
-      {"foreign_cpu_share", "share of all CPUs used by other processes during the sample (0 below 0.5 s); "
-                            "a sample above max_foreign_cpu_share was measured again, up to 10 times"},
+      {"seconds", "wall time of one sample (one run of the kernel), steady clock"},
+      {"foreign_cpu_share", "share of all CPUs used by other processes during the sample's window: the sample "
+                            "and the untimed runs before it that make the window last contention_window_s "
+                            "(none when one run lasts that long); a sample above max_foreign_cpu_share was "
+                            "measured again, up to 10 times"},
       {"peak_rss_bytes", "peak resident memory of this process during one more, untimed run of the configuration "
                          "(VmHWM after malloc_trim and a reset; model, inputs, activations, gradients and the "
                          "runtime); -1 when unknown or not a training step"},

@@ -23,7 +23,9 @@ struct CalibrateOptions {
   int repeats = 5;          // samples per configuration at most ...
   int min_repeats = 2;      // ... and at least, whatever the budget
   double budget_s = 20;     // repeats are cut so a configuration's samples take about this long
-  double max_foreign_cpu = 0.1;  // a sample during which other processes took more of the CPUs is redone
+  double max_foreign_cpu = 0.1;  // a sample during whose window other processes took more of the CPUs is redone
+  double contention_window_s = 0.5;  // a sample ends a window this long (untimed runs before it), over which
+                                     // contention is judged: /proc/stat's 10 ms ticks cannot judge one short run
   bool train_steps = true;  // time forward + loss + backward
   bool tensor_ops = true;   // time averaging and compression on tensors of each model's gradient size
   bool serialization = true;       // with the tensor ops: torch::save and torch::load of a gradient

@@ -80,6 +80,9 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "budget-s", po::value<double>()->default_value(20), "time per configuration that sets the repeat count")(
       "max-foreign-cpu", po::value<double>()->default_value(0.1),
       "redo a sample (up to 10 times) when other processes took more than this share of the CPUs")(
+      "contention-window-s", po::value<double>()->default_value(0.5),
+      "each sample is the last run of a window at least this long (untimed runs before it), over which other "
+      "processes' CPU use is judged")(
       "average-counts", po::value<std::string>()->default_value("2,4,8"), "gradient counts N to average")(
       "codecs", po::value<std::string>()->default_value("qsgd8_paper,qsgd8_packed,topk,fp16"),
       "compression codecs to time")("topk-ratio", po::value<double>()->default_value(0.01), "fraction kept by topk")(
@@ -115,6 +118,9 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
   if (!(o.budget_s > 0)) throw p2psim::UsageError("--budget-s must be > 0");
   o.max_foreign_cpu = vm["max-foreign-cpu"].as<double>();
   if (!(o.max_foreign_cpu >= 0 && o.max_foreign_cpu <= 1)) throw p2psim::UsageError("--max-foreign-cpu must be in [0, 1]");
+  o.contention_window_s = vm["contention-window-s"].as<double>();
+  if (!(o.contention_window_s >= 0 && o.contention_window_s <= 60))
+    throw p2psim::UsageError("--contention-window-s must be in [0, 60]");
   o.average_counts = p2psim::parse_int_list<int>(vm["average-counts"].as<std::string>(), "average-counts", 1, 1024);
   o.codecs = p2psim::split_list(vm["codecs"].as<std::string>(), "codecs");
   o.topk_ratio = vm["topk-ratio"].as<double>();

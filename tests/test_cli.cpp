@@ -38,7 +38,7 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
   TempDir dir;
   const auto csv = dir.path("mnist.csv");
   auto r = run_cli("calibrate -m mnist_cnn --batch-sizes 4,8 --threads 1 --warmup 1 --repeats 2 --min-repeats 2 "
-                   "--average-counts 2 --codecs fp16,qsgd8_paper -o " + csv);
+                   "--contention-window-s 0.02 --average-counts 2 --codecs fp16,qsgd8_paper -o " + csv);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("[1/") != std::string::npos);  // progress on stderr
   std::ifstream in(csv);
@@ -61,6 +61,7 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
   CHECK(meta["allocator"].get<std::string>().find("malloc") != std::string::npos);
   CHECK_FALSE(meta["cpu_identity"].get<std::string>().empty());
   CHECK(meta["samples_kept_above_contention_limit"].get<int>() >= 0);
+  CHECK(meta["contention_window_s"].get<double>() == 0.02);
   // Every sample records what the process used: CPU time (a step keeps at least part of a CPU busy; on one
   // thread it cannot use more than its wall time, give or take the clocks' granularity) and page faults.
   std::ifstream rows(csv);
@@ -117,6 +118,8 @@ TEST_CASE("bad calibrate and fit input exits 2 with a clear message") {
        "mobilenet_v3_small@3x29x29 cannot train on a batch of 1"},
       {"calibrate -m mnist_cnn -o /nonexistent/dir/x.csv", "directory '/nonexistent/dir' does not exist"},
       {"calibrate -m mnist_cnn", "'--out' is required"},
+      {"calibrate -m mnist_cnn --contention-window-s -1 -o " + dir.path("x.csv"),
+       "--contention-window-s must be in [0, 60]"},
       {"fit " + dir.path("absent.csv"), "absent.csv: no such file"},
   };
   for (const auto& [args, message] : cases) {

@@ -1,0 +1,67 @@
+#include "sample_timing.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+
+namespace p2psim::models {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+Usage own_usage() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return {static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+              static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6,
+          static_cast<double>(u.ru_stime.tv_sec) + static_cast<double>(u.ru_stime.tv_usec) * 1e-6, u.ru_minflt,
+          u.ru_majflt};
+}
+
+Usage minus(const Usage& a, const Usage& b) {
+  return {a.cpu_s - b.cpu_s, a.system_cpu_s - b.system_cpu_s, a.minor_faults - b.minor_faults,
+          a.major_faults - b.major_faults};
+}
+
+// CPU seconds every process on the machine has used (all CPUs), from /proc/stat's first line.
+double machine_busy_s() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  return static_cast<double>(user + nice + system + irq + softirq + steal) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
+double time_once(const std::function<void()>& fn) {
+  const auto t0 = Clock::now();
+  fn();
+  return seconds_since(t0);
+}
+
+TimedSample time_after_window(const std::function<void()>& fn, double window_s, double typical_run_s, unsigned cpus) {
+  TimedSample out;
+  const auto window_start = Clock::now();
+  const double busy0 = machine_busy_s();
+  const Usage own0 = own_usage();
+  // Fill the window so that it reaches window_s with the timed run, judged by the runs' own pace.
+  for (double run_s = std::max(typical_run_s, 0.0); seconds_since(window_start) + run_s < window_s; ++out.untimed_runs)
+    run_s = time_once(fn);
+  const Usage before = own_usage();
+  out.seconds = time_once(fn);
+  const Usage after = own_usage();
+  out.used = minus(after, before);
+  out.window_s = seconds_since(window_start);
+  const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - minus(after, own0).cpu_s);
+  out.foreign_cpu_share = foreign_s / (out.window_s * std::max(cpus, 1u));
+  return out;
+}
+
+}  // namespace p2psim::models

@@ -1,0 +1,32 @@
+// Timing one run of a kernel on a shared machine, with what it used and what other processes took meanwhile.
+// No LibTorch here: `p2psim calibrate` passes its kernels in as functions.
+#pragma once
+#include <functional>
+
+namespace p2psim::models {
+
+/// This process's CPU seconds (user + system, all threads) and page faults.
+struct Usage {
+  double cpu_s = 0, system_cpu_s = 0;
+  long long minor_faults = 0, major_faults = 0;
+};
+
+struct TimedSample {
+  double seconds = 0;            // wall time of the timed run
+  double foreign_cpu_share = 0;  // share of all CPUs other processes used during the window that ended with it
+  double window_s = 0;           // length of that window: the untimed runs before the sample, and the sample
+  int untimed_runs = 0;          // runs of the window before the timed one
+  Usage used;                    // what this process used during the timed run alone
+};
+
+/// Wall time of one call of `fn`, steady clock.
+double time_once(const std::function<void()>& fn);
+
+/// Times one run of `fn` at the end of a window of at least `window_s`: untimed runs fill the window first
+/// (none when one run already lasts that long). Other processes' CPU use is judged over the whole window,
+/// because /proc/stat counts 10 ms ticks and cannot judge a sub-millisecond run by itself: a short step's
+/// sample thus comes from a stretch of time in which nothing else ran, instead of being taken unjudged.
+/// `typical_run_s` (a run's time measured before) sizes the window; `cpus` is the machine's logical CPUs.
+TimedSample time_after_window(const std::function<void()>& fn, double window_s, double typical_run_s, unsigned cpus);
+
+}  // namespace p2psim::models

@@ -1,0 +1,45 @@
+// How `p2psim calibrate` takes one sample: the last run of a window whose contention is judged.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "sample_timing.hpp"
+
+using p2psim::models::time_after_window;
+
+namespace {
+// A run that sleeps: it takes at least `ms` of wall time and almost no CPU.
+struct SleepingRun {
+  int calls = 0;
+  std::chrono::milliseconds ms;
+  void operator()() {
+    ++calls;
+    std::this_thread::sleep_for(ms);
+  }
+};
+}  // namespace
+
+TEST_CASE("calibrate sample: a run as long as the window is timed alone") {
+  SleepingRun run{0, std::chrono::milliseconds(5)};
+  const auto s = time_after_window(std::ref(run), 0.005, 0.005, 2);
+  CHECK(run.calls == 1);
+  CHECK(s.untimed_runs == 0);
+  CHECK(s.seconds >= 0.005);
+  CHECK(s.window_s >= s.seconds);
+}
+
+TEST_CASE("calibrate sample: shorter runs fill the window first, and only the last is the sample") {
+  SleepingRun run{0, std::chrono::milliseconds(2)};
+  const auto s = time_after_window(std::ref(run), 0.03, 0.002, 2);
+  // The window reaches 30 ms by 2 ms runs: at least 8 untimed runs (each run's own pace may be slower), then one.
+  CHECK(s.untimed_runs >= 8);
+  CHECK(run.calls == s.untimed_runs + 1);
+  CHECK(s.seconds >= 0.002);
+  CHECK(s.seconds < s.window_s);
+  CHECK(s.window_s >= 0.002 * run.calls);
+  // Sleeping takes no CPU worth a tick: the sample's own CPU time is far below its wall time.
+  CHECK(s.used.cpu_s < s.seconds);
+  CHECK(s.foreign_cpu_share >= 0);
+  CHECK(s.foreign_cpu_share <= 1);
+}
