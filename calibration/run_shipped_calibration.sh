@@ -15,6 +15,18 @@ out=${OUT:-calibration/kernels}
 # faults per step). Those faults are this host's, not the target's: on your own target, calibrate with the
 # defaults (unset these) and its real fault cost is measured. Each .meta.json records the allocator.
 export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=536870912
+# The CPU's effective clock (a chain of dependent adds), from which the profile's <cpu_reference> score is
+# inferred (platforms/aws_us_east_1.xml): measured before and after the timings, beside them. A VM's clock
+# moves with its host's load (2026-12-05: 4.30 GHz right after the timings, 4.46-4.47 minutes later).
+clock_bin=$(mktemp)
+trap 'rm -f "$clock_bin"' EXIT
+c++ -O2 -o "$clock_bin" calibration/tools/effective_clock.cpp
+measure_clock() {
+  { echo "# $1: calibration/tools/effective_clock.cpp, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo)"
+    "$clock_bin" 15 | tail -1; } >> "$out/effective_clock.txt"
+}
+: > "$out/effective_clock.txt"
+measure_clock "before the timings"
 steps="--threads 1,2 --repeats 5 --min-repeats 2 --budget-s 20 --no-tensor-ops"
 all_batches=1,2,4,8,16,32,64,128,256,512,1024
 # The paper's models at the input sizes its code used, and the CIFAR variant of VGG-11.
@@ -46,6 +58,7 @@ fi
 # MobileNetV2 at 224x224 takes tens of seconds per 64-sample step: batches up to 64, 3 samples at most.
 "$P2PSIM" calibrate -m mobilenet_v2@3x224x224 --batch-sizes 1,2,4,8,16,32,64 --threads 1,2 --repeats 3 \
   --min-repeats 2 --budget-s 20 --no-tensor-ops -o "$out/train_steps_mobilenet_v2_224.csv"
+measure_clock "after the timings"
 # Peak memory with glibc's defaults, as a PyTorch user has them: keeping freed memory (above) raises the peak
 # by up to 40 % (vgg11_cifar batch 1024: 2,523 MiB against 1,789 MiB), so memory comes from these runs, one
 # per configuration, one thread (train_step_memory rows; their time is not a timing sample).

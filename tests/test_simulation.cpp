@@ -185,6 +185,45 @@ TEST_CASE("input pipeline: a step also pays for making its batch, on one thread,
                        doctest::Contains("workload/@input_pipeline"), InputError);
 }
 
+TEST_CASE("calibration CPU: timing files measured on another CPU than the profile's reference are refused") {
+  // The test profile with a <cpu_reference identity="CPU A">, and the hand calibration with a .meta.json beside it.
+  TempDir dir;
+  std::string profile = read_text(fixture::kSource + "/tests/data/test_profile.xml");
+  profile.replace(profile.find("  <simulation "), 0,
+                  "  <cpu_reference benchmark=\"b\" single_core_score=\"1000\" identity=\"CPU A\" source=\"test\"/>\n");
+  std::ofstream(dir.path("profile.xml")) << profile;
+  std::ofstream(dir.path("test_prices.xml")) << read_text(fixture::kSource + "/tests/data/test_prices.xml");
+  std::ofstream(dir.path("steps.csv")) << read_text(fixture::kSource + "/tests/data/hand_calibration.csv");
+  std::ofstream(dir.path("memory.csv"))
+      << "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds,"
+         "foreign_cpu_share,peak_rss_bytes,runtime_rss_bytes\n"
+         "train_step_memory,quickstart_mlp,10,1x28x28,64,1,0,669706,2678824,0,0.1,0,400000000,200000000\n";
+  const auto meta = [&](const std::string& csv, const std::string& cpu) {
+    std::ofstream(dir.path(csv + ".meta.json")) << "{\n  \"csv\": \"" << csv << "\",\n  \"cpu_identity\": \"" << cpu
+                                                << "\"\n}\n";
+  };
+  const auto scenario = [&] {
+    std::string text = read_text(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"/>
+    <peers count="1" instance_type="t2.large"/>)"));
+    const std::string hand = fixture::kSource + "/tests/data/hand_calibration.csv",
+                      test_profile = fixture::kSource + "/tests/data/test_profile.xml";
+    text.replace(text.find(hand), hand.size(), dir.path("steps.csv") + " " + dir.path("memory.csv"));
+    text.replace(text.find(test_profile), test_profile.size(), dir.path("profile.xml"));
+    std::ofstream(dir.path("cpu.xml")) << text;
+    return fixture::scenario(dir.path("cpu.xml"));
+  };
+  CHECK_NOTHROW(scenario());  // no .meta.json: a hand-written calibration is not checked
+  meta("steps.csv", "CPU A");
+  meta("memory.csv", "CPU B2");  // memory runs only: memory is not scaled by CPU speed
+  CHECK_NOTHROW(scenario());
+  meta("steps.csv", "CPU B2");  // another length: a rewrite within a clock tick still changes the file's stamp
+  const std::string where = dir.path("steps.csv.meta.json") + ":3: field 'cpu_identity'";
+  CHECK_THROWS_WITH_AS(scenario(), doctest::Contains(where.c_str()), InputError);
+  CHECK_THROWS_WITH_AS(scenario(), doctest::Contains("measured on 'CPU B2'"), InputError);
+  CHECK_THROWS_WITH_AS(scenario(), doctest::Contains("relative to 'CPU A'"), InputError);
+}
+
 TEST_CASE("a container stays warm within the keep-alive and is cold again after it") {
   TempDir dir;
   const std::string body = R"(

@@ -75,8 +75,10 @@ def cpu_identity():
                 if ":" in line:
                     key, value = line.split(":", 1)
                     info.setdefault(key.strip(), value.strip())  # the first CPU's
-        return "{} (family {}, model {}, stepping {})".format(
-            *(info.get(k, "?") for k in ("model name", "cpu family", "model", "stepping")))
+        # As `p2psim calibrate` writes it (family and model in hex), so that p2psim can compare the two.
+        return "{} (family {:#x}, model {:#x}, stepping {})".format(
+            info.get("model name", "?"), int(info.get("cpu family", 0)), int(info.get("model", 0)),
+            info.get("stepping", "?"))
     except OSError:
         return platform.processor()
 

@@ -148,6 +148,9 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
     }
 
   auto fits = std::make_shared<Fits>();
+  for (size_t i = 0; i < csv_paths.size(); ++i)
+    if (std::any_of(all[i].begin(), all[i].end(), [](const Sample& s) { return s.kernel != "train_step_memory"; }))
+      fits->timing_files.push_back(csv_paths[i]);
   for (const auto& [key, by_threads] : steps) {
     auto one = by_threads.find(1);
     if (one == by_threads.end()) continue;  // the model needs 1-thread samples as its reference

@@ -97,6 +97,9 @@ class ComputeModel {
   const std::map<std::string, Curve>& tensor_op_fits() const { return fits_->tensor_ops; }
   const std::map<std::pair<std::string, std::string>, Curve>& memory_fits() const { return fits_->memory; }
   const std::map<std::pair<std::string, std::string>, Curve>& input_pipeline_fits() const { return fits_->pipelines; }
+  /// The calibration files that hold timing samples, as given to load(): their times are one CPU's, which the
+  /// profile's speed factors are relative to. Files of memory runs only are left out (memory is not scaled).
+  const std::vector<std::string>& timing_files() const { return fits_->timing_files; }
 
  private:
   static ComputeModel fit(const std::vector<std::string>& csv_paths);  // load, without the process's memo
@@ -107,6 +110,7 @@ class ComputeModel {
     std::map<std::string, Curve> tensor_ops;                        // kernel -> fit in elements (or n*elements)
     std::map<std::pair<std::string, std::string>, Curve> memory;    // (model, input shape) -> bytes vs batch
     std::map<std::pair<std::string, std::string>, Curve> pipelines;  // (pipeline, input shape) -> s vs batch
+    std::vector<std::string> timing_files;  // the files that hold timing samples (not only memory runs)
   };
   // Shared and never changed once fitted: a scenario's copy of the process's fitted model costs a pointer, not
   // a copy of every curve (it was 2.7 % of the paper grid's CPU: bench/README.md, "A ninth pass").

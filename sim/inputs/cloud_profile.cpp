@@ -177,7 +177,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   if (auto ref = root.child("cpu_reference")) {
     xml.check_names(ref, {"benchmark", "single_core_score", "identity", kSource});
     xml.text(ref, "benchmark");
-    xml.text(ref, "identity");
+    p.cpu_reference_identity = xml.text(ref, "identity");
+    p.cpu_reference_line = xml.line_of(ref);
     reference_score = xml.number(ref, "single_core_score", 1e-6, 1e12);
   }
   auto speed = [&](const pugi::xml_node& n, const char* factor_attr, const char* score_attr) {

@@ -115,6 +115,9 @@ struct CloudProfile {
   /// 0: as outside one.
   double single_flow_placement_group_bps = 0;
   double runtime_baseline_mb = 0;  // the training process before any model (Python + torch + torchvision)
+  /// The CPU the speed factors are relative to, as `p2psim calibrate` names it (CPUID); empty when not given.
+  std::string cpu_reference_identity;
+  long cpu_reference_line = 0;
   std::map<std::string, InstanceType> instance_types;
   FunctionServiceParams functions;
   WorkflowServiceParams workflow;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "../compute/codec.hpp"
+#include "calibration_cpu.hpp"
 #include "../inputs/limits.hpp"
 #include "../util/csv_reader.hpp"
 
@@ -177,6 +178,7 @@ Scenario resolve_scenario(const Experiment& e) {
   s.prices = load_price_book(e.price_book_path.empty() ? s.profile.price_book_path : e.price_book_path, s.profile,
                              e.price_overrides);
   s.compute = ComputeModel::load(e.calibration_paths);
+  check_calibration_cpu(s.profile, s.compute);
   const auto& w = e.workload;
 
   for (size_t g = 0; g < e.peer_groups.size(); ++g) {
