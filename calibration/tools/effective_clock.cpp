@@ -4,6 +4,9 @@
 // this clock (platforms/aws_us_east_1.xml, <cpu_reference>; docs/research/cpu_speed_factors.md).
 //
 // Usage: effective_clock [runs=15]. Prints each run's GHz and their median. x86-64 only.
+#if !defined(__x86_64__)
+#error "effective_clock measures an x86-64 core: one dependent add per cycle is an x86 property"
+#endif
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
