@@ -51,6 +51,30 @@ TEST_CASE("one instance peer: every phase as computed by hand") {
   CHECK(r.ledger.function_runs.empty());
 }
 
+TEST_CASE("a trainer limited to one thread steps at the one-thread time on a 2-vCPU peer and function") {
+  // The hand calibration: 7.0 s on one thread, serial fraction 0.2, so 0.6 x 7.0 on 2 vCPUs (the test above).
+  // With workload/@threads="1" (OMP_NUM_THREADS=1) the peer takes the 1-thread time, and so does a 3,538 MB
+  // function (2 vCPUs) at its speed factor; a 885 MB function (half a vCPU) is time-sliced either way.
+  TempDir dir;
+  auto compute = [&](const std::string& threads, int memory_mb, const char* system) {
+    auto s = fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none" threads=")" + threads + R"("/>
+    <peers count="1" instance_type="t2.large"/>
+    <functions memory_mb=")" + std::to_string(memory_mb) + R"("/>)"));
+    return std::pair{phase_total(fixture::simulate(s, system), Phase::Compute), s.speed_factor(StepTarget::Function)};
+  };
+  CHECK(compute("all", 3538, "instance").first == doctest::Approx(0.6 * 7.0).epsilon(1e-9));
+  CHECK(compute("1", 3538, "instance").first == doctest::Approx(7.0).epsilon(1e-9));
+  CHECK(compute("2", 3538, "instance").first == doctest::Approx(0.6 * 7.0).epsilon(1e-9));
+  const auto [all, factor] = compute("all", 3538, "serverless");
+  CHECK(compute("1", 3538, "serverless").first - all == doctest::Approx((7.0 - 0.6 * 7.0) / factor).epsilon(1e-9));
+  CHECK(compute("1", 885, "serverless").first == doctest::Approx(compute("all", 885, "serverless").first).epsilon(1e-12));
+  // Bad input names the field.
+  for (const char* bad : {"0", "two", "-1"})
+    CHECK_THROWS_WITH_AS(compute(bad, 3538, "instance"), doctest::Contains("workload/@threads"), InputError);
+}
+
 TEST_CASE("one serverless peer, one function: every phase as computed by hand") {
   // The paper's prototype as published (model_fetch="none": the function builds a fresh model) and a trainer
   // (the default): the peer first PUTs its current model, and the function GETs it after its batch.

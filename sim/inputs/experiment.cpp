@@ -328,7 +328,8 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
 
   auto w = root.child("workload");
   xml.check_names(w, {"model", "input_shape", "dataset", "batch_size", "minibatches_per_peer", "iterations", "epochs",
-                      "compute_variability", "train_samples", "input_pipeline"});
+                      "compute_variability", "train_samples", "input_pipeline", "threads"});
+  if (xml.text_or(w, "threads", "all") != "all") e.workload.threads = static_cast<int>(xml.integer(w, "threads", 1, 256));
   e.workload.measured_variability = xml.choice(w, "compute_variability", {"measured", "none"}) == "measured";
   e.workload.input_pipeline = xml.choice(w, "input_pipeline", {"none", "to_tensor"});
   e.workload.model = xml.text(w, "model");

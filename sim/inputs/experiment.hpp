@@ -51,6 +51,7 @@ struct Experiment {
     bool measured_variability = true;    // draw step times from the calibration's measured spread
     std::string input_pipeline = "none";  // what a step also pays to make its batch ("to_tensor": a Python
                                           // trainer's DataLoader, calibration/python/input_pipeline.py)
+    int threads = 0;  // the trainer's intra-op threads (OMP_NUM_THREADS, torch.set_num_threads); 0: "all" vCPUs
   } workload;
 
   /// One kind of peer (<peers><group count= instance_type= slowdown= name=/>): `count` instances of a type,

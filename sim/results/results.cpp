@@ -233,11 +233,12 @@ static std::string extrapolation_note(const Scenario& s) {
   for (size_t g = 0; g < s.peer_groups.size(); ++g) {  // each group's type on its own steps' calibration
     const int group = static_cast<int>(g);
     const int threads = s.step_model(StepTarget::Peer, group).step_fits().at({w.model, w.input_shape}).max_threads();
-    add(s.peer_extrapolation.threads && s.vcpus(StepTarget::Peer, group) > threads,
-        fmt::format("peer steps on {} vCPUs, threads measured up to {}", s.vcpus(StepTarget::Peer, group), threads));
+    add(s.peer_extrapolation.threads && s.step_vcpus(StepTarget::Peer, group) > threads,
+        fmt::format("peer steps on {} vCPUs, threads measured up to {}", s.step_vcpus(StepTarget::Peer, group), threads));
   }
   add(s.function_extrapolation.threads,
-      fmt::format("function steps on {:.2f} vCPUs, threads measured up to {}", s.function_vcpus, fn_threads));
+      fmt::format("function steps on {:.2f} vCPUs, threads measured up to {}", s.step_vcpus(StepTarget::Function),
+                  fn_threads));
   add(s.peer_extrapolation.batch || s.function_extrapolation.batch, "a minibatch outside the measured batch sizes");
   return note;
 }

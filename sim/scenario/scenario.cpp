@@ -98,7 +98,7 @@ double Scenario::reference_input_pipeline_s(StepTarget target, long long batch, 
 static double reference_train_step_s(const Scenario& s, StepTarget target, long long batch, int group) {
   const auto& w = s.experiment.workload;
   const double measured = s.step_model(target, group).step_seconds(w.model, w.input_shape,
-                                                                   static_cast<double>(batch), s.vcpus(target, group));
+                                                                   static_cast<double>(batch), s.step_vcpus(target, group));
   return s.own_steps(target, group) ? measured * s.speed_factor(target, group) : measured;
 }
 
@@ -109,7 +109,7 @@ double Scenario::reference_step_s(StepTarget target, long long batch, int group)
 double Scenario::step_busy_vcpus(StepTarget target, long long batch, int group) const {
   const auto& w = experiment.workload;
   const double step_busy = step_model(target, group).step_busy_vcpus(w.model, w.input_shape,
-                                                                     static_cast<double>(batch), vcpus(target, group));
+                                                                     static_cast<double>(batch), step_vcpus(target, group));
   const double pipeline_s = reference_input_pipeline_s(target, batch, group);
   if (pipeline_s == 0) return step_busy;
   const double step_s = reference_train_step_s(*this, target, batch, group);
@@ -263,7 +263,7 @@ Scenario resolve_scenario(const Experiment& e) {
     auto check = [&](StepTarget target, int group, long long b, Extrapolation& extrapolation) {
       s.reference_step_s(target, b, group);
       const Extrapolation x = s.step_model(target, group).step_extrapolation(w.model, w.input_shape,
-                                                                             static_cast<double>(b), s.vcpus(target, group));
+                                                                             static_cast<double>(b), s.step_vcpus(target, group));
       extrapolation.threads = extrapolation.threads || x.threads;
       extrapolation.batch = extrapolation.batch || x.batch;
     };

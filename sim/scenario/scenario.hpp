@@ -1,6 +1,7 @@
 // A fully resolved simulation input: the experiment, its cloud profile (overrides applied), the compute
 // model and every derived quantity (minibatches, payload sizes, CPU shares). Pure: no SimGrid here.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,6 +95,11 @@ struct Scenario {
   }
   double vcpus(StepTarget target, int group = 0) const {
     return target == StepTarget::Peer ? peer_groups[static_cast<size_t>(group)].type.vcpus : function_vcpus;
+  }
+  /// vCPUs a training step can use: the target's, at most the trainer's threads (workload/@threads).
+  double step_vcpus(StepTarget target, int group = 0) const {
+    const int threads = experiment.workload.threads;
+    return threads > 0 ? std::min(vcpus(target, group), static_cast<double>(threads)) : vcpus(target, group);
   }
   /// Training steps measured on the target itself, if the experiment gave them.
   const std::optional<ComputeModel>& own_steps(StepTarget target, int group = 0) const {
