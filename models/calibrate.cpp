@@ -177,7 +177,7 @@ class Sampler {
     Row written = row;
     if (row.kernel == "train_step") {
       const bool reset = reset_peak_rss();
-      const TimedSample t = time_after_window(fn, 0, first, std::thread::hardware_concurrency());
+      const TimedSample t = time_after_window(fn, 0, first, cpus);
       peak = reset ? proc_status_bytes("VmHWM") : -1;
       if (o_.memory_only) samples.push_back(t), written.kernel = "train_step_memory";
     }

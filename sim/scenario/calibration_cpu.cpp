@@ -2,12 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "../util/file_stamp.hpp"
 #include "../util/input_error.hpp"
+#include "../util/read_text.hpp"
 
 namespace p2psim {
 namespace {
@@ -18,23 +18,16 @@ struct MetaCpu {
 };
 
 MetaCpu read_meta_cpu(const std::string& meta_path) {
-  std::ifstream in(meta_path);
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json meta = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const std::string text = read_input_file(meta_path, kMaxCsvFileBytes);
+  const nlohmann::json meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (meta.is_discarded()) throw InputError(meta_path, 0, "", "not valid JSON (written by p2psim calibrate)");
   MetaCpu out;
   auto it = meta.find("cpu_identity");
   if (it == meta.end()) return out;
   if (!it->is_string()) throw InputError(meta_path, 0, "cpu_identity", "must be a string");
   out.identity = it->get<std::string>();
-  std::istringstream lines(text.str());
-  long n = 0;
-  for (std::string line; std::getline(lines, line);)
-    if (++n, line.find("\"cpu_identity\"") != std::string::npos) {
-      out.line = n;
-      break;
-    }
+  const size_t at = text.find("\"cpu_identity\"");
+  out.line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
   return out;
 }
 
