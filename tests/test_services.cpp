@@ -176,9 +176,38 @@ TEST_CASE("function service: a cold start draws from its own invocation's stream
   CHECK(alone["X"].get<double>() == after_y["X"].get<double>());
   CHECK(after_y["Y"].get<double>() != after_y["X"].get<double>());
   auto draws = Random(1).stream(Draw::ColdStart, {7, 0}, Random::id_of("gradient"));
-  const double import_s = fs.runtime_import_s_at_1_vcpu / std::min(1.0, fs.vcpus(1769));
+  const double import_s = fs.runtime_import_s_on_reference_cpu / std::min(1.0, fs.vcpus(1769));
   CHECK(alone["X"].get<double>() ==
         doctest::Approx(fs.cold_start_image_median_s * std::exp(0.5 * draws.standard_normal()) + import_s).epsilon(1e-12));
+}
+
+TEST_CASE("function service: a cold start imports the runtime at the function's CPU speed, on at most one vCPU") {
+  // The import was timed on the calibration CPU. A function CPU at 0.4 of its speed takes 1 / 0.4 as long; at
+  // 512 MB (512/1,769 of a vCPU) 1,769/512 times that again; at 3,538 MB (two vCPUs) no less than on one.
+  const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  auto fs = profile.functions;
+  fs.cold_start_image_sigma = 0;  // the image takes its median
+  fs.cold_start_image_median_s = 0.8;
+  fs.runtime_import_s_on_reference_cpu = 0.5;
+  const auto inits = nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    const auto platform = sg::build_platform(small_platform());
+    Ledger ledger;
+    Random random(1);
+    simulation::FunctionService functions(fs, platform, 0.4, ledger, random);
+    nlohmann::json j;
+    sg::spawn("caller", platform.peers[0], [&] {
+      for (int memory_mb : {512, 3538}) {
+        const auto c = functions.start("f" + std::to_string(memory_mb), memory_mb, {memory_mb});
+        j[std::to_string(memory_mb)] = c.init_s;
+        functions.finish(c, 1.0, "x86", false);
+      }
+    });
+    engine.run();
+    return j.dump();
+  }));
+  CHECK(inits["512"].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4 * 1769.0 / 512.0).epsilon(1e-12));
+  CHECK(inits["3538"].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4).epsilon(1e-12));
 }
 
 TEST_CASE("function service: beyond the concurrency limit, invocations get their places first come, first served") {

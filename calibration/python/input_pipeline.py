@@ -24,6 +24,8 @@ from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 from torchvision.transforms import ToTensor
 
+from cpu_identity import cpu_identity
+
 SHAPES = ("1x28x28", "3x32x32", "3x21x21", "3x29x29", "3x224x224")  # the shipped experiments' inputs
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 REPEATS = 5
@@ -65,22 +67,6 @@ def seconds_per_batch(dataset, batch):
             batches += 1
             if time.perf_counter() - start >= BUDGET_S:
                 return (time.perf_counter() - start) / batches
-
-
-def cpu_identity():
-    try:
-        info = {}
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if ":" in line:
-                    key, value = line.split(":", 1)
-                    info.setdefault(key.strip(), value.strip())  # the first CPU's
-        # As `p2psim calibrate` writes it (family and model in hex), so that p2psim can compare the two.
-        return "{} (family {:#x}, model {:#x}, stepping {})".format(
-            info.get("model name", "?"), int(info.get("cpu family", 0)), int(info.get("model", 0)),
-            info.get("stepping", "?"))
-    except OSError:
-        return platform.processor()
 
 
 # As run_shipped_calibration.sh times the steps: glibc keeps freed memory mapped, so that a batch's tensors do not

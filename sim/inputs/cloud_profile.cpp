@@ -267,10 +267,10 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
     throw xml.error(fn, "function_service/visible_cores", "must cover memory up to memory_max_mb");
   auto cold = fn.child("cold_start");
   if (!cold) throw xml.error(fn, "function_service/cold_start", "required element is missing");
-  xml.check_names(cold, {"image_median_s", "image_sigma", "runtime_import_s_at_1_vcpu", kSource});
+  xml.check_names(cold, {"image_median_s", "image_sigma", "runtime_import_s_on_reference_cpu", kSource});
   f.cold_start_image_median_s = xml.number(cold, "image_median_s", 0, 3600);
   f.cold_start_image_sigma = xml.number(cold, "image_sigma", 0, 10);
-  f.runtime_import_s_at_1_vcpu = xml.number(cold, "runtime_import_s_at_1_vcpu", 0, 3600);
+  f.runtime_import_s_on_reference_cpu = xml.number(cold, "runtime_import_s_on_reference_cpu", 0, 3600);
 
   auto wf = required("workflow_service");
   xml.check_names(wf, {"transition_latency_s", "parallel_burst_branches", "parallel_ramp_branches_per_s",

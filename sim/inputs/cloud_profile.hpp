@@ -45,7 +45,10 @@ struct FunctionServiceParams {
   /// that CPU, a small function moves bytes no faster than its CPU share lets it.
   double storage_client_bps_per_vcpu = 0;
   std::vector<std::pair<int, int>> visible_cores;  // (up to this memory in MB, cores), ascending
-  double cold_start_image_median_s = 0, cold_start_image_sigma = 0, runtime_import_s_at_1_vcpu = 0;
+  double cold_start_image_median_s = 0, cold_start_image_sigma = 0;
+  /// The runtime's `import torch` on one core of the calibration CPU (the profile's <cpu_reference>): a cold
+  /// container runs it at its own CPU's speed, on at most one vCPU (an import is one thread).
+  double runtime_import_s_on_reference_cpu = 0;
 
   /// CPU share in vCPUs: memory / memory_per_vcpu_mb, capped at max_vcpus and at the visible cores.
   double vcpus(int memory_mb) const;

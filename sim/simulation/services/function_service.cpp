@@ -124,7 +124,8 @@ void FunctionService::cold_start(Container& c, double now_s, std::initializer_li
   // the caller's instance a rejoined peer's from its first life's.
   auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(c.function) ^ instance);
   const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * draws.standard_normal());
-  c.init_s = image_s + params_.runtime_import_s_at_1_vcpu / std::min(1.0, vcpus(c.memory_mb));
+  // The import is work measured on the calibration CPU: at this CPU's speed, on at most one vCPU.
+  c.init_s = image_s + compute_s(params_.runtime_import_s_on_reference_cpu) / std::min(1.0, vcpus(c.memory_mb));
   ++cold_starts_;
 }
 
