@@ -253,7 +253,7 @@ TEST_CASE("run: the designs experiment compares four systems with the baseline")
   CHECK_FALSE(j["systems"]["instance"].contains("vs_baseline"));
   CHECK(j["systems"]["ring"]["vs_baseline"]["cost_ratio"].get<double>() ==
         doctest::Approx(j["systems"]["ring"]["cost_usd"]["total"].get<double>() /
-                        j["systems"]["instance"]["cost_usd"]["total"].get<double>()));
+                        j["systems"]["instance"]["cost_usd"]["total"].get<double>()).epsilon(1e-9));
   const std::string csv = read_file(dir.path("out/result.csv"));
   CHECK(csv.rfind("experiment,system,strategy,", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);  // header + 4 systems

@@ -85,7 +85,7 @@ TEST_CASE("peer groups, sharded aggregation: each group's network, CPU and bill,
   REQUIRE(r.ledger.instances.size() == 4);
   CHECK(r.ledger.instances[0].type == "t2.large");
   CHECK(r.ledger.instances[3].type == "c5.large");
-  CHECK(price(r.ledger, s.prices).instances_usd == doctest::Approx(4 * 60 * 0.1 / 3600));
+  CHECK(price(r.ledger, s.prices).instances_usd == doctest::Approx(4 * 60 * 0.1 / 3600).epsilon(1e-9));
   // Each group's means in the results: the t2.large peers wait for the c5.large ones.
   const SystemResult summary = summarise(s, fixture::system(s, "sharded"), r);
   REQUIRE(summary.groups.size() == 2);

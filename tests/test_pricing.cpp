@@ -20,7 +20,8 @@ PriceBook prices() { return load_price_book(shipped().price_book_path, shipped()
 // Two 3008 MB runs, 8 transitions, 10 GETs and 4 PUTs: the metered part of the hand-computed bills below.
 Ledger serverless_usage() {
   Ledger l;
-  l.function_runs = {{3008, "x86", 1.71, 10.0004}, {3008, "x86", 0, 10.0}};  // 11.711 s and 10 s billed
+  // The first ran 2.5 s of cold start, of which 1.71 s INIT: 11.711 s billed; the second was warm: 10 s.
+  l.function_runs = {{3008, "x86", 2.5, 1.71, 10.0004}, {3008, "x86", 0, 0, 10.0}};
   l.workflow_transitions = 8;
   l.storage_gets = 10;
   l.storage_puts = 4;
@@ -30,11 +31,12 @@ Ledger serverless_usage() {
 
 TEST_CASE("function duration is billed in whole milliseconds, INIT included when the price book says so") {
   auto p = prices();
-  CHECK(billed_function_seconds({128, "x86", 0, 2.0004}, p.functions) == doctest::Approx(2.001));
-  CHECK(billed_function_seconds({128, "x86", 0, 0.003}, p.functions) == doctest::Approx(0.003));  // exact: not 4 ms
-  CHECK(billed_function_seconds({128, "x86", 1.5, 2.0}, p.functions) == doctest::Approx(3.5));
+  CHECK(billed_function_seconds({128, "x86", 0, 0, 2.0004}, p.functions) == doctest::Approx(2.001));
+  CHECK(billed_function_seconds({128, "x86", 0, 0, 0.003}, p.functions) == doctest::Approx(0.003));  // exact: not 4 ms
+  // A cold start of 2.3 s, of which INIT 1.5 s: the platform's start before INIT is not billed.
+  CHECK(billed_function_seconds({128, "x86", 2.3, 1.5, 2.0}, p.functions) == doctest::Approx(3.5));
   p.functions.init_billed = false;
-  CHECK(billed_function_seconds({128, "x86", 1.5, 2.0}, p.functions) == doctest::Approx(2.0));
+  CHECK(billed_function_seconds({128, "x86", 2.3, 1.5, 2.0}, p.functions) == doctest::Approx(2.0));
 }
 
 TEST_CASE("a serverless bill computed by hand") {
@@ -43,14 +45,14 @@ TEST_CASE("a serverless bill computed by hand") {
   l.instances = {{"t2.large", 30.0}, {"t2.large", 61.2}};  // 60 s minimum; per-second rounding up
   l.broker_uptime_s = 61.2;
   const Cost c = price(l, p);
-  CHECK(c.function_compute_usd == doctest::Approx((11.711 + 10.0) * 3008 / 1024.0 * 0.00002));
-  CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001));
-  CHECK(c.workflow_usd == doctest::Approx(8 * 0.00003));
-  CHECK(c.storage_usd == doctest::Approx(10 * 0.000001 + 4 * 0.00001));
-  CHECK(c.instances_usd == doctest::Approx((60 + 62) / 3600.0 * 0.1));
-  CHECK(c.broker_usd == doctest::Approx(62 / 3600.0 * 0.1));
+  CHECK(c.function_compute_usd == doctest::Approx((11.711 + 10.0) * 3008 / 1024.0 * 0.00002).epsilon(1e-9));
+  CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001).epsilon(1e-9));
+  CHECK(c.workflow_usd == doctest::Approx(8 * 0.00003).epsilon(1e-9));
+  CHECK(c.storage_usd == doctest::Approx(10 * 0.000001 + 4 * 0.00001).epsilon(1e-9));
+  CHECK(c.instances_usd == doctest::Approx((60 + 62) / 3600.0 * 0.1).epsilon(1e-9));
+  CHECK(c.broker_usd == doctest::Approx(62 / 3600.0 * 0.1).epsilon(1e-9));
   CHECK(c.total_usd() == doctest::Approx(c.function_compute_usd + c.function_requests_usd + c.workflow_usd +
-                                         c.storage_usd + c.instances_usd + c.broker_usd));
+                                         c.storage_usd + c.instances_usd + c.broker_usd).epsilon(1e-9));
 }
 
 TEST_CASE("the cost at a moment of a run: uptime so far, usage metered so far, the whole bill at the end") {
@@ -62,22 +64,22 @@ TEST_CASE("the cost at a moment of a run: uptime so far, usage metered so far, t
   // At 100 s: one function run, 3 transitions, 5 GETs and 2 PUTs metered; both instances and the broker up
   // 100 s (above the 60 s minimum).
   const Cost at = timeline.at(100.0, {1, 3, 5, 2});
-  CHECK(at.function_compute_usd == doctest::Approx(11.711 * 3008 / 1024.0 * 0.00002));
-  CHECK(at.function_requests_usd == doctest::Approx(1 * 0.000001));
-  CHECK(at.workflow_usd == doctest::Approx(3 * 0.00003));
-  CHECK(at.storage_usd == doctest::Approx(5 * 0.000001 + 2 * 0.00001));
-  CHECK(at.instances_usd == doctest::Approx(2 * 100 / 3600.0 * 0.1));
-  CHECK(at.broker_usd == doctest::Approx(100 / 3600.0 * 0.1));
+  CHECK(at.function_compute_usd == doctest::Approx(11.711 * 3008 / 1024.0 * 0.00002).epsilon(1e-9));
+  CHECK(at.function_requests_usd == doctest::Approx(1 * 0.000001).epsilon(1e-9));
+  CHECK(at.workflow_usd == doctest::Approx(3 * 0.00003).epsilon(1e-9));
+  CHECK(at.storage_usd == doctest::Approx(5 * 0.000001 + 2 * 0.00001).epsilon(1e-9));
+  CHECK(at.instances_usd == doctest::Approx(2 * 100 / 3600.0 * 0.1).epsilon(1e-9));
+  CHECK(at.broker_usd == doctest::Approx(100 / 3600.0 * 0.1).epsilon(1e-9));
   // At 10 s the instance minimum applies; at the end the timeline is the bill.
-  CHECK(timeline.at(10.0, {}).instances_usd == doctest::Approx(2 * 60 / 3600.0 * 0.1));
-  CHECK(timeline.at(200.0, {2, 8, 10, 4}).total_usd() == doctest::Approx(price(l, p).total_usd()));
+  CHECK(timeline.at(10.0, {}).instances_usd == doctest::Approx(2 * 60 / 3600.0 * 0.1).epsilon(1e-9));
+  CHECK(timeline.at(200.0, {2, 8, 10, 4}).total_usd() == doctest::Approx(price(l, p).total_usd()).epsilon(1e-9));
 }
 
 TEST_CASE("each function run is billed at its own memory size and architecture's price") {
   auto p = prices();
   Ledger l;
-  l.function_runs = {{1024, "arm", 0, 1.0}, {2048, "x86", 0, 0.5}};
-  CHECK(price(l, p).function_compute_usd == doctest::Approx(1.0 * 1 * 0.00001 + 0.5 * 2 * 0.00002));
+  l.function_runs = {{1024, "arm", 0, 0, 1.0}, {2048, "x86", 0, 0, 0.5}};
+  CHECK(price(l, p).function_compute_usd == doctest::Approx(1.0 * 1 * 0.00001 + 0.5 * 2 * 0.00002).epsilon(1e-9));
 }
 
 TEST_CASE("instances are billed at their own type's price; a design without a broker pays none") {
@@ -86,7 +88,7 @@ TEST_CASE("instances are billed at their own type's price; a design without a br
   Ledger l;
   l.instances = {{"t2.large", 3600}, {"m5.large", 1800}};
   const Cost c = price(l, p);
-  CHECK(c.instances_usd == doctest::Approx(0.1 + 0.18));
+  CHECK(c.instances_usd == doctest::Approx(0.1 + 0.18).epsilon(1e-9));
   CHECK(c.broker_usd == 0);
 }
 
@@ -120,15 +122,15 @@ TEST_CASE("a price book's billing rules: a function run's minimum, free GB-secon
   CHECK(billed_function_seconds({1024, "x86", 0, 0.25}, p.functions) == doctest::Approx(0.3));
   Ledger l;
   // 8 s at 1 GB (8 GB-s: free), 4 s at 1 GB (2 free, 2 charged), 3 s at 2 GB arm (6 charged at the arm price).
-  l.function_runs = {{1024, "x86", 0, 8.0}, {1024, "x86", 0, 4.0}, {2048, "arm", 0, 3.0}};
+  l.function_runs = {{1024, "x86", 0, 0, 8.0}, {1024, "x86", 0, 0, 4.0}, {2048, "arm", 0, 0, 3.0}};
   const auto each = function_runs_compute_usd(l.function_runs, p.functions);
   REQUIRE(each.size() == 3);
   CHECK(each[0] == 0);
   CHECK(each[1] == doctest::Approx(2 * 0.00002));
   CHECK(each[2] == doctest::Approx(6 * 0.00001));
   const Cost c = price(l, p);
-  CHECK(c.function_compute_usd == doctest::Approx(2 * 0.00002 + 6 * 0.00001));
-  CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001));
+  CHECK(c.function_compute_usd == doctest::Approx(2 * 0.00002 + 6 * 0.00001).epsilon(1e-9));
+  CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001).epsilon(1e-9));
   // The cost at a moment takes the same allowance in the same order: after the first run, nothing yet.
   const CostTimeline timeline(l, p);
   CHECK(timeline.at(1.0, {1, 0, 0, 0}).function_compute_usd == 0);
@@ -136,7 +138,7 @@ TEST_CASE("a price book's billing rules: a function run's minimum, free GB-secon
   // A broker billed by the hour, at least one.
   p.broker.billing = {3600, 3600};
   l.broker_uptime_s = 10;
-  CHECK(price(l, p).broker_usd == doctest::Approx(0.1));
+  CHECK(price(l, p).broker_usd == doctest::Approx(0.1).epsilon(1e-9));
 }
 
 TEST_CASE("a price book that leaves a platform's instance type or an architecture unpriced is refused by name") {

@@ -181,7 +181,7 @@ TEST_CASE("function service: a cold start draws from its own invocation's stream
         doctest::Approx(fs.cold_start_image_median_s * std::exp(0.5 * draws.standard_normal()) + import_s).epsilon(1e-12));
 }
 
-TEST_CASE("function service: a cold start imports the runtime at the function's CPU speed, on at most one vCPU") {
+TEST_CASE("function service: a cold start imports the runtime at the function's CPU speed, on at most one vCPU, and bills that") {
   // The import was timed on the calibration CPU. A function CPU at 0.4 of its speed takes 1 / 0.4 as long; at
   // 512 MB (512/1,769 of a vCPU) 1,769/512 times that again; at 3,538 MB (two vCPUs) no less than on one.
   const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
@@ -199,15 +199,18 @@ TEST_CASE("function service: a cold start imports the runtime at the function's 
     sg::spawn("caller", platform.peers[0], [&] {
       for (int memory_mb : {512, 3538}) {
         const auto c = functions.start("f" + std::to_string(memory_mb), memory_mb, {memory_mb});
-        j[std::to_string(memory_mb)] = c.init_s;
+        j[std::to_string(memory_mb)] = {c.init_s, c.billed_init_s};
         functions.finish(c, 1.0, "x86", false);
       }
     });
     engine.run();
     return j.dump();
   }));
-  CHECK(inits["512"].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4 * 1769.0 / 512.0).epsilon(1e-12));
-  CHECK(inits["3538"].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4).epsilon(1e-12));
+  CHECK(inits["512"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4 * 1769.0 / 512.0).epsilon(1e-12));
+  CHECK(inits["3538"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4).epsilon(1e-12));
+  // The provider bills INIT, the import, and not the platform's start before it.
+  CHECK(inits["512"][1].get<double>() == doctest::Approx(0.5 / 0.4 * 1769.0 / 512.0).epsilon(1e-12));
+  CHECK(inits["3538"][1].get<double>() == doctest::Approx(0.5 / 0.4).epsilon(1e-12));
 }
 
 TEST_CASE("function service: beyond the concurrency limit, invocations get their places first come, first served") {

@@ -959,7 +959,7 @@ TEST_CASE("a run's output comes back from its bytes as it was: function runs, up
   // What a child process sends its parent and what a sweep's memo stores (run_output.hpp).
   RunOutput out;
   out.transport = "broker";
-  out.ledger.function_runs = {{1769, "x86", 1.25, 3.5}, {3008, "arm", 0, 0.125}, {1769, "x86", 0, 2.0}};
+  out.ledger.function_runs = {{1769, "x86", 1.25, 0.5, 3.5}, {3008, "arm", 0, 0, 0.125}, {1769, "x86", 0, 0, 2.0}};
   out.ledger.instances = {{"t2.large", 12.5}};
   out.ledger.storage_gets = 7;
   out.trace = {{0, 0, 1, Phase::Compute, 0.5, 1.5}};
@@ -990,6 +990,7 @@ TEST_CASE("a run's output comes back from its bytes as it was: function runs, up
   CHECK(back.ledger.function_runs[1].memory_mb == 3008);
   CHECK(back.ledger.function_runs[2].arch == "x86");
   CHECK(back.ledger.function_runs[0].init_s == 1.25);
+  CHECK(back.ledger.function_runs[0].billed_init_s == 0.5);
   CHECK(back.ledger.function_runs[2].run_s == 2.0);
   REQUIRE(back.updates.size() == 3);
   CHECK(back.updates[0].whole_iteration);

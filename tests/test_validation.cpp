@@ -84,7 +84,7 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
       rec(0, 0, -1, Phase::Send, 0, 50),                                                  // iteration 0: left out
       rec(0, 1, -1, Phase::Send, 10, 12), rec(0, 2, -1, Phase::Send, 20, 24)};            // sends of 2 s and 4 s
   // Two warm runs of 1 GB for 2 s and 4 s, one cold: warm mean 3 GB-s; 3 runs over 3 iterations.
-  r.run.ledger.function_runs = {{1024, "x86", 0, 2}, {1024, "x86", 0, 4}, {2048, "x86", 1, 10}};
+  r.run.ledger.function_runs = {{1024, "x86", 0, 0, 2}, {1024, "x86", 0, 0, 4}, {2048, "x86", 1, 0.6, 10}};
   r.cost.function_compute_usd = 0.6;
   r.cost.storage_usd = 0.3;
   const auto& f = s.prices.functions;
@@ -93,7 +93,7 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   CHECK(value(1) == doctest::Approx(9));  // the reduces last 100, 8, 14, 4 and 9 s
   CHECK(value(2) == doctest::Approx((100 + 8 + 14 + 4 + 9) / 5.0));
   CHECK(value(3) == doctest::Approx(0.5));  // spreads 0.5, 0.25, 1.0
-  CHECK(value(4) == doctest::Approx((3 * f.per_gb_s_usd.at("x86") + f.per_request_usd) * (3.0 / 3)));
+  CHECK(value(4) == doctest::Approx((3 * f.per_gb_s_usd.at("x86") + f.per_request_usd) * (3.0 / 3)).epsilon(1e-9));
   CHECK(value(5) == doctest::Approx(0.9 / 3));
   CHECK(value(6) == doctest::Approx(s.exchange_bytes / 1e6 / 3));  // the message over the mean send, 3 s
 }

@@ -17,7 +17,7 @@ double billed_seconds(double seconds, const BillingRule& rule) {
 }
 
 double billed_function_seconds(const FunctionRun& run, const PriceBook::Functions& f) {
-  return billed_seconds(run.run_s + (f.init_billed ? run.init_s : 0), f.billing);
+  return billed_seconds(run.run_s + (f.init_billed ? run.billed_init_s : 0), f.billing);
 }
 
 std::vector<double> function_runs_compute_usd(const std::vector<FunctionRun>& runs, const PriceBook::Functions& f) {

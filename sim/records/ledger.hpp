@@ -9,7 +9,10 @@ namespace p2psim {
 struct FunctionRun {
   int memory_mb = 0;   // each function of a design has its own size, billed at it
   std::string arch;    // x86 | arm: priced differently
-  double init_s = 0;   // cold-start INIT phase (0 when warm)
+  double init_s = 0;   // a cold start's whole time before the handler: the platform's start, then INIT (0 when warm)
+  // ... of which INIT as the provider meters it: the runtime's own initialisation (its import). The platform's
+  // start of the execution environment before INIT is not billed.
+  double billed_init_s = 0;
   double run_s = 0;    // handler duration
 };
 

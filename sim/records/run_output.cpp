@@ -15,7 +15,7 @@ namespace {
 // memo storing it. Plain records go as their bytes in memory, read straight into their vectors: a 1,024-peer
 // all-to-all's 21 M deliveries as JSON arrays took 2 GB and tens of seconds, and the paper grid's function runs
 // and updates as CBOR arrays were 9 % of its CPU (bench/README.md, "A ninth pass").
-constexpr std::string_view kMagic = "p2psim run output 3\n";  // another layout: another string, never misread
+constexpr std::string_view kMagic = "p2psim run output 4\n";  // another layout: another string, never misread
 
 static_assert(sizeof(PhaseRecord) == 4 * sizeof(int) + 2 * sizeof(double) && sizeof(Delivery) == 3 * sizeof(int),
               "no padding: the bytes sent are all defined, so equal outputs send equal bytes");
@@ -23,7 +23,7 @@ static_assert(sizeof(PhaseRecord) == 4 * sizeof(int) + 2 * sizeof(double) && siz
 // A function run as bytes: its architecture an index into the output's list of them.
 struct FunctionRunRecord {
   int memory_mb = 0, arch = 0;
-  double init_s = 0, run_s = 0;
+  double init_s = 0, billed_init_s = 0, run_s = 0;
 };
 // An update as bytes: its gradients follow the previous updates' in one list.
 struct UpdateRecord {
@@ -36,7 +36,7 @@ struct InstanceRecord {
   int type = 0, unused = 0;  // type: an index into the output's list of strings
   double uptime_s = 0;
 };
-static_assert(sizeof(FunctionRunRecord) == 2 * sizeof(int) + 2 * sizeof(double) &&
+static_assert(sizeof(FunctionRunRecord) == 2 * sizeof(int) + 3 * sizeof(double) &&
                   sizeof(UpdateRecord) == 4 * sizeof(int) + sizeof(double) + 4 * sizeof(long long) &&
                   sizeof(InstanceRecord) == 2 * sizeof(int) + sizeof(double) &&
                   sizeof(GradientVersion) == 2 * sizeof(int),
@@ -122,7 +122,7 @@ std::string to_bytes(const RunOutput& r) {
   std::vector<std::string> strings;
   std::vector<FunctionRunRecord> runs;
   runs.reserve(l.function_runs.size());
-  for (const auto& f : l.function_runs) runs.push_back({f.memory_mb, index_of(strings, f.arch), f.init_s, f.run_s});
+  for (const auto& f : l.function_runs) runs.push_back({f.memory_mb, index_of(strings, f.arch), f.init_s, f.billed_init_s, f.run_s});
   std::vector<InstanceRecord> instances;
   for (const auto& i : l.instances) instances.push_back({index_of(strings, i.type), 0, i.uptime_s});
   std::vector<UpdateRecord> updates;
@@ -185,7 +185,7 @@ RunOutput run_output_from_bytes(std::string_view bytes) {
   auto& l = r.ledger;
   const auto runs = in.records<FunctionRunRecord>();
   l.function_runs.reserve(runs.size());
-  for (const auto& f : runs) l.function_runs.push_back({f.memory_mb, string_at(f.arch), f.init_s, f.run_s});
+  for (const auto& f : runs) l.function_runs.push_back({f.memory_mb, string_at(f.arch), f.init_s, f.billed_init_s, f.run_s});
   l.workflow_transitions = in.value<long long>();
   l.storage_gets = in.value<long long>();
   l.storage_puts = in.value<long long>();

@@ -124,8 +124,10 @@ void FunctionService::cold_start(Container& c, double now_s, std::initializer_li
   // the caller's instance a rejoined peer's from its first life's.
   auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(c.function) ^ instance);
   const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * draws.standard_normal());
-  // The import is work measured on the calibration CPU: at this CPU's speed, on at most one vCPU.
-  c.init_s = image_s + compute_s(params_.runtime_import_s_on_reference_cpu) / std::min(1.0, vcpus(c.memory_mb));
+  // The import is work measured on the calibration CPU: at this CPU's speed, on at most one vCPU. It is the INIT
+  // the provider bills; the platform's start before it (the image's time) is not billed.
+  c.billed_init_s = compute_s(params_.runtime_import_s_on_reference_cpu) / std::min(1.0, vcpus(c.memory_mb));
+  c.init_s = image_s + c.billed_init_s;
   ++cold_starts_;
 }
 
@@ -138,7 +140,7 @@ void FunctionService::finish(const Container& c, double run_s, const std::string
 }
 
 void FunctionService::finish_at(const Container& c, double run_s, const std::string& arch, bool died, double now_s) {
-  ledger_.function_runs.push_back({c.memory_mb, arch, c.init_s, run_s});
+  ledger_.function_runs.push_back({c.memory_mb, arch, c.init_s, c.billed_init_s, run_s});
   if (died) {
     free_slots_.push_back(c.slot);
     --alive_;

@@ -34,7 +34,8 @@ class FunctionService {
     sg::Host* host = nullptr;  // the container's network slot
     int slot = 0;
     bool cold = false;
-    double init_s = 0;  // the INIT it went through (0 when warm) ...
+    double init_s = 0;  // the cold start it went through, the platform's start and INIT (0 when warm) ...
+    double billed_init_s = 0;  // ... of which INIT, the runtime's import: what the provider bills
     double init_started_s = 0;  // ... from then
     sg::PrivateRoute route;  // its slot's route to storage at its memory size (its NIC, one stream's cap)
   };
