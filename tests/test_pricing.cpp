@@ -118,16 +118,16 @@ TEST_CASE("a price book's billing rules: a function run's minimum, free GB-secon
   p.functions.billing = {0.1, 0.1};
   p.functions.free_gb_s = 10;
   p.functions.free_requests = 1;
-  CHECK(billed_function_seconds({1024, "x86", 0, 0.01}, p.functions) == doctest::Approx(0.1));
-  CHECK(billed_function_seconds({1024, "x86", 0, 0.25}, p.functions) == doctest::Approx(0.3));
+  CHECK(billed_function_seconds({1024, "x86", 0, 0, 0.01}, p.functions) == doctest::Approx(0.1));
+  CHECK(billed_function_seconds({1024, "x86", 0, 0, 0.25}, p.functions) == doctest::Approx(0.3));
   Ledger l;
   // 8 s at 1 GB (8 GB-s: free), 4 s at 1 GB (2 free, 2 charged), 3 s at 2 GB arm (6 charged at the arm price).
   l.function_runs = {{1024, "x86", 0, 0, 8.0}, {1024, "x86", 0, 0, 4.0}, {2048, "arm", 0, 0, 3.0}};
   const auto each = function_runs_compute_usd(l.function_runs, p.functions);
   REQUIRE(each.size() == 3);
   CHECK(each[0] == 0);
-  CHECK(each[1] == doctest::Approx(2 * 0.00002));
-  CHECK(each[2] == doctest::Approx(6 * 0.00001));
+  CHECK(each[1] == doctest::Approx(2 * 0.00002).epsilon(1e-9));
+  CHECK(each[2] == doctest::Approx(6 * 0.00001).epsilon(1e-9));
   const Cost c = price(l, p);
   CHECK(c.function_compute_usd == doctest::Approx(2 * 0.00002 + 6 * 0.00001).epsilon(1e-9));
   CHECK(c.function_requests_usd == doctest::Approx(2 * 0.000001).epsilon(1e-9));
