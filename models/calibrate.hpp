@@ -26,6 +26,8 @@ struct CalibrateOptions {
   double max_foreign_cpu = 0.1;  // a sample during whose window other processes took more of the CPUs is redone
   double contention_window_s = 0.5;  // a sample ends a window this long (untimed runs before it), over which
                                      // contention is judged: /proc/stat's 10 ms ticks cannot judge one short run
+  double max_core_round_trip_ns = 200;  // a multi-thread sample whose CPUs' cache-line round trip is longer (they
+                                        // share no cache) is redone; 0: not judged
   bool train_steps = true;  // time forward + loss + backward
   bool tensor_ops = true;   // time averaging and compression on tensors of each model's gradient size
   bool serialization = true;       // with the tensor ops: torch::save and torch::load of a gradient

@@ -1,12 +1,16 @@
 #include "sample_timing.hpp"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace p2psim::models {
 namespace {
@@ -62,6 +66,60 @@ TimedSample time_after_window(const std::function<void()>& fn, double window_s, 
   const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - minus(after, own0).cpu_s);
   out.foreign_cpu_share = foreign_s / (out.window_s * std::max(cpus, 1u));
   return out;
+}
+
+double core_round_trip_ns(int cpu_a, int cpu_b, int rounds) {
+  alignas(64) std::atomic<int> flag{0};
+  std::atomic<bool> pinned_b{true};
+  auto pin = [](int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+  };
+  std::thread answer([&] {
+    pinned_b = pin(cpu_b);
+    // Odd values are the question, even ones the answer; a failed pin still answers, so the asker never hangs.
+    for (int i = 0; i < rounds; ++i) {
+      while (flag.load(std::memory_order_acquire) != 2 * i + 1) {
+      }
+      flag.store(2 * i + 2, std::memory_order_release);
+    }
+  });
+  double ns = -1;
+  std::thread ask([&] {
+    const bool pinned_a = pin(cpu_a);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < rounds; ++i) {
+      flag.store(2 * i + 1, std::memory_order_release);
+      while (flag.load(std::memory_order_acquire) != 2 * i + 2) {
+      }
+    }
+    if (pinned_a) ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / std::max(rounds, 1);
+  });
+  ask.join();
+  answer.join();
+  return pinned_b ? ns : -1;
+}
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> out;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) out.push_back(cpu);
+  return out;
+}
+
+double widest_round_trip_ns(int threads) {
+  const auto cpus = allowed_cpus();
+  const int n = std::min<int>(threads, static_cast<int>(cpus.size()));
+  if (n < 2) return 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  double widest = 0;
+  for (int k = 1; k < n; ++k) widest = std::max(widest, core_round_trip_ns(cpus[0], cpus[static_cast<size_t>(k)], 20000));
+  return widest;
 }
 
 }  // namespace p2psim::models

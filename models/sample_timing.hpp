@@ -2,6 +2,7 @@
 // No LibTorch here: `p2psim calibrate` passes its kernels in as functions.
 #pragma once
 #include <functional>
+#include <vector>
 
 namespace p2psim::models {
 
@@ -17,6 +18,7 @@ struct TimedSample {
   double window_s = 0;           // length of that window: the untimed runs before the sample, and the sample
   int untimed_runs = 0;          // runs of the window before the timed one
   Usage used;                    // what this process used during the timed run alone
+  double core_round_trip_ns = 0;  // multi-thread samples: the widest round trip between their CPUs, 0 otherwise
 };
 
 /// Wall time of one call of `fn`, steady clock.
@@ -28,5 +30,21 @@ double time_once(const std::function<void()>& fn);
 /// sample thus comes from a stretch of time in which nothing else ran, instead of being taken unjudged.
 /// `typical_run_s` (a run's time measured before) sizes the window; `cpus` is the machine's logical CPUs.
 TimedSample time_after_window(const std::function<void()>& fn, double window_s, double typical_run_s, unsigned cpus);
+
+/// Nanoseconds for a cache line to go from CPU `cpu_a` to `cpu_b` and back: two threads pinned to them hand an
+/// atomic flag to each other `rounds` times. Two vCPUs that share a last-level cache answer in tens of ns; vCPUs a
+/// host has placed on different chiplets or sockets, in hundreds (calibration/README.md: 70-82 ns and about
+/// 360 ns on the calibration VM, whose host moves its two vCPUs between the two from minute to minute). -1 when
+/// a thread cannot be pinned.
+double core_round_trip_ns(int cpu_a, int cpu_b, int rounds);
+
+/// The CPUs this process may run on (its affinity mask), ascending.
+std::vector<int> allowed_cpus();
+
+/// Before and after a sample of `threads` threads: the widest round trip between the first allowed CPU and each
+/// of the next threads - 1 (the CPUs such a sample runs on when the machine has no more than it needs), after
+/// 10 ms of sleep, so that the kernel's thread pool has stopped spinning and does not share a probed CPU. 0
+/// with fewer than 2 threads or CPUs.
+double widest_round_trip_ns(int threads);
 
 }  // namespace p2psim::models

@@ -62,6 +62,8 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
   CHECK_FALSE(meta["cpu_identity"].get<std::string>().empty());
   CHECK(meta["samples_kept_above_contention_limit"].get<int>() >= 0);
   CHECK(meta["contention_window_s"].get<double>() == 0.02);
+  CHECK(meta["max_core_round_trip_ns"].get<double>() == 200);  // the default
+  CHECK(meta["samples_kept_on_split_cpus"].get<int>() == 0);   // one thread: never probed
   // Every sample records what the process used: CPU time (a step keeps at least part of a CPU busy; on one
   // thread it cannot use more than its wall time, give or take the clocks' granularity) and page faults.
   std::ifstream rows(csv);
@@ -73,8 +75,9 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
     return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
   const size_t seconds_at = column("seconds"), cpu_at = column("cpu_s"), system_at = column("system_cpu_s"),
-               faults_at = column("minor_faults");
+               faults_at = column("minor_faults"), round_trip_at = column("core_round_trip_ns");
   REQUIRE(faults_at < header.size());
+  REQUIRE(round_trip_at < header.size());
   int checked = 0;
   while (std::getline(rows, line)) {
     std::vector<std::string> f;
@@ -87,6 +90,7 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
     CHECK(cpu_s <= seconds * 1.5 + 0.01);
     CHECK(system_s <= cpu_s + 1e-3);
     CHECK(std::stoll(f[faults_at]) >= 0);
+    CHECK(std::stod(f[round_trip_at]) == 0);  // one thread: no CPUs to probe between
     ++checked;
   }
   CHECK(checked == 4 + 2 * 7);
@@ -120,6 +124,8 @@ TEST_CASE("bad calibrate and fit input exits 2 with a clear message") {
       {"calibrate -m mnist_cnn", "'--out' is required"},
       {"calibrate -m mnist_cnn --contention-window-s -1 -o " + dir.path("x.csv"),
        "--contention-window-s must be in [0, 60]"},
+      {"calibrate -m mnist_cnn --max-core-round-trip-ns -5 -o " + dir.path("x.csv"),
+       "--max-core-round-trip-ns must be in [0, 1000000]"},
       {"fit " + dir.path("absent.csv"), "absent.csv: no such file"},
   };
   for (const auto& [args, message] : cases) {

@@ -1,6 +1,7 @@
 // How `p2psim calibrate` takes one sample: the last run of a window whose contention is judged.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -42,4 +43,23 @@ TEST_CASE("calibrate sample: shorter runs fill the window first, and only the la
   CHECK(s.used.cpu_s < s.seconds);
   CHECK(s.foreign_cpu_share >= 0);
   CHECK(s.foreign_cpu_share <= 1);
+}
+
+TEST_CASE("calibrate sample: a cache line's round trip between two CPUs, and which CPUs a sample is probed on") {
+  const auto cpus = p2psim::models::allowed_cpus();
+  REQUIRE_FALSE(cpus.empty());
+  CHECK(std::is_sorted(cpus.begin(), cpus.end()));
+  // One thread, or one CPU: nothing to probe.
+  CHECK(p2psim::models::widest_round_trip_ns(1) == 0);
+  if (cpus.size() < 2) return;  // CI has 2 cores
+  // Two CPUs answer within tens to hundreds of ns, never 0, and a second probe agrees within an order of magnitude
+  // (the host may move a VM's vCPUs between two probes, 70-82 against about 360 ns on the calibration VM).
+  const double a = p2psim::models::core_round_trip_ns(cpus[0], cpus[1], 2000);
+  const double b = p2psim::models::widest_round_trip_ns(2);
+  CHECK(a > 1);
+  CHECK(a < 1e5);
+  CHECK(b > 1);
+  CHECK(b < 1e5);
+  // Asked for more threads than CPUs, the probe covers the CPUs there are (no hang, a value).
+  CHECK(p2psim::models::widest_round_trip_ns(64) > 1);
 }
