@@ -172,7 +172,10 @@ class Sampler {
       TimedSample best;
       best.foreign_cpu_share = 2;
       for (int attempt = 0; attempt < kMaxAttempts && (contended(best) || split(best)); ++attempt) {
-        const double round_trip_before = widest_round_trip_ns(row.threads);
+        const double round_trip_before =
+            o_.max_core_round_trip_ns > 0
+                ? wait_for_shared_cache(row.threads, o_.max_core_round_trip_ns, o_.max_wait_for_shared_cache_s)
+                : widest_round_trip_ns(row.threads);
         TimedSample t = time_after_window(fn, o_.contention_window_s, first, cpus);
         t.core_round_trip_ns = std::max(round_trip_before, widest_round_trip_ns(row.threads));
         if (badness(t) < badness(best)) best = t;
@@ -319,6 +322,7 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
   meta["samples_retried_for_contention"] = sampler.retried();
   meta["samples_kept_above_contention_limit"] = sampler.kept_disturbed();
   meta["max_core_round_trip_ns"] = o.max_core_round_trip_ns;
+  meta["max_wait_for_shared_cache_s"] = o.max_wait_for_shared_cache_s;
   meta["samples_retried_for_split_cpus"] = sampler.retried_split();
   meta["samples_kept_on_split_cpus"] = sampler.kept_split();
   meta["seed"] = o.seed;
@@ -352,9 +356,10 @@ void write_metadata(const CalibrateOptions& o, const std::string& path, double s
       {"major_faults", "major page faults during the sample (getrusage): pages read from disk"},
       {"core_round_trip_ns", "samples of 2 or more threads: the widest round trip of a cache line between the "
                              "first allowed CPU and the next threads - 1, the larger of before and after the "
-                             "sample (0 for one thread); a sample above max_core_round_trip_ns ran on CPUs that "
-                             "share no cache (a VM's vCPUs on different chiplets) and was measured again, up to 10 "
-                             "times"},
+                             "sample (0 for one thread); before each attempt calibrate waits (up to "
+                             "max_wait_for_shared_cache_s) for it to be at most max_core_round_trip_ns, and a "
+                             "sample above it (its CPUs share no cache: a VM's vCPUs on different chiplets) was "
+                             "measured again, up to 10 times"},
       {"samples_kept_on_split_cpus", "multi-thread samples still above max_core_round_trip_ns after 10 attempts: "
                                      "kept and flagged by their core_round_trip_ns"},
       {"samples_kept_above_contention_limit", "samples still disturbed after 10 attempts: kept (the least "

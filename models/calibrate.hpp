@@ -28,6 +28,7 @@ struct CalibrateOptions {
                                      // contention is judged: /proc/stat's 10 ms ticks cannot judge one short run
   double max_core_round_trip_ns = 200;  // a multi-thread sample whose CPUs' cache-line round trip is longer (they
                                         // share no cache) is redone; 0: not judged
+  double max_wait_for_shared_cache_s = 300;  // before each such attempt, the longest wait for the CPUs to share one
   bool train_steps = true;  // time forward + loss + backward
   bool tensor_ops = true;   // time averaging and compression on tensors of each model's gradient size
   bool serialization = true;       // with the tensor ops: torch::save and torch::load of a gradient

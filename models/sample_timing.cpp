@@ -122,4 +122,14 @@ double widest_round_trip_ns(int threads) {
   return widest;
 }
 
+double wait_for_shared_cache(int threads, double max_ns, double max_wait_s) {
+  const auto start = Clock::now();
+  double ns = widest_round_trip_ns(threads);
+  while (ns > max_ns && seconds_since(start) < max_wait_s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ns = widest_round_trip_ns(threads);
+  }
+  return ns;
+}
+
 }  // namespace p2psim::models

@@ -47,4 +47,9 @@ std::vector<int> allowed_cpus();
 /// with fewer than 2 threads or CPUs.
 double widest_round_trip_ns(int threads);
 
+/// Probes widest_round_trip_ns(threads) every half second until it is at most `max_ns` or `max_wait_s` have
+/// passed; returns the last probe. A VM's host keeps its vCPUs apart for minutes at a time, longer than a few
+/// immediate attempts at a sample span.
+double wait_for_shared_cache(int threads, double max_ns, double max_wait_s);
+
 }  // namespace p2psim::models

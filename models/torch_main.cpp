@@ -86,6 +86,9 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "max-core-round-trip-ns", po::value<double>()->default_value(200),
       "redo a sample of 2 or more threads (up to 10 times) when a cache line's round trip between its CPUs took "
       "longer (they share no cache: a VM's vCPUs on different chiplets); 0 does not judge it")(
+      "max-wait-for-shared-cache-s", po::value<double>()->default_value(300),
+      "before each attempt at such a sample, wait at most this long for its CPUs to share a cache again (probed "
+      "every 0.5 s)")(
       "average-counts", po::value<std::string>()->default_value("2,4,8"), "gradient counts N to average")(
       "codecs", po::value<std::string>()->default_value("qsgd8_paper,qsgd8_packed,topk,fp16"),
       "compression codecs to time")("topk-ratio", po::value<double>()->default_value(0.01), "fraction kept by topk")(
@@ -127,6 +130,9 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
   o.max_core_round_trip_ns = vm["max-core-round-trip-ns"].as<double>();
   if (!(o.max_core_round_trip_ns >= 0 && o.max_core_round_trip_ns <= 1e6))
     throw p2psim::UsageError("--max-core-round-trip-ns must be in [0, 1000000]");
+  o.max_wait_for_shared_cache_s = vm["max-wait-for-shared-cache-s"].as<double>();
+  if (!(o.max_wait_for_shared_cache_s >= 0 && o.max_wait_for_shared_cache_s <= 86400))
+    throw p2psim::UsageError("--max-wait-for-shared-cache-s must be in [0, 86400]");
   o.average_counts = p2psim::parse_int_list<int>(vm["average-counts"].as<std::string>(), "average-counts", 1, 1024);
   o.codecs = p2psim::split_list(vm["codecs"].as<std::string>(), "codecs");
   o.topk_ratio = vm["topk-ratio"].as<double>();

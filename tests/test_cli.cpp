@@ -126,6 +126,8 @@ TEST_CASE("bad calibrate and fit input exits 2 with a clear message") {
        "--contention-window-s must be in [0, 60]"},
       {"calibrate -m mnist_cnn --max-core-round-trip-ns -5 -o " + dir.path("x.csv"),
        "--max-core-round-trip-ns must be in [0, 1000000]"},
+      {"calibrate -m mnist_cnn --max-wait-for-shared-cache-s -1 -o " + dir.path("x.csv"),
+       "--max-wait-for-shared-cache-s must be in [0, 86400]"},
       {"fit " + dir.path("absent.csv"), "absent.csv: no such file"},
   };
   for (const auto& [args, message] : cases) {

@@ -63,3 +63,16 @@ TEST_CASE("calibrate sample: a cache line's round trip between two CPUs, and whi
   // Asked for more threads than CPUs, the probe covers the CPUs there are (no hang, a value).
   CHECK(p2psim::models::widest_round_trip_ns(64) > 1);
 }
+
+TEST_CASE("calibrate sample: waiting for a shared cache returns at once when the CPUs share one, or at the limit") {
+  if (p2psim::models::allowed_cpus().size() < 2) return;
+  // Any limit is met: the first probe answers. No wait allowed: one probe, whatever it finds.
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(p2psim::models::wait_for_shared_cache(2, 1e9, 60) > 1);
+  CHECK(p2psim::models::wait_for_shared_cache(2, 0.001, 0) > 0.001);  // no pair of CPUs answers in a picosecond
+  // An impossible limit with a 1 s wait: probes every 0.5 s until the wait is over, then returns the last.
+  CHECK(p2psim::models::wait_for_shared_cache(2, 0.001, 1.0) > 0.001);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(took_s >= 1.0);
+  CHECK(took_s < 10.0);
+}
