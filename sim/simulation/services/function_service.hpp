@@ -35,8 +35,8 @@ class FunctionService {
     int slot = 0;
     bool cold = false;
     double init_s = 0;  // the cold start it went through, the platform's start and INIT (0 when warm) ...
-    double billed_init_s = 0;  // ... of which INIT, the runtime's import: what the provider bills
     double init_started_s = 0;  // ... from then
+    double billed_init_s = 0;  // of init_s, INIT: the runtime's import, what the provider bills
     sg::PrivateRoute route;  // its slot's route to storage at its memory size (its NIC, one stream's cap)
   };
   /// Starts an invocation of `function` (one warm pool per function): blocks while the concurrency limit is
