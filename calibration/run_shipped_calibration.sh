@@ -46,12 +46,12 @@ if /usr/bin/python3 -c "import torchvision" 2>/dev/null; then
 else
   echo "skipped input_pipeline.csv: no python3-torchvision" >&2
 fi
-# `import torch` on one core, a cold function's runtime import (the profile's cold_start), where Python's torch is
-# installed; about 20 seconds.
-if /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  /usr/bin/python3 calibration/python/import_torch.py --out "$out/import_torch.txt"
+# The paper's function's imports on one core, a cold function's runtime import (the profile's cold_start), where
+# its Python modules are installed; about 30 seconds.
+if /usr/bin/python3 -c "import torch, torchvision, boto3, pika, dill" 2>/dev/null; then
+  /usr/bin/python3 calibration/python/function_imports.py --out "$out/function_imports.txt"
 else
-  echo "skipped import_torch.txt: no python3-torch" >&2
+  echo "skipped function_imports.txt: needs python3-torch, -torchvision, -boto3, -pika and -dill" >&2
 fi
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \

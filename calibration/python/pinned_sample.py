@@ -1,0 +1,42 @@
+"""One timed sample in a fresh interpreter pinned to one core, measured again while other processes take CPU.
+
+The child prints its own timing on stdout; the parent reads /proc/stat around it and takes off the child's own CPU
+time, so that a sample during which other processes took more than `max_foreign_share` of the machine's CPUs is
+measured again (up to `max_attempts` times; the last attempt is kept either way, with its share recorded)."""
+import os
+import resource
+import subprocess
+import sys
+
+MAX_FOREIGN_SHARE = 0.10
+MAX_ATTEMPTS = 11
+
+
+def cpu_ticks():
+    """(busy, total) jiffies of all CPUs."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def run_pinned(code, core, cwd=None):
+    """(stdout, foreign CPU share) of `python -c code` pinned to `core`."""
+    ticks_per_s = os.sysconf("SC_CLK_TCK")
+    own_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy_before, total_before = cpu_ticks()
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=cwd,
+                         preexec_fn=lambda: os.sched_setaffinity(0, {core}))
+    busy_after, total_after = cpu_ticks()
+    own_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own_ticks = (own_after.ru_utime + own_after.ru_stime - own_before.ru_utime - own_before.ru_stime) * ticks_per_s
+    total = max(1, total_after - total_before)
+    return out.stdout, max(0.0, (busy_after - busy_before - own_ticks) / total)
+
+
+def quiet_sample(code, core, cwd=None):
+    """(stdout, foreign CPU share, attempts measured again) of the first attempt other processes left alone."""
+    for attempt in range(MAX_ATTEMPTS):
+        stdout, foreign = run_pinned(code, core, cwd)
+        if foreign <= MAX_FOREIGN_SHARE or attempt == MAX_ATTEMPTS - 1:
+            return stdout, foreign, attempt
