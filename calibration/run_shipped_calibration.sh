@@ -53,6 +53,16 @@ if /usr/bin/python3 -c "import torch, torchvision, boto3, pika, dill" 2>/dev/nul
 else
   echo "skipped function_imports.txt: needs python3-torch, -torchvision, -boto3, -pika and -dill" >&2
 fi
+# Lambda's x86 vCPU against this CPU: SeBS's zip kernel here, then over SeBS's Lambda timings. Both need published
+# data this script does not download (calibration/README.md says where): set SEBS_DATA to serverless-benchmarks-data's
+# 300.utilities/311.compression/acmart-master and SEBS_RESULTS to the artifact's aws_perf_cost/311/perf-cost.
+if [ -n "${SEBS_DATA:-}" ] && [ -n "${SEBS_RESULTS:-}" ]; then
+  /usr/bin/python3 calibration/python/sebs_zip_compression.py --data "$SEBS_DATA" --out "$out/sebs_zip_compression.txt"
+  /usr/bin/python3 calibration/python/lambda_cpu_speed.py --sebs-results "$SEBS_RESULTS" \
+    --local "$out/sebs_zip_compression.txt" --out "$out/lambda_x86_cpu_speed.txt"
+else
+  echo "skipped sebs_zip_compression.txt and lambda_x86_cpu_speed.txt: set SEBS_DATA and SEBS_RESULTS" >&2
+fi
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \
