@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <string>
+#include <type_traits>
 
 #include "cost/pricing.hpp"
 #include "inputs/cloud_profile.hpp"
@@ -11,6 +13,12 @@
 #include "util/input_error.hpp"
 
 using namespace p2psim;
+
+// A function run takes all five of its values or none: the four of the layout before billed INIT existed must not
+// compile (they would put the handler's duration in billed INIT and bill it at 0 s).
+static_assert(std::is_constructible_v<FunctionRun, int, std::string, double, double, double>);
+static_assert(!std::is_constructible_v<FunctionRun, int, std::string, double, double>);
+static_assert(std::is_default_constructible_v<FunctionRun>);
 
 namespace {
 // The test profile: the shipped performance values (tests/data/test_profile.xml), and its price book of round

@@ -2,11 +2,18 @@
 // pricing.hpp turns a Ledger into dollars with the profile's prices.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace p2psim {
 
 struct FunctionRun {
+  // All five fields or none: a brace list that leaves one out (the four values of the layout before billed_init_s
+  // existed) would otherwise compile and shift the handler's duration into billed INIT.
+  FunctionRun() = default;
+  FunctionRun(int memory_mb, std::string arch, double init_s, double billed_init_s, double run_s)
+      : memory_mb(memory_mb), arch(std::move(arch)), init_s(init_s), billed_init_s(billed_init_s), run_s(run_s) {}
+
   int memory_mb = 0;   // each function of a design has its own size, billed at it
   std::string arch;    // x86 | arm: priced differently
   double init_s = 0;   // a cold start's whole time before the handler: the platform's start, then INIT (0 when warm)
