@@ -14,16 +14,13 @@ first, so that the libraries are in the page cache: the samples are the CPU's wo
 
 Needs Debian's python3-torch, python3-torchvision, python3-boto3, python3-pika and python3-dill. Run on an
 otherwise idle machine; about 30 seconds:
-  /usr/bin/python3 calibration/python/function_imports.py [--out calibration/kernels/function_imports.txt] [--samples 21]
+  /usr/bin/python3 calibration/python/function_imports.py [--out calibration/kernels/function_imports.txt] [--samples 41]
 """
 import argparse
-import datetime
 import os
-import statistics
 import sys
 
-from cpu_identity import cpu_identity
-from pinned_sample import quiet_sample
+from pinned_sample import quiet_sample, write_timing_file
 
 # https://github.com/AmineBarrak/PeerToPeerServerless/blob/4be5e4a67afaf607cffdbd81c8b0ae66e537018e/With_Serverless/Lambda_serverless/lambda_function.py
 MODULES = ("uuid", "random", "pika", "ssl", "torch", "torch.optim", "torch.nn", "torch.nn.functional", "torchvision",
@@ -54,20 +51,10 @@ def main():
         seconds, version, foreign, again = one_sample(core)
         retried += again
         samples.append((seconds, foreign))
-    values = sorted(s for s, _ in samples)
-    deciles = statistics.quantiles(values, n=10, method="inclusive")
-    with open(args.out, "w") as f:
-        f.write("# the paper's function's imports on one core of the calibration CPU: "
-                "calibration/python/function_imports.py, "
-                f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
-        f.write(f"# cpu_identity: {cpu_identity()}\n# modules: {' '.join(MODULES)}\n# torch {version}, Python {sys.version.split()[0]}, core {core}, "
-                f"page cache warm; {retried} samples measured again for other processes' CPU\n")
-        f.write("# seconds foreign_cpu_share\n")
-        for seconds, foreign in samples:
-            f.write(f"{seconds:.4f} {foreign:.3f}\n")
-        f.write(f"median {statistics.median(values):.3f} s (p10 {deciles[0]:.3f}, p90 {deciles[-1]:.3f}, "
-                f"{len(values)} samples)\n")
-    print(open(args.out).read().splitlines()[-1])
+    print(write_timing_file(
+        args.out, "the paper's function's imports on one core of the calibration CPU: calibration/python/function_imports.py",
+        f"modules: {' '.join(MODULES)}; torch {version}, Python {sys.version.split()[0]}, core {core}, page cache warm",
+        samples, retried))
     return 0
 
 

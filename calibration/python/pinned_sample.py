@@ -3,10 +3,14 @@
 The child prints its own timing on stdout; the parent reads /proc/stat around it and takes off the child's own CPU
 time, so that a sample during which other processes took more than `max_foreign_share` of the machine's CPUs is
 measured again (up to `max_attempts` times; the last attempt is kept either way, with its share recorded)."""
+import datetime
 import os
 import resource
+import statistics
 import subprocess
 import sys
+
+from cpu_identity import cpu_identity
 
 MAX_FOREIGN_SHARE = 0.10
 MAX_ATTEMPTS = 11
@@ -40,3 +44,22 @@ def quiet_sample(code, core, cwd=None):
         stdout, foreign = run_pinned(code, core, cwd)
         if foreign <= MAX_FOREIGN_SHARE or attempt == MAX_ATTEMPTS - 1:
             return stdout, foreign, attempt
+
+
+def write_timing_file(path, title, details, samples, retried, digits=3):
+    """A timing file: `# title, <UTC time>`, the CPU's identity, `# details; N samples measured again ...`, one
+    `seconds foreign_cpu_share` row per sample, and a last line `median S s (p10 .., p90 .., N samples)`, the line
+    the profile's constants are read from. Returns that line."""
+    values = sorted(seconds for seconds, _ in samples)
+    deciles = statistics.quantiles(values, n=10, method="inclusive")
+    summary = (f"median {statistics.median(values):.{digits}f} s (p10 {deciles[0]:.{digits}f}, "
+               f"p90 {deciles[-1]:.{digits}f}, {len(values)} samples)")
+    with open(path, "w") as f:
+        f.write(f"# {title}, {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
+        f.write(f"# cpu_identity: {cpu_identity()}\n")
+        f.write(f"# {details}; {retried} samples measured again for other processes' CPU\n")
+        f.write("# seconds foreign_cpu_share\n")
+        for seconds, foreign in samples:
+            f.write(f"{seconds:.4f} {foreign:.3f}\n")
+        f.write(summary + "\n")
+    return summary

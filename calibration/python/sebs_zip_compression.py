@@ -13,19 +13,16 @@ one untimed run first, so that its files are in the page cache as a function's a
 Each sample is a fresh interpreter pinned to one core (calibration/python/pinned_sample.py). Run on an otherwise
 idle machine; about 30 seconds:
   /usr/bin/python3 calibration/python/sebs_zip_compression.py --data DIR/300.utilities/311.compression/acmart-master \
-      [--out calibration/kernels/sebs_zip_compression.txt] [--samples 21]
+      [--out calibration/kernels/sebs_zip_compression.txt] [--samples 41]
 """
 import argparse
-import datetime
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import zlib
 
-from cpu_identity import cpu_identity
-from pinned_sample import quiet_sample
+from pinned_sample import quiet_sample, write_timing_file
 
 DATASET = "acmart-master"
 DATASET_BYTES = 10063841  # SeBS's functions' measurement.download_size: the whole directory arrived
@@ -72,21 +69,11 @@ def main():
             retried += again
             archive_bytes.add(int(archive))
             samples.append((float(seconds), foreign))
-    values = sorted(s for s, _ in samples)
-    deciles = statistics.quantiles(values, n=10, method="inclusive")
-    with open(args.out, "w") as f:
-        f.write("# SeBS 311.compression's kernel (shutil.make_archive zip of acmart-master, 10,063,841 bytes) on one "
-                "core of the calibration CPU: calibration/python/sebs_zip_compression.py, "
-                f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
-        f.write(f"# cpu_identity: {cpu_identity()}\n# Python {sys.version.split()[0]}, zlib {zlib.ZLIB_RUNTIME_VERSION}, "
-                f"core {core}, page cache warm; archive {sorted(archive_bytes)} bytes (SeBS's functions uploaded "
-                f"9,324,799); {retried} samples measured again for other processes' CPU\n")
-        f.write("# seconds foreign_cpu_share\n")
-        for seconds, foreign in samples:
-            f.write(f"{seconds:.4f} {foreign:.3f}\n")
-        f.write(f"median {statistics.median(values):.4f} s (p10 {deciles[0]:.4f}, p90 {deciles[-1]:.4f}, "
-                f"{len(values)} samples)\n")
-    print(open(args.out).read().splitlines()[-1])
+    print(write_timing_file(
+        args.out, "SeBS 311.compression's kernel (shutil.make_archive zip of acmart-master, 10,063,841 bytes) on one core "
+        "of the calibration CPU: calibration/python/sebs_zip_compression.py",
+        f"Python {sys.version.split()[0]}, zlib {zlib.ZLIB_RUNTIME_VERSION}, core {core}, page cache warm; archive "
+        f"{sorted(archive_bytes)} bytes (SeBS's functions uploaded 9,324,799)", samples, retried, digits=4))
     return 0
 
 
