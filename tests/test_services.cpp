@@ -31,6 +31,23 @@ sg::PlatformSpec small_platform() {
   spec.function_stream_bps = 1e9;  // a stream as fast as the NIC allows
   return spec;
 }
+
+// Runs `body(functions, platform, out)` in a fresh engine on small_platform(), in a child process, and returns `out`
+// once the engine has run every actor the body spawned.
+template <class Body>
+nlohmann::json run_function_service(const FunctionServiceParams& params, double cpu_speed_factor, Body body) {
+  return nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    const auto platform = sg::build_platform(small_platform());
+    Ledger ledger;
+    Random random(1);
+    FunctionService functions(params, platform, cpu_speed_factor, ledger, random);
+    nlohmann::json out;
+    body(functions, platform, out);
+    engine.run();
+    return out.dump();
+  }));
+}
 }  // namespace
 
 TEST_CASE("kv store: a write crosses both NICs then costs the server's CPU; kernels share the server's CPU") {
@@ -153,24 +170,17 @@ TEST_CASE("function service: a cold start draws from its own invocation's stream
   auto fs = profile.functions;
   fs.cold_start_image_sigma = 0.5;
   auto run = [&](bool y_first) {
-    return nlohmann::json::parse(run_isolated([&] {
-      sg::Engine engine(sg::NetworkSettings{"CM02"});
-      const auto platform = sg::build_platform(small_platform());
-      Ledger ledger;
-      Random random(1);
-      simulation::FunctionService functions(fs, platform, 1.0, ledger, random);
-      nlohmann::json j;
-      auto invoke = [&](const std::string& name, std::int64_t a, std::int64_t b) {
+    return run_function_service(fs, 1.0, [&](FunctionService& functions, const sg::Platform& platform,
+                                             nlohmann::json& j) {
+      auto invoke = [&functions, &j](const std::string& name, std::int64_t a, std::int64_t b) {
         const auto c = functions.start("gradient", 1769, {a, b});
         j[name] = c.init_s;
         sg::sleep_for(1.0);
         functions.finish(c, 1.0, "x86", false);
       };
-      if (y_first) sg::spawn("Y", platform.peers[0], [&] { invoke("Y", 3, 1); });
-      sg::spawn("X", platform.peers[0], [&] { invoke("X", 7, 0); });
-      engine.run();
-      return j.dump();
-    }));
+      if (y_first) sg::spawn("Y", platform.peers[0], [invoke] { invoke("Y", 3, 1); });
+      sg::spawn("X", platform.peers[0], [invoke] { invoke("X", 7, 0); });
+    });
   };
   const auto alone = run(false), after_y = run(true);
   CHECK(alone["X"].get<double>() == after_y["X"].get<double>());
@@ -189,23 +199,16 @@ TEST_CASE("function service: a cold start imports the runtime at the function's 
   fs.cold_start_image_sigma = 0;  // the image takes its median
   fs.cold_start_image_median_s = 0.8;
   fs.runtime_import_s_on_reference_cpu = 0.5;
-  const auto inits = nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    const auto platform = sg::build_platform(small_platform());
-    Ledger ledger;
-    Random random(1);
-    simulation::FunctionService functions(fs, platform, 0.4, ledger, random);
-    nlohmann::json j;
-    sg::spawn("caller", platform.peers[0], [&] {
+  const auto inits = run_function_service(fs, 0.4, [](FunctionService& functions, const sg::Platform& platform,
+                                                        nlohmann::json& j) {
+    sg::spawn("caller", platform.peers[0], [&functions, &j] {
       for (int memory_mb : {512, 3538}) {
         const auto c = functions.start("f" + std::to_string(memory_mb), memory_mb, {memory_mb});
         j[std::to_string(memory_mb)] = {c.init_s, c.billed_init_s};
         functions.finish(c, 1.0, "x86", false);
       }
     });
-    engine.run();
-    return j.dump();
-  }));
+  });
   CHECK(inits["512"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4 * 1769.0 / 512.0).epsilon(1e-12));
   CHECK(inits["3538"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4).epsilon(1e-12));
   // The provider bills INIT, the import, and not the platform's start before it.
