@@ -15,7 +15,7 @@
 using namespace p2psim;
 
 // A function run takes all five of its values or none: the four of the layout before billed INIT existed must not
-// compile (they would put the handler's duration in billed INIT and bill it at 0 s).
+// compile (they would put the handler's duration in billed INIT and leave the handler at 0 s).
 static_assert(std::is_constructible_v<FunctionRun, int, std::string, double, double, double>);
 static_assert(!std::is_constructible_v<FunctionRun, int, std::string, double, double>);
 static_assert(std::is_default_constructible_v<FunctionRun>);

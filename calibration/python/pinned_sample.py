@@ -1,8 +1,8 @@
 """One timed sample in a fresh interpreter pinned to one core, measured again while other processes take CPU.
 
 The child prints its own timing on stdout; the parent reads /proc/stat around it and takes off the child's own CPU
-time, so that a sample during which other processes took more than `max_foreign_share` of the machine's CPUs is
-measured again (up to `max_attempts` times; the last attempt is kept either way, with its share recorded)."""
+time, so that a sample during which other processes took more than MAX_FOREIGN_SHARE of the machine's CPUs is
+measured again (MAX_ATTEMPTS attempts at most; the last is kept either way, with its share recorded)."""
 import datetime
 import os
 import resource

@@ -29,8 +29,8 @@ DATASET_BYTES = 10063841  # SeBS's functions' measurement.download_size: the who
 
 # SeBS's handler, from the download on: archive the download directory into itself, then (here) report and delete.
 CHILD = """
-import os, shutil, sys, time
-download_path = sys.argv[1] if len(sys.argv) > 1 else os.getcwd()
+import os, shutil, time
+download_path = os.getcwd()
 t = time.perf_counter()
 shutil.make_archive(os.path.join(download_path, {key!r}), 'zip', root_dir=download_path)
 seconds = time.perf_counter() - t
