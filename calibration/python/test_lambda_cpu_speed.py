@@ -73,5 +73,19 @@ class LambdaCpuSpeed(unittest.TestCase):
         self.assertIn("median", done.stderr)
 
 
+class ShippedFiles(unittest.TestCase):
+    """The shipped files that repeat a measured number agree with the file it comes from."""
+    ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+    def test_the_zip_cases_stand_in_step_is_the_zip_kernels_median_here(self):
+        with open(os.path.join(self.ROOT, "calibration/kernels/sebs_zip_compression.txt")) as f:
+            median_s = float(f.read().splitlines()[-1].split()[1])
+        with open(os.path.join(self.ROOT, "validation/sebs/zip_stand_in_steps.csv")) as f:
+            rows = f.read().splitlines()[1:]
+        self.assertEqual(len(rows), 4)
+        for row in rows:
+            self.assertEqual(float(row.split(",")[-1]), median_s, row)
+
+
 if __name__ == "__main__":
     unittest.main()
