@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <csignal>
 #include <set>
 #include <stdexcept>
@@ -395,6 +396,107 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
   CHECK(result["get_s"].get<double>() == doctest::Approx(end7).epsilon(1e-9));
   CHECK(result["computed_s"].get<double>() == doctest::Approx(end7).epsilon(1e-9));
   CHECK(result["gets"].get<long long>() == 65);  // the HEAD and 64 ranged GETs
+}
+
+TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then its sustained rate; idle, it refills; "
+          "simulated and computed alike, by hand") {
+  // A function slot's NIC 400 MB/s, one stream at most 100 MB/s, a token bucket of 100 MB over 50 MB/s each way
+  // (CM02: no factors, no latency), 0.03 s to each first byte. A 1 GB GET moves at 100 MB/s, spending 50 MB of
+  // credit a second: dry after 2 s and 200 MB; the other 800 MB at 50 MB/s take 16 s. The upload direction has its
+  // own bucket: a PUT right after the GET bursts as the GET did, and meanwhile the download direction earns its
+  // credit back (a GET after it bursts again); after 10 s idle the bucket is full too (500 MB earned, 100 MB held).
+  // A GET right after another: the next test.
+  const double first_byte = 0.03, gb = 1e9;
+  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8};
+  const auto result = nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.function_nic_bps = route.nic_bps;
+    spec.function_stream_bps = route.flow_cap_bps;
+    const auto platform = sg::build_platform(spec);
+    sg::set_function_slot_network(platform, 0, route.nic_bps, route.flow_cap_bps);
+    const auto params = exact_storage(first_byte);
+    Ledger ledger;
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
+    nlohmann::json j;
+    sg::spawn("function", platform.function_slots[0], [&] {
+      auto client = exact_client(platform.function_slots[0]);
+      client.slot = 0;
+      client.route = route;
+      client.platform = &platform;
+      client.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
+      // Computed first, on a bucket of its own (full): what a virtual slot's GET would take.
+      auto computed = client;
+      computed.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
+      const auto t = storage.compute(computed, storage.plan(computed, false, gb, 1, 0), 0);
+      j["computed_s"] = t.end_s;
+      j["computed_dry"] = t.bucket_emptied;
+      double start = sg::now();
+      storage.get(client, gb);
+      j["first_s"] = sg::now() - start;
+      start = sg::now();
+      storage.put(client, gb);
+      j["put_s"] = sg::now() - start;
+      start = sg::now();
+      storage.get(client, gb);
+      j["second_s"] = sg::now() - start;
+      sg::sleep_for(10);
+      start = sg::now();
+      storage.get(client, gb);
+      j["rested_s"] = sg::now() - start;
+    });
+    engine.run();
+    return j.dump();
+  }));
+  const double with_burst_s = first_byte + 2.0 + 8e8 / 5e7;
+  CHECK(result["computed_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
+  CHECK(result["computed_dry"].get<bool>());
+  CHECK(result["first_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
+  CHECK(result["put_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
+  // The PUT took 18.03 s: the download direction earned 18 s x 50 MB/s back meanwhile, a full bucket again.
+  CHECK(result["second_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
+  CHECK(result["rested_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
+}
+
+TEST_CASE("object storage: a GET right after another finds its function's network bucket empty") {
+  // As above: the second of two back-to-back 1 GB GETs has no credit left and moves at 50 MB/s from its start.
+  const double first_byte = 0.03, gb = 1e9;
+  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8};
+  const auto result = nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.function_nic_bps = route.nic_bps;
+    spec.function_stream_bps = route.flow_cap_bps;
+    const auto platform = sg::build_platform(spec);
+    sg::set_function_slot_network(platform, 0, route.nic_bps, route.flow_cap_bps);
+    const auto params = exact_storage(first_byte);
+    Ledger ledger;
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
+    nlohmann::json j;
+    sg::spawn("function", platform.function_slots[0], [&] {
+      auto client = exact_client(platform.function_slots[0]);
+      client.slot = 0;
+      client.route = route;
+      client.platform = &platform;
+      client.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
+      storage.get(client, gb);
+      const double start = sg::now();
+      // What the second GET's flow will find: the bucket as the first left it, refilled over its first byte.
+      j["credits_at_second_flow"] = client.bucket->credits_at(false, start + first_byte, route);
+      storage.get(client, gb);
+      j["second_s"] = sg::now() - start;
+    });
+    engine.run();
+    return j.dump();
+  }));
+  // Its first byte (0.03 s) earns 1.5 MB back: 1.5 MB at 100 MB/s (drained at 50 MB/s: 3 MB moved in 0.03 s),
+  // then 997 MB at 50 MB/s.
+  CHECK(result["credits_at_second_flow"].get<double>() == doctest::Approx(first_byte * 5e7).epsilon(1e-9));
+  const double burst_bytes = std::floor(1e8 * (first_byte * 5e7) / (1e8 - 5e7));
+  CHECK(result["second_s"].get<double>() ==
+        doctest::Approx(first_byte + burst_bytes / 1e8 + (gb - burst_bytes) / 5e7).epsilon(1e-9));
 }
 
 TEST_CASE("network credits: an 'up to' NIC bursts until its balance is spent mid-transfer, then runs at its baseline") {

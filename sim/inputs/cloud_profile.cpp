@@ -91,7 +91,8 @@ FunctionServiceParams::NetworkPoint FunctionServiceParams::network_at(int memory
 FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb) const {
   const auto network = network_at(memory_mb);
   const double cpu_bps = storage_client_bps_per_vcpu, share = vcpus(memory_mb);
-  return {std::min(network.total_bps, share * cpu_bps), std::min(network.stream_bps, std::min(1.0, share) * cpu_bps)};
+  return {std::min(network.total_bps, share * cpu_bps), std::min(network.stream_bps, std::min(1.0, share) * cpu_bps),
+          network_sustained_bps, network_burst_bytes};
 }
 
 int FunctionServiceParams::visible_cores_for(int memory_mb) const {
@@ -231,7 +232,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
                   {"memory_min_mb", "memory_max_mb", "memory_per_vcpu_mb", "max_vcpus", "concurrency_limit",
                    "keep_alive_s", "max_timeout_s", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
                    "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source",
-                   "storage_client_bps_per_vcpu", kSource},
+                   "storage_client_bps_per_vcpu", "network_sustained_bps", "network_burst_bytes", kSource},
                   {"visible_cores", "cold_start", "network"});
   auto& f = p.functions;
   f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
@@ -244,6 +245,10 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.cpu_speed_factor_x86 = speed(fn, "cpu_speed_factor_x86", "cpu_single_core_score_x86");
   f.cpu_speed_factor_arm = speed(fn, "cpu_speed_factor_arm", "cpu_single_core_score_arm");
   f.storage_client_bps_per_vcpu = xml.number(fn, "storage_client_bps_per_vcpu", 1, 1e13);
+  if (fn.attribute("network_sustained_bps") || fn.attribute("network_burst_bytes")) {  // a token bucket: both, or neither
+    f.network_sustained_bps = xml.number(fn, "network_sustained_bps", 1, 1e13);
+    f.network_burst_bytes = xml.number(fn, "network_burst_bytes", 0, 1e15);
+  }
   for (auto n : fn.children("network")) {
     xml.check_names(n, {"memory_mb", "stream_bps", "total_bps", kSource});
     FunctionServiceParams::NetworkPoint point;

@@ -41,12 +41,15 @@ struct FunctionServiceParams {
     double stream_bps = 0, total_bps = 0;
   };
   std::vector<NetworkPoint> network;  // ascending memory; linear between points, flat beyond the ends
+  /// Each direction of a function's network is a token bucket (0: none): it moves at its NIC's rate (`total_bps`)
+  /// until it has moved `network_burst_bytes` more than `network_sustained_bps` would have, then at that rate.
+  double network_sustained_bps = 0, network_burst_bytes = 0;
   /// What a function's storage client (Python's boto3 over TLS) receives or sends per second of one vCPU: below
   /// that CPU, a small function moves bytes no faster than its CPU share lets it.
   double storage_client_bps_per_vcpu = 0;
   std::vector<std::pair<int, int>> visible_cores;  // (up to this memory in MB, cores), ascending
   double cold_start_image_median_s = 0, cold_start_image_sigma = 0;
-  /// The runtime's `import torch` on one core of the calibration CPU (the profile's <cpu_reference>): a cold
+  /// The runtime's import of the function's modules on one core of the calibration CPU (the profile's <cpu_reference>): a cold
   /// container runs it at its own CPU's speed, on at most one vCPU (an import is one thread).
   double runtime_import_s_on_reference_cpu = 0;
 
@@ -61,6 +64,7 @@ struct FunctionServiceParams {
   /// rate (ObjectStorageParams::stream_bandwidth_bps, measured from EC2) caps instances' streams, not these.
   struct StorageRates {
     double all_streams_bps = 0, stream_bps = 0;
+    double sustained_bps = 0, burst_bytes = 0;  // the network's token bucket (network_sustained_bps, _burst_bytes)
   };
   StorageRates storage_rates(int memory_mb) const;
 };

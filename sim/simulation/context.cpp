@@ -41,6 +41,7 @@ void Context::renew_storage_client(int peer) {
 double Context::computed_function_transfer(StorageClient& client, bool upload, double bytes, double start_s) {
   const auto plan = storage.plan(client, upload, bytes, 1, start_s);
   const auto t = storage.compute(client, plan, start_s);
+  ObjectStorage::spend_bucket(client, upload, plan, t.first_flow_s, t.end_s, t.bucket_emptied);
   pending.add_requests(t.end_s, plan.get_requests, plan.put_requests);
   if (hosts.storage_watch.watching()) {  // in flight from its first flow on, as ObjectStorage::get and put count it
     pending.add_slot_transfer(t.first_flow_s, PendingRecords::Kind::SlotTransferStarts, client.slot, upload);

@@ -71,7 +71,7 @@ struct Context {
   void renew_storage_client(int peer);
   /// The client of a function container, drawing its first-byte latencies from `draws` (its invocation's).
   StorageClient function_client(const FunctionService::Container& container, Random::Stream draws) const {
-    return {container.host, draws, transfers, container.slot, container.route};
+    return {container.host, draws, transfers, container.slot, container.route, &hosts, container.bucket};
   }
   /// The peer has applied its update of `iteration`: counts the iteration as done and, when the experiment asks
   /// for accuracy, records the update, with `gradients` the versions it averaged (its own first), or, when

@@ -19,7 +19,7 @@ FunctionService::FunctionService(const p2psim::FunctionServiceParams& params, co
 sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
                                         int memory_mb) {
   const auto rates = params.storage_rates(memory_mb);
-  return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps};
+  return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps, rates.sustained_bps, rates.burst_bytes};
 }
 
 sg::PrivateRoute FunctionService::route(int memory_mb) const {
@@ -89,6 +89,7 @@ bool FunctionService::take_warm(Container& c) {
   auto& pool = idle_[c.function];
   if (pool.empty()) return false;
   const int slot = pool.back().slot;  // newest warm container first
+  c.bucket = pool.back().bucket;
   pool.pop_back();  // before take_slot, which may yield (see cold_start)
   take_slot(c, slot);
   ++warm_starts_;
@@ -117,6 +118,7 @@ void FunctionService::cold_start(Container& c, double now_s, std::initializer_li
   const int slot = free_slots_.back();
   free_slots_.pop_back();
   take_slot(c, slot);
+  if (c.route.sustained_bps > 0) c.bucket = std::make_shared<sg::RouteBucket>(c.route.burst_bytes, now_s);
   max_alive_ = std::max(max_alive_, ++alive_);
   c.cold = true;
   c.init_started_s = now_s;
@@ -145,7 +147,7 @@ void FunctionService::finish_at(const Container& c, double run_s, const std::str
     free_slots_.push_back(c.slot);
     --alive_;
   } else {
-    idle_[c.function].push_back({c.slot, now_s});
+    idle_[c.function].push_back({c.slot, now_s, c.bucket});
   }
   if (queued_.empty()) {
     --running_;

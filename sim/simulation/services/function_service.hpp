@@ -38,6 +38,7 @@ class FunctionService {
     double init_started_s = 0;  // ... from then
     double billed_init_s = 0;  // of init_s, INIT: the runtime's import, what the provider bills
     sg::PrivateRoute route;  // its slot's route to storage at its memory size (its NIC, one stream's cap)
+    std::shared_ptr<sg::RouteBucket> bucket;  // its network's token buckets, where the route has them
   };
   /// Starts an invocation of `function` (one warm pool per function): blocks while the concurrency limit is
   /// reached, then takes a warm container or cold-starts one (sleeping through its INIT). `invocation` names it
@@ -83,6 +84,7 @@ class FunctionService {
   struct Idle {
     int slot;
     double since_s;
+    std::shared_ptr<sg::RouteBucket> bucket;  // the container's network buckets, refilling while it idles
   };
   const p2psim::FunctionServiceParams& params_;
   const sg::Platform& platform_;

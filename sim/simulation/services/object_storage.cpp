@@ -1,5 +1,7 @@
 #include "object_storage.hpp"
 
+#include "../sg/platform.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -82,9 +84,28 @@ void ObjectStorage::move(StorageClient& client, bool upload, double bytes_each, 
   for (auto& f : flows) f.start_after_s -= first_s;
   {
     const auto in_flight = watch_.start(client.host, upload);
-    sg::transfer_streams(from, to, flows);
+    const double begin_s = sg::now();
+    const auto phases = client.bucket && client.platform
+                            ? sg::bucket_phases(client.route, flows, client.bucket->credits_at(upload, begin_s, client.route))
+                            : sg::BucketPhases{flows, {}};
+    sg::transfer_streams(from, to, phases.burst);
+    if (!phases.after.empty()) {  // the slot's bucket is empty: its NIC at the sustained rate, then back
+      const auto& r = client.route;
+      sg::set_function_slot_network(*client.platform, client.slot, std::min(r.nic_bps, r.sustained_bps), r.flow_cap_bps);
+      sg::transfer_streams(from, to, phases.after);
+      sg::set_function_slot_network(*client.platform, client.slot, r.nic_bps, r.flow_cap_bps);
+    }
+    spend_bucket(client, upload, p, begin_s, sg::now(), !phases.after.empty());
   }
   record(p);
+}
+
+void ObjectStorage::spend_bucket(StorageClient& client, bool upload, const StoragePlan& plan, double begin_s,
+                                 double end_s, bool emptied) {
+  if (!client.bucket) return;
+  double bytes = 0;
+  for (const auto& s : plan.streams) bytes += std::floor(s.bytes);
+  client.bucket->moved(upload, begin_s, end_s, bytes, emptied, client.route);
 }
 
 void ObjectStorage::get(StorageClient& client, double bytes_each, int count) { move(client, false, bytes_each, count); }
@@ -94,8 +115,19 @@ ObjectStorage::Computed ObjectStorage::compute(const StorageClient& client, cons
   const auto flows = plan.flows(sg::latency_paid_s(client.route.latency_s));
   Computed c;
   c.first_flow_s = start_s + earliest_start_s(flows);
-  const auto ends = sg::private_flows_end_s(client.route, flows, start_s);
+  const bool upload = plan.put_requests > 0;
+  const auto phases = client.bucket ? sg::bucket_phases(client.route, flows,
+                                                        client.bucket->credits_at(upload, c.first_flow_s, client.route))
+                                    : sg::BucketPhases{flows, {}};
+  const auto ends = sg::private_flows_end_s(client.route, phases.burst, start_s);
   c.end_s = *std::max_element(ends.begin(), ends.end());
+  if (!phases.after.empty()) {  // the bucket is empty: the rest of each flow at the sustained rate
+    auto sustained = client.route;
+    sustained.nic_bps = std::min(sustained.nic_bps, sustained.sustained_bps);
+    const auto rest = sg::private_flows_end_s(sustained, phases.after, c.end_s);
+    c.end_s = *std::max_element(rest.begin(), rest.end());
+    c.bucket_emptied = true;
+  }
   return c;
 }
 

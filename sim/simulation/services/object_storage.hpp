@@ -5,6 +5,7 @@
 // after a HEAD; a multipart upload's parts between its create and complete requests). Counts every request in
 // the ledger (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete).
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "../../inputs/cloud_profile.hpp"
@@ -13,6 +14,10 @@
 #include "../sg/adapter.hpp"
 #include "../sg/storage_link_watch.hpp"
 #include "request_admission.hpp"
+
+namespace p2psim::sg {
+struct Platform;
+}  // namespace p2psim::sg
 
 namespace p2psim::simulation {
 
@@ -36,6 +41,11 @@ struct StorageClient {
   TransferConfig transfers;
   int slot = -1;                 // a function slot's index, for the storage link's watch; -1 otherwise
   sg::PrivateRoute route;        // a function slot's own route, where its transfers are computed
+  /// A function slot's platform, whose NIC a simulated transfer sets to the sustained rate once the route's token
+  /// bucket is empty (sg::bucket_phases); null for other clients.
+  const sg::Platform* platform = nullptr;
+  /// Its container's network buckets, where its route has them (shared by the container's clients); else null.
+  std::shared_ptr<sg::RouteBucket> bucket;
 };
 
 /// One request sequence as planned: per stream, the first-byte latencies of its requests and their number (each
@@ -81,8 +91,12 @@ class ObjectStorage {
   /// (record()) once the clock reaches the end (PendingRecords).
   struct Computed {
     double first_flow_s = 0, end_s = 0;
+    bool bucket_emptied = false;  // the client's network bucket ran dry during it (then at its sustained rate)
   };
   Computed compute(const StorageClient& client, const StoragePlan& plan, double start_s) const;
+  /// What a transfer of `plan` that moved from `begin_s` to `end_s` leaves in the client's network bucket.
+  static void spend_bucket(StorageClient& client, bool upload, const StoragePlan& plan, double begin_s, double end_s,
+                           bool emptied);
   void record(const StoragePlan& plan) {
     ledger_.storage_gets += plan.get_requests;
     ledger_.storage_puts += plan.put_requests;

@@ -10,6 +10,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <optional>
@@ -79,11 +80,50 @@ NetworkFactors network_factors() {
   return *engine_network_factors;
 }
 
-std::vector<double> private_flows_end_s(const PrivateRoute& route, const std::vector<Stream>& streams, double start_s) {
-  const NetworkFactors f = network_factors();
-  // A flow's bound: the narrowest link of its route, and the TCP window over the route's latency.
+namespace {
+// A flow's bound on a private route: the narrowest link of its route, and the TCP window over the route's latency.
+double private_flow_bound_bps(const PrivateRoute& route, const NetworkFactors& f) {
   double bound_bps = std::min(route.nic_bps, route.flow_cap_bps);
   if (route.latency_s > 0) bound_bps = std::min(bound_bps, f.tcp_gamma / (2.0 * route.latency_s));
+  return bound_bps;
+}
+}  // namespace
+
+double RouteBucket::credits_at(bool upload, double now_s, const PrivateRoute& route) const {
+  const int d = upload ? 1 : 0;
+  return std::min(route.burst_bytes, credits_bytes[d] + route.sustained_bps * std::max(0.0, now_s - idle_since_s[d]));
+}
+
+void RouteBucket::moved(bool upload, double begin_s, double end_s, double bytes, bool emptied, const PrivateRoute& route) {
+  const int d = upload ? 1 : 0;
+  const double before = credits_at(upload, begin_s, route);
+  // What it moved beyond the sustained rate over its time, spent; less than that, earned back.
+  credits_bytes[d] = emptied ? 0 : std::clamp(before - (bytes - route.sustained_bps * (end_s - begin_s)), 0.0, route.burst_bytes);
+  idle_since_s[d] = end_s;
+}
+
+BucketPhases bucket_phases(const PrivateRoute& route, const std::vector<Stream>& streams, double credits_bytes) {
+  BucketPhases phases{streams, {}};
+  if (route.sustained_bps <= 0 || streams.empty()) return phases;
+  const NetworkFactors f = network_factors();
+  const double n = static_cast<double>(streams.size());
+  const double flow_bps = f.bandwidth * std::min(private_flow_bound_bps(route, f), route.nic_bps / n);
+  const double drain_bps = n * flow_bps - route.sustained_bps;
+  if (drain_bps <= 0) return phases;
+  // Whole bytes, as transfer() sends them.
+  const double burst_each = std::floor(flow_bps * credits_bytes / drain_bps);
+  for (auto& s : phases.burst) {
+    const double bytes = std::floor(s.bytes);
+    if (bytes <= burst_each) continue;
+    s.bytes = burst_each;
+    phases.after.push_back({0, bytes - burst_each});
+  }
+  return phases;
+}
+
+std::vector<double> private_flows_end_s(const PrivateRoute& route, const std::vector<Stream>& streams, double start_s) {
+  const NetworkFactors f = network_factors();
+  const double bound_bps = private_flow_bound_bps(route, f);
   struct Flow {
     double begins_s, remaining;  // whole bytes, as transfer() sends them
     size_t index;

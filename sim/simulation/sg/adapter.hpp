@@ -33,10 +33,24 @@ void sleep_until(double date_s);
 /// Moves `bytes` from one host to another over the platform's route, sharing links with every other flow.
 void transfer(Host* from, Host* to, double bytes);
 /// A client's own route, crossed by its flows only: a NIC of `nic_bps` that its flows share, and a cap of
-/// `flow_cap_bps` on each (the storage service's streams), `latency_s` in all.
+/// `flow_cap_bps` on each (the storage service's streams), `latency_s` in all. A NIC with a token bucket (a Lambda
+/// function's: `sustained_bps` > 0) runs at `nic_bps` while its bucket (at most `burst_bytes`) holds credit, which
+/// its flows spend on what they move beyond `sustained_bps`, then at `sustained_bps` (RouteBucket, bucket_phases).
 struct PrivateRoute {
   double latency_s = 0;
   double nic_bps = 0, flow_cap_bps = 0;
+  double sustained_bps = 0, burst_bytes = 0;
+};
+/// One client's token buckets on such a route, one per direction (0: to it, 1: from it), as its transfers leave
+/// them: full when the client starts, refilled at the sustained rate while a direction is idle, up to the bucket.
+struct RouteBucket {
+  double credits_bytes[2] = {0, 0};
+  double idle_since_s[2] = {0, 0};
+  RouteBucket(double burst_bytes, double now_s) : credits_bytes{burst_bytes, burst_bytes}, idle_since_s{now_s, now_s} {}
+  /// The credit a transfer finds when its flows begin at `now_s`.
+  double credits_at(bool upload, double now_s, const PrivateRoute& route) const;
+  /// A transfer moved `bytes` from `begin_s` to `end_s`, emptying the bucket (`emptied`) or not.
+  void moved(bool upload, double begin_s, double end_s, double bytes, bool emptied, const PrivateRoute& route);
 };
 /// One of several concurrent flows of one request: it starts `start_after_s` after the request (its requests'
 /// first bytes and route latencies before it) and carries `bytes`.
@@ -65,6 +79,16 @@ NetworkFactors network_factors();
 double route_latency_paid_s(Host* from, Host* to);
 /// The same for a route of `latency_s` (a PrivateRoute's).
 double latency_paid_s(double latency_s);
+/// A transfer on a route whose NIC has a token bucket holding `credits_bytes`, in two phases: its flows as they
+/// start, up to what each moves before the bucket is empty (all moving at once at their burst rate, so the bucket
+/// drains at the flows' rates summed less the sustained rate), then the rest of each, all starting together once
+/// the first phase has ended, on the NIC at its sustained rate. `after` is empty when the bucket outlasts the transfer (or the route
+/// has none, or its flows together move no faster than the sustained rate). Both the simulated and the computed
+/// transfers split so, and so agree; the split is exact for flows that start together and move alike.
+struct BucketPhases {
+  std::vector<Stream> burst, after;
+};
+BucketPhases bucket_phases(const PrivateRoute& route, const std::vector<Stream>& streams, double credits_bytes);
 /// `streams` from `from` to `to`, each starting its flow `start_after_s` after now; returns when all have arrived.
 void transfer_streams(Host* from, Host* to, const std::vector<Stream>& streams);
 /// Several transfers at once (sharing whatever links they share); returns when all have arrived.
