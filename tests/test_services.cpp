@@ -312,6 +312,34 @@ p2psim::ObjectStorageParams exact_storage(double first_byte_s) {
   params.get = params.put = {first_byte_s, 0};
   return params;
 }
+// Runs `body(storage, client, out)` as a function slot's actor in a child process, the slot's route `route` (its
+// NIC, stream cap and token bucket, full at 0 s), every first byte `first_byte_s`; returns `out`.
+template <class Body>
+nlohmann::json run_function_storage(const sg::PrivateRoute& route, double first_byte_s, Body body) {
+  return nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.function_nic_bps = route.nic_bps;
+    spec.function_stream_bps = route.flow_cap_bps;
+    const auto platform = sg::build_platform(spec);
+    sg::set_function_slot_network(platform, 0, route.nic_bps, route.flow_cap_bps);
+    const auto params = exact_storage(first_byte_s);
+    Ledger ledger;
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
+    nlohmann::json out;
+    sg::spawn("function", platform.function_slots[0], [&] {
+      auto client = exact_client(platform.function_slots[0]);
+      client.slot = 0;
+      client.route = route;
+      client.platform = &platform;
+      client.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
+      body(storage, client, out);
+    });
+    engine.run();
+    return out.dump();
+  }));
+}
 }  // namespace
 
 TEST_CASE("object storage: a sequence of requests takes as long as the same requests one by one, and counts each") {
@@ -408,47 +436,28 @@ TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then it
   // A GET right after another: the next test.
   const double first_byte = 0.03, gb = 1e9;
   const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8};
-  const auto result = nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    auto spec = small_platform();
-    spec.function_nic_bps = route.nic_bps;
-    spec.function_stream_bps = route.flow_cap_bps;
-    const auto platform = sg::build_platform(spec);
-    sg::set_function_slot_network(platform, 0, route.nic_bps, route.flow_cap_bps);
-    const auto params = exact_storage(first_byte);
-    Ledger ledger;
-    sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
-    nlohmann::json j;
-    sg::spawn("function", platform.function_slots[0], [&] {
-      auto client = exact_client(platform.function_slots[0]);
-      client.slot = 0;
-      client.route = route;
-      client.platform = &platform;
-      client.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
-      // Computed first, on a bucket of its own (full): what a virtual slot's GET would take.
-      auto computed = client;
-      computed.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
-      const auto t = storage.compute(computed, storage.plan(computed, false, gb, 1, 0), 0);
-      j["computed_s"] = t.end_s;
-      j["computed_dry"] = t.bucket_emptied;
-      double start = sg::now();
-      storage.get(client, gb);
-      j["first_s"] = sg::now() - start;
-      start = sg::now();
-      storage.put(client, gb);
-      j["put_s"] = sg::now() - start;
-      start = sg::now();
-      storage.get(client, gb);
-      j["second_s"] = sg::now() - start;
-      sg::sleep_for(10);
-      start = sg::now();
-      storage.get(client, gb);
-      j["rested_s"] = sg::now() - start;
-    });
-    engine.run();
-    return j.dump();
-  }));
+  const auto result = run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage,
+                                                                  StorageClient& client, nlohmann::json& j) {
+    // Computed first, on a bucket of its own (full): what a virtual slot's GET would take.
+    auto computed = client;
+    computed.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
+    const auto t = storage.compute(computed, storage.plan(computed, false, gb, 1, 0), 0);
+    j["computed_s"] = t.end_s;
+    j["computed_dry"] = t.bucket_emptied;
+    double start = sg::now();
+    storage.get(client, gb);
+    j["first_s"] = sg::now() - start;
+    start = sg::now();
+    storage.put(client, gb);
+    j["put_s"] = sg::now() - start;
+    start = sg::now();
+    storage.get(client, gb);
+    j["second_s"] = sg::now() - start;
+    sg::sleep_for(10);
+    start = sg::now();
+    storage.get(client, gb);
+    j["rested_s"] = sg::now() - start;
+  });
   const double with_burst_s = first_byte + 2.0 + 8e8 / 5e7;
   CHECK(result["computed_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
   CHECK(result["computed_dry"].get<bool>());
@@ -463,34 +472,15 @@ TEST_CASE("object storage: a GET right after another finds its function's networ
   // As above: the second of two back-to-back 1 GB GETs has no credit left and moves at 50 MB/s from its start.
   const double first_byte = 0.03, gb = 1e9;
   const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8};
-  const auto result = nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    auto spec = small_platform();
-    spec.function_nic_bps = route.nic_bps;
-    spec.function_stream_bps = route.flow_cap_bps;
-    const auto platform = sg::build_platform(spec);
-    sg::set_function_slot_network(platform, 0, route.nic_bps, route.flow_cap_bps);
-    const auto params = exact_storage(first_byte);
-    Ledger ledger;
-    sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
-    nlohmann::json j;
-    sg::spawn("function", platform.function_slots[0], [&] {
-      auto client = exact_client(platform.function_slots[0]);
-      client.slot = 0;
-      client.route = route;
-      client.platform = &platform;
-      client.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
-      storage.get(client, gb);
-      const double start = sg::now();
-      // What the second GET's flow will find: the bucket as the first left it, refilled over its first byte.
-      j["credits_at_second_flow"] = client.bucket->credits_at(false, start + first_byte, route);
-      storage.get(client, gb);
-      j["second_s"] = sg::now() - start;
-    });
-    engine.run();
-    return j.dump();
-  }));
+  const auto result = run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage,
+                                                                  StorageClient& client, nlohmann::json& j) {
+    storage.get(client, gb);
+    const double start = sg::now();
+    // What the second GET's flow will find: the bucket as the first left it, refilled over its first byte.
+    j["credits_at_second_flow"] = client.bucket->credits_at(false, start + first_byte, route);
+    storage.get(client, gb);
+    j["second_s"] = sg::now() - start;
+  });
   // Its first byte (0.03 s) earns 1.5 MB back: 1.5 MB at 100 MB/s (drained at 50 MB/s: 3 MB moved in 0.03 s),
   // then 997 MB at 50 MB/s.
   CHECK(result["credits_at_second_flow"].get<double>() == doctest::Approx(first_byte * 5e7).epsilon(1e-9));
