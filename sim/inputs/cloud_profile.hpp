@@ -49,8 +49,8 @@ struct FunctionServiceParams {
   double storage_client_bps_per_vcpu = 0;
   std::vector<std::pair<int, int>> visible_cores;  // (up to this memory in MB, cores), ascending
   double cold_start_image_median_s = 0, cold_start_image_sigma = 0;
-  /// The runtime's import of the function's modules on one core of the calibration CPU (the profile's <cpu_reference>): a cold
-  /// container runs it at its own CPU's speed, on at most one vCPU (an import is one thread).
+  /// The runtime's import of the function's modules on one core of the calibration CPU (the profile's
+  /// <cpu_reference>): a cold container runs it at its own CPU's speed, on at most one vCPU (an import is one thread).
   double runtime_import_s_on_reference_cpu = 0;
 
   /// CPU share in vCPUs: memory / memory_per_vcpu_mb, capped at max_vcpus and at the visible cores.

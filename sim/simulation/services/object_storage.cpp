@@ -115,7 +115,7 @@ ObjectStorage::Computed ObjectStorage::compute(const StorageClient& client, cons
   const auto flows = plan.flows(sg::latency_paid_s(client.route.latency_s));
   Computed c;
   c.first_flow_s = start_s + earliest_start_s(flows);
-  const bool upload = plan.put_requests > 0;
+  const bool upload = plan.put_requests > 0;  // a GET's plan makes GET-class requests only
   const auto phases = client.bucket ? sg::bucket_phases(client.route, flows,
                                                         client.bucket->credits_at(upload, c.first_flow_s, client.route))
                                     : sg::BucketPhases{flows, {}};

@@ -2,8 +2,9 @@
 // and PUT each their own), then its bytes cross the platform's routes at most one stream's rate each (the
 // client's NIC, the service's aggregate link). A client moves an object as boto3's transfer manager does
 // (TransferConfig): in one request below a threshold, else in parts on several streams at once (ranged GETs
-// after a HEAD; a multipart upload's parts between its create and complete requests). Counts every request in
-// the ledger (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete).
+// after a HEAD; a multipart upload's parts between its create and complete requests). A function's network is a
+// token bucket each way (sg::RouteBucket): a transfer that empties it moves the rest at its sustained rate. Counts
+// every request in the ledger (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete).
 #pragma once
 #include <memory>
 #include <vector>
