@@ -117,22 +117,22 @@ TEST_CASE("spreads: bad ones are refused with file, line and field") {
 
 TEST_CASE("profile: a function network's token bucket takes its sustained rate and its size, or neither") {
   TempDir dir;
-  const std::string base = R"(storage_client_bps_per_vcpu="1000000000000")";
-  const auto both = load_cloud_profile(profile_with(
-      dir, base, base + R"( network_sustained_bps="77500000" network_burst_bytes="292000000")"));
+  // The test profile's bucket never runs dry (its rate above any function's); here it is replaced.
+  const std::string base = R"(network_sustained_bps="1000000000000" network_burst_bytes="0")";
+  const auto both = load_cloud_profile(profile_with(dir, base, R"(network_sustained_bps="77500000" network_burst_bytes="292000000")"));
   CHECK(both.functions.network_sustained_bps == 7.75e7);
   CHECK(both.functions.network_burst_bytes == 2.92e8);
   const auto rates = both.functions.storage_rates(3008);
   CHECK(rates.sustained_bps == 7.75e7);
   CHECK(rates.burst_bytes == 2.92e8);
-  CHECK(load_cloud_profile(kProfile).functions.network_sustained_bps == 0);  // none: no bucket
-  for (const auto& [given, missing] : {std::pair{R"( network_sustained_bps="77500000")", "network_burst_bytes"},
-                                       std::pair{R"( network_burst_bytes="292000000")", "network_sustained_bps"}}) {
-    const std::string e = error_of(profile_with(dir, base, base + given));
+  CHECK(load_cloud_profile(profile_with(dir, base, "")).functions.network_sustained_bps == 0);  // none: no bucket
+  for (const auto& [given, missing] : {std::pair{R"(network_sustained_bps="77500000")", "network_burst_bytes"},
+                                       std::pair{R"(network_burst_bytes="292000000")", "network_sustained_bps"}}) {
+    const std::string e = error_of(profile_with(dir, base, given));
     CHECK_MESSAGE(e.find("profile.xml:") != std::string::npos, e);
     CHECK_MESSAGE(e.find(missing) != std::string::npos, e);
   }
-  const std::string e = error_of(profile_with(dir, base, base + R"( network_sustained_bps="0" network_burst_bytes="1")"));
+  const std::string e = error_of(profile_with(dir, base, R"(network_sustained_bps="0" network_burst_bytes="1")"));
   CHECK_MESSAGE(e.find("network_sustained_bps") != std::string::npos, e);
 }
 
