@@ -74,10 +74,10 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
     // A small bucket (0.5 MB over 20 MB/s; the test profile's streams move 55 MB/s): the functions' GETs of their
     // samples and their gradients' PUTs empty it and move the rest at 20 MB/s; warm containers carry what their
     // last invocation left.
-    auto s = fixture::scenario(fixture::write_experiment(dir, R"(
+    const std::string experiment = R"(
       <workload model="mnist_cnn" input_shape="1x28x28" dataset="fashion_mnist" batch_size="2000" iterations="3"/>)" +
-                                                             peers,
-                                                         overrides + R"(
+                                   peers;
+    auto s = fixture::scenario(fixture::write_experiment(dir, experiment, overrides + R"(
       <override select="function_service/@network_sustained_bps" value="20000000"/>
       <override select="function_service/@network_burst_bytes" value="500000"/>)"));
     REQUIRE(s.profile.functions.network_sustained_bps == 2e7);
@@ -87,9 +87,8 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
     same_run::check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
     // The bucket did run dry: without it (the test profile's never does) the functions' handlers run shorter (the
     // peers' 2 s polls absorb the difference in the iterations' ends).
-    const auto unbounded = fixture::simulate(fixture::scenario(fixture::write_experiment(dir, R"(
-      <workload model="mnist_cnn" input_shape="1x28x28" dataset="fashion_mnist" batch_size="2000" iterations="3"/>)" +
-                                                                     peers, overrides)), "serverless");
+    const auto unbounded =
+        fixture::simulate(fixture::scenario(fixture::write_experiment(dir, experiment, overrides)), "serverless");
     auto handler_s = [](const RunOutput& out) {
       double sum = 0;
       for (const auto& run : out.ledger.function_runs) sum += run.run_s;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace p2psim::simulation {
 
@@ -85,19 +86,29 @@ void ObjectStorage::move(StorageClient& client, bool upload, double bytes_each, 
   {
     const auto in_flight = watch_.start(client.host, upload);
     const double begin_s = sg::now();
-    const auto phases = client.bucket && client.platform
-                            ? sg::bucket_phases(client.route, flows, client.bucket->credits_at(upload, begin_s, client.route))
-                            : sg::BucketPhases{flows, {}};
+    const auto phases = bucket_phases(client, upload, flows, begin_s);
     sg::transfer_streams(from, to, phases.burst);
     if (!phases.after.empty()) {  // the slot's bucket is empty: its NIC at the sustained rate, then back
+      if (!client.platform) throw std::logic_error("a client with a network bucket but no platform to slow its NIC on");
       const auto& r = client.route;
-      sg::set_function_slot_network(*client.platform, client.slot, std::min(r.nic_bps, r.sustained_bps), r.flow_cap_bps);
+      sg::set_function_slot_network(*client.platform, client.slot, sustained_route(r).nic_bps, r.flow_cap_bps);
       sg::transfer_streams(from, to, phases.after);
       sg::set_function_slot_network(*client.platform, client.slot, r.nic_bps, r.flow_cap_bps);
     }
     spend_bucket(client, upload, p, begin_s, sg::now(), !phases.after.empty());
   }
   record(p);
+}
+
+sg::BucketPhases ObjectStorage::bucket_phases(const StorageClient& client, bool upload,
+                                             const std::vector<sg::Stream>& flows, double begin_s) {
+  if (!client.bucket) return {flows, {}};
+  return sg::bucket_phases(client.route, flows, client.bucket->credits_at(upload, begin_s, client.route));
+}
+
+sg::PrivateRoute ObjectStorage::sustained_route(sg::PrivateRoute route) {
+  route.nic_bps = std::min(route.nic_bps, route.sustained_bps);
+  return route;
 }
 
 void ObjectStorage::spend_bucket(StorageClient& client, bool upload, const StoragePlan& plan, double begin_s,
@@ -116,15 +127,11 @@ ObjectStorage::Computed ObjectStorage::compute(const StorageClient& client, cons
   Computed c;
   c.first_flow_s = start_s + earliest_start_s(flows);
   const bool upload = plan.put_requests > 0;  // a GET's plan makes GET-class requests only
-  const auto phases = client.bucket ? sg::bucket_phases(client.route, flows,
-                                                        client.bucket->credits_at(upload, c.first_flow_s, client.route))
-                                    : sg::BucketPhases{flows, {}};
+  const auto phases = bucket_phases(client, upload, flows, c.first_flow_s);
   const auto ends = sg::private_flows_end_s(client.route, phases.burst, start_s);
   c.end_s = *std::max_element(ends.begin(), ends.end());
   if (!phases.after.empty()) {  // the bucket is empty: the rest of each flow at the sustained rate
-    auto sustained = client.route;
-    sustained.nic_bps = std::min(sustained.nic_bps, sustained.sustained_bps);
-    const auto rest = sg::private_flows_end_s(sustained, phases.after, c.end_s);
+    const auto rest = sg::private_flows_end_s(sustained_route(client.route), phases.after, c.end_s);
     c.end_s = *std::max_element(rest.begin(), rest.end());
     c.bucket_emptied = true;
   }

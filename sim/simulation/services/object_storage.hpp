@@ -105,6 +105,12 @@ class ObjectStorage {
 
  private:
   void move(StorageClient& client, bool upload, double bytes_each, int count);
+  /// A transfer's flows split where the client's network bucket, as it stands when they begin at `begin_s`, runs
+  /// dry (sg::bucket_phases): one split for the simulated and the computed transfer alike.
+  static sg::BucketPhases bucket_phases(const StorageClient& client, bool upload, const std::vector<sg::Stream>& flows,
+                                        double begin_s);
+  /// The route once its bucket is dry: its NIC at the sustained rate.
+  static sg::PrivateRoute sustained_route(sg::PrivateRoute route);
   const p2psim::ObjectStorageParams& params_;
   sg::Host* host_;
   sg::StorageLinkWatch& watch_;
