@@ -64,7 +64,9 @@ TimedSample time_after_window(const std::function<void()>& fn, double window_s, 
   out.used = minus(after, before);
   out.window_s = seconds_since(window_start);
   const double foreign_s = std::max(0.0, (machine_busy_s() - busy0) - minus(after, own0).cpu_s);
-  out.foreign_cpu_share = foreign_s / (out.window_s * std::max(cpus, 1u));
+  // The machine's busy time comes in scheduler ticks (10 ms), so a short window on a saturated machine can count
+  // more than all of its CPUs; a share is at most all of them.
+  out.foreign_cpu_share = std::min(1.0, foreign_s / (out.window_s * std::max(cpus, 1u)));
   return out;
 }
 

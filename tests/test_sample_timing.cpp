@@ -4,25 +4,30 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "sample_timing.hpp"
 
 using p2psim::models::time_after_window;
 
 namespace {
-// A run that sleeps: it takes at least `ms` of wall time and almost no CPU.
+// A run that sleeps: it takes at least `ms` of wall time and almost no CPU. It records how long each call took,
+// as the run itself saw it, so that a test can check the window's rule on the pace the machine really gave.
 struct SleepingRun {
   int calls = 0;
   std::chrono::milliseconds ms;
+  std::vector<double> took_s;
   void operator()() {
     ++calls;
+    const auto t0 = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(ms);
+    took_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
 };
 }  // namespace
 
 TEST_CASE("calibrate sample: a run as long as the window is timed alone") {
-  SleepingRun run{0, std::chrono::milliseconds(5)};
+  SleepingRun run{0, std::chrono::milliseconds(5), {}};
   const auto s = time_after_window(std::ref(run), 0.005, 0.005, 2);
   CHECK(run.calls == 1);
   CHECK(s.untimed_runs == 0);
@@ -31,11 +36,22 @@ TEST_CASE("calibrate sample: a run as long as the window is timed alone") {
 }
 
 TEST_CASE("calibrate sample: shorter runs fill the window first, and only the last is the sample") {
-  SleepingRun run{0, std::chrono::milliseconds(2)};
-  const auto s = time_after_window(std::ref(run), 0.03, 0.002, 2);
-  // The window reaches 30 ms by 2 ms runs: at least 8 untimed runs (each run's own pace may be slower), then one.
-  CHECK(s.untimed_runs >= 8);
-  CHECK(run.calls == s.untimed_runs + 1);
+  SleepingRun run{0, std::chrono::milliseconds(2), {}};
+  const double window_s = 0.03;
+  const auto s = time_after_window(std::ref(run), window_s, 0.002, 2);
+  REQUIRE(s.untimed_runs >= 1);  // a 2 ms run cannot fill a 30 ms window alone
+  REQUIRE(run.calls == s.untimed_runs + 1);
+  // The rule, on whatever pace this machine gave (a loaded machine sleeps longer): another untimed run was started
+  // only while the time so far plus the last run's stayed below the window. The run's own times are at most what
+  // the window saw, so every run but the last untimed one must meet it on them too.
+  double sum_s = 0;
+  for (int k = 0; k + 1 < s.untimed_runs; ++k) {
+    sum_s += run.took_s[k];
+    CHECK(sum_s + run.took_s[k] < window_s);
+  }
+  // And it stopped only once the time so far plus its last run reached the window; that run is inside the time so
+  // far, so the untimed part of the window is at least half of it.
+  CHECK(s.window_s - s.seconds >= window_s / 2);
   CHECK(s.seconds >= 0.002);
   CHECK(s.seconds < s.window_s);
   CHECK(s.window_s >= 0.002 * run.calls);
