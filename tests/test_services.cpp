@@ -378,6 +378,53 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
   CHECK(result["gets"].get<long long>() == 1);
 }
 
+TEST_CASE("object storage: a LIST lists what is there when it is answered, a key at a time; a DELETE is a free PUT-class request") {
+  // GETs answer after 0.2 s, PUTs after 0.3 s, 1 ms a listed key, a 10 ms route; another actor adds an object at
+  // 0.1 s and one at 0.25 s.
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.one_way_latency_s = 0.01;
+    const auto platform = sg::build_platform(spec);
+    auto params = exact_storage(0.2);
+    params.put = {0.3, 0};
+    params.list_per_key_s = 0.001;
+    Ledger ledger;
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
+    nlohmann::json j;
+    int objects = 0;
+    sg::spawn("writer", platform.peers[0], [&] {
+      sg::sleep_for(0.1);
+      ++objects;
+      sg::sleep_for(0.15);
+      ++objects;
+    });
+    sg::spawn("client", platform.peers[0], [&] {
+      auto client = exact_client(platform.peers[0]);
+      storage.list(client, [&] {
+        j["listed_at_s"] = sg::now();
+        j["listed"] = objects;
+        return objects;
+      });
+      j["list_s"] = sg::now();
+      storage.remove(client);
+      j["delete_s"] = sg::now() - j["list_s"].get<double>();
+    });
+    engine.run();
+    j["puts"] = ledger.storage_puts;
+    j["gets"] = ledger.storage_gets;
+    return j.dump();
+  }));
+  // Answered at 0.2 s: the first object is there, the second not yet; one key, then the route back.
+  CHECK(result["listed_at_s"].get<double>() == doctest::Approx(0.2).epsilon(1e-9));
+  CHECK(result["listed"].get<int>() == 1);
+  CHECK(result["list_s"].get<double>() == doctest::Approx(0.2 + 0.001 + 0.01).epsilon(1e-9));
+  CHECK(result["delete_s"].get<double>() == doctest::Approx(0.3 + 0.01).epsilon(1e-9));
+  CHECK(result["puts"].get<long long>() == 1);  // the LIST, in S3's PUT, COPY, POST, LIST class; DELETE is free
+  CHECK(result["gets"].get<long long>() == 0);
+}
+
 TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at one stream's rate, by hand") {
   // boto3's defaults: 64 parts of 8 MiB after a HEAD, 10 threads taking parts in turn (4 threads 7 parts, 6
   // threads 6). Each request waits 0.03 s for its first byte and pays the 2 ms route; a stream carries at most

@@ -383,14 +383,20 @@ TEST_CASE("lambdaml allreduce, 4 workers: the master merges through object stora
   const double load = kFirstByte + 15000.0 * 784 * 4 / kFunctionNet;
   const double compute = 1 + 1e-4 * 15000;  // one thread
   const double object = kFirstByte + kGradient / kFunctionNet;  // a gradient PUT or GET
-  const double merge = 4 * object + average_s(kElements, 4) + object;  // GET all four, its own too, average, PUT
+  const double list_s = kFirstByte, per_key_s = 0.001;          // a LIST: a GET's first byte, then its keys
+  const double sent = init + load + compute + object;            // every worker's gradient is in storage
+  // The master's first LIST is answered after every PUT: it lists all four, GETs them, its own too, and deletes
+  // them with one request (a PUT's first byte); it averages, PUTs the merged gradient, LISTs the merged bucket
+  // (one key, none older to delete), and reads the merged gradient back as every worker does.
+  const double merged_in_storage = (list_s + 4 * per_key_s) + 4 * object + kFirstByte + average_s(kElements, 4) + object;
   const double update = average_s(kElements, 2);
-  const double sent = init + load + compute + object;  // every worker's gradient is in storage
-  CHECK(r.peer_end_s[0] == doctest::Approx(sent + merge + update).epsilon(1e-9));
+  const double clean_up = list_s + per_key_s;  // after its iteration: a LIST of the merged bucket, nothing older
+  CHECK(r.peer_end_s[0] ==
+        doctest::Approx(sent + merged_in_storage + (list_s + per_key_s) + object + update + clean_up).epsilon(1e-9));
   // The others try to GET the merged object from then on: each try before it is there is an empty answer (a first
   // byte), then LambdaML's 0.1 s sleep; the first try after the master's PUT finds it.
   const double try_s = kFirstByte + 0.1;
-  const int tries = static_cast<int>(std::ceil(merge / try_s));
+  const int tries = static_cast<int>(std::ceil(merged_in_storage / try_s));
   REQUIRE(tries > 1);
   for (int w = 1; w < 4; ++w)
     CHECK(r.peer_end_s[w] == doctest::Approx(sent + tries * try_s + object + update).epsilon(1e-9));
@@ -403,8 +409,9 @@ TEST_CASE("lambdaml allreduce, 4 workers: the master merges through object stora
   for (size_t i = 0; i < ends.size(); ++i) CHECK(lasted[i] == doctest::Approx(ends[i]).epsilon(1e-9));
   CHECK(r.ledger.instances.empty());  // no peer instance: functions only
   CHECK(r.ledger.broker_uptime_s == 0);
-  CHECK(r.ledger.storage_puts == 4 + 1);
-  CHECK(r.ledger.storage_gets == 4 + 4 + 3 + 3 * tries);  // loads, the master's, the others' and their empty tries
+  // PUT-class: four gradients, the merged one and three LISTs (S3 bills a LIST as a PUT); the delete is free.
+  CHECK(r.ledger.storage_puts == 4 + 1 + 3);
+  CHECK(r.ledger.storage_gets == 4 + 4 + 4 + 3 * tries);  // loads, the master's, the merged four and empty tries
   // LambdaML's get_object_or_wait gives up after its time-out: a worker still without the merged gradient fails.
   auto impatient = fixture::simulate(
       fixture::scenario(write_experiment(
@@ -436,14 +443,21 @@ TEST_CASE("lambdaml scatter-reduce, 4 workers: each merges one chunk, by hand") 
   const double init = kImage + kImport;
   const double load = kFirstByte + 15000.0 * 784 * 4 / kFunctionNet;
   const double chunk = kFirstByte + kGradient / 4 / kFunctionNet;
-  const double exchange = 3 * chunk                                     // PUT the three chunks others own
-                          + 3 * (chunk + average_s(kElements / 4, 2))  // GET and add the three copies of mine
-                          + chunk                                       // PUT my merged chunk
-                          + 3 * chunk;                                  // GET the three others' merged chunks
+  const double list_s = kFirstByte, per_key_s = 0.001, delete_s = kFirstByte;
+  // Every worker PUTs its three chunks for the others at the same pace, so a worker's first LIST, answered after
+  // all of them, lists all 12 chunks and shows the three copies of its own; each is read, added and deleted. The
+  // merged chunks are all PUT at once too: one LIST of the merged bucket (four keys) shows the three others'.
+  const double exchange = 3 * chunk                                                 // PUT the chunks others own
+                          + (list_s + 12 * per_key_s)                               // LIST: my three are there
+                          + 3 * (chunk + average_s(kElements / 4, 2) + delete_s)  // GET, add and DELETE each
+                          + chunk                                                   // PUT my merged chunk
+                          + (list_s + 4 * per_key_s)                                // LIST the merged bucket
+                          + 3 * chunk;                                              // GET the others' merged
+  const double clean_up = list_s + 4 * per_key_s;  // worker 0 LISTs the merged bucket: nothing older to delete
   for (int w = 0; w < 4; ++w)
-    CHECK(r.peer_end_s[w] ==
-          doctest::Approx(init + load + 2.5 + exchange + average_s(kElements, 2)).epsilon(1e-9));
-  CHECK(r.ledger.storage_puts == 4 * 4);
+    CHECK(r.peer_end_s[w] == doctest::Approx(init + load + 2.5 + exchange + average_s(kElements, 2) +
+                                             (w == 0 ? clean_up : 0)).epsilon(1e-9));
+  CHECK(r.ledger.storage_puts == 4 * 4 + 4 * 2 + 1);  // chunks, merged chunks and the LISTs (billed as PUTs)
   CHECK(r.ledger.storage_gets == 4 + 4 * 6);
 }
 

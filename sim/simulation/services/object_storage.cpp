@@ -119,6 +119,20 @@ void ObjectStorage::spend_bucket(StorageClient& client, bool upload, const Stora
   client.bucket->moved(upload, begin_s, end_s, bytes, emptied, client.route);
 }
 
+void ObjectStorage::list(StorageClient& client, const std::function<int()>& keys_listed) {
+  const StoragePlan p = plan(client, false, 0, 1, sg::now());  // its admission and first byte, as a GET's
+  sg::sleep_for(p.streams[0].first_bytes_s);
+  sg::sleep_for(keys_listed() * params_.list_per_key_s);
+  sg::transfer_streams(host_, client.host, {{0, 0}});  // the answer's way back: the route's latency
+  ledger_.storage_puts += 1;                             // S3 bills a LIST with PUT, COPY and POST
+}
+
+void ObjectStorage::remove(StorageClient& client) {
+  const StoragePlan p = plan(client, true, 0, 1, sg::now());  // admitted and answered as a PUT-class request
+  sg::sleep_for(p.streams[0].first_bytes_s);
+  sg::transfer_streams(client.host, host_, {{0, 0}});
+}
+
 void ObjectStorage::get(StorageClient& client, double bytes_each, int count) { move(client, false, bytes_each, count); }
 void ObjectStorage::put(StorageClient& client, double bytes_each, int count) { move(client, true, bytes_each, count); }
 

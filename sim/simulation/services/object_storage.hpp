@@ -3,9 +3,12 @@
 // client's NIC, the service's aggregate link). A client moves an object as boto3's transfer manager does
 // (TransferConfig): in one request below a threshold, else in parts on several streams at once (ranged GETs
 // after a HEAD; a multipart upload's parts between its create and complete requests). A function's network is a
-// token bucket each way (sg::RouteBucket): a transfer that empties it moves the rest at its sustained rate. Counts
-// every request in the ledger (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete).
+// token bucket each way (sg::RouteBucket): a transfer that empties it moves the rest at its sustained rate. A LIST
+// and a DELETE carry no object: a first byte each (a LIST's then its keys). Counts every billed request in the
+// ledger by S3's price classes (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete, LIST;
+// DELETE is free, https://aws.amazon.com/s3/pricing/).
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -81,6 +84,13 @@ class ObjectStorage {
   /// link binds meanwhile, a sequence leaves no gaps on it (docs/architecture.md, "Scale").
   void get(StorageClient& client, double bytes_each, int count = 1);
   void put(StorageClient& client, double bytes_each, int count = 1);
+  /// A LIST of a bucket by `client`: admitted with the GET class (a GET on the bucket) and answered after a GET's
+  /// first byte; `keys_listed` is asked then, when S3 (strongly consistent) lists what is there, and returns how
+  /// many keys the answer carries, each taking the profile's list_per_key_s; then the answer crosses the route.
+  void list(StorageClient& client, const std::function<int()>& keys_listed);
+  /// A DELETE (or a multi-object delete) by `client`: admitted with the PUT class, answered after a PUT's first
+  /// byte, not billed.
+  void remove(StorageClient& client);
   /// The requests and streams of get() or put() begun at `start_s`, their first-byte latencies drawn from the
   /// client's stream, each request after its admission (request_admission.hpp) at the time it would be asked:
   /// `start_s` plus its stream's first bytes before it (the bytes of a stream's earlier parts are not counted).
