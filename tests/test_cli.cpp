@@ -422,7 +422,7 @@ TEST_CASE("run: the same inputs and seed give byte-identical files") {
   }
 }
 
-TEST_CASE("run: S3's request rate per prefix slows a burst of PUTs; storage_prefixes spreads it; a bad count exits 2") {
+TEST_CASE("run: S3's request rate per prefix slows a burst of PUTs, storage_prefixes spreads it, a bad count exits 2") {
   // 600 peers each PUT 16 gradient shards at once (9,600 PUTs a round, over S3's 3,500 a second on one prefix).
   TempDir dir;
   auto experiment = [&](const std::string& name, const std::string& prefixes) {
@@ -570,7 +570,7 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
   CHECK(schedule["training"]["peer_shards"][1]["shard_samples"] == 32);
 }
 
-TEST_CASE("report on one run draws each system's timeline and writes a Chrome trace; pdf output embeds fonts") {
+TEST_CASE("report on one run draws each system's timeline and writes a Chrome trace, pdf output embeds fonts") {
   TempDir dir;
   REQUIRE(run_cli("run " P2PSIM_SOURCE_DIR "/tests/scenarios/serverless_tree/experiment.xml -q --out " +
                   dir.path("run")).exit_code == 0);
@@ -751,7 +751,7 @@ void write_validation_cases(const TempDir& dir, const std::string& recorded_abs_
 
 }  // namespace
 
-TEST_CASE("validate: predicted against measured, written and drawn; the guard fails when an error grows") {
+TEST_CASE("validate: predicted against measured, written and drawn, the guard fails when an error grows") {
   TempDir dir;
   // 188.16 MB at the t2.large NIC's 62.5 MB/s after a 0.15 s first byte: 59.53 MB/s, 40.47 % under 100.
   const double expected = 188.16 / (0.15 + 188.16 / 62.5);

@@ -137,7 +137,7 @@ TEST_CASE("computed participants: a parameter server's peers with flows capped b
   CHECK(fixture::peer_phase_total(slow, 0, Phase::Receive) > fixture::peer_phase_total(fast, 0, Phase::Receive));
 }
 
-TEST_CASE("computed participants: not where an \"up to\" NIC could run out of credits; the actors run instead") {
+TEST_CASE("computed participants: not where an \"up to\" NIC could run out of credits, the actors run instead") {
   TempDir dir;
   // A bucket of 0.05 s at the baseline (4.7 MB) against 2 x 45 MB each way: the actors run, and their NICs fall
   // back to the baseline once it is spent (sg/nic_credits.hpp), so the run takes longer than with a full bucket.

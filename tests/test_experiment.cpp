@@ -177,7 +177,7 @@ TEST_CASE("a hostile nesting depth is refused before anything walks the tree (it
   CHECK(load_error(path).find("deep.xml:1: elements nested more than 32 deep") != std::string::npos);
 }
 
-TEST_CASE("an override's bad value is named at the override's line; a folder is not called a missing file") {
+TEST_CASE("an override's bad value is named at the override's line, a folder is not called a missing file") {
   TempDir dir;
   const std::string body = R"(
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="2"/>
@@ -271,7 +271,7 @@ TEST_CASE("inputs a process parsed or hashed are read again once the file is rew
   CHECK(file_hash(file) == file_hash(same));
 }
 
-TEST_CASE("the paper's transport and barrier are the all-to-all's own; the old global settings still load, with a note") {
+TEST_CASE("the paper's transport and barrier are the all-to-all's own, the old global settings still load, with a note") {
   TempDir dir;
   // Old style: the global settings are read, each noted as deprecated with its line and field.
   const std::string old_style = write_experiment(dir, std::string(kMnist4) + R"(

@@ -77,7 +77,7 @@ TEST_CASE("aggregator memory: sizes no function service offers, or too small for
   CHECK(run_cli("run -q " + dir.path("ok.xml")).exit_code == 0);
 }
 
-TEST_CASE("crash times: a crash after training ends never happens; times past a simulated year are refused") {
+TEST_CASE("crash times: a crash after training ends never happens, times past a simulated year are refused") {
   TempDir dir;
   std::ofstream(dir.path("late.xml"))
       << experiment(kInstance, R"(<failures crash_peer="1" crash_at_s="1e7" rejoin_after_s="5" peer_timeout_s="10"/>)");
@@ -132,7 +132,7 @@ TEST_CASE("output paths: a file, or a folder for a file, is refused before anyth
   CHECK(r.output.find("is a folder, expected a file name") != std::string::npos);
 }
 
-TEST_CASE("bytes that are not UTF-8: in a path, results are written as valid JSON; in a file, refused at their line") {
+TEST_CASE("bytes that are not UTF-8: in a path, results are written as valid JSON, in a file, refused at their line") {
   TempDir dir;
   const std::string odd = dir.path("caf\xe9");  // Latin-1: a legal Linux file name, not UTF-8
   fs::create_directories(odd);
@@ -304,7 +304,7 @@ TEST_CASE("run --check: every system's footprint, exit 0 when everything fits an
   CHECK(r.output.find("DOES NOT FIT") != std::string::npos);
 }
 
-TEST_CASE("merge: one scenario with other results in two folders is refused; rows carry their seed") {
+TEST_CASE("merge: one scenario with other results in two folders is refused, rows carry their seed") {
   TempDir dir;
   auto sweep = [&](const std::string& name, const std::string& seed) {
     std::string xml = experiment(kInstance, R"(<sweep><axis select="peers/@count" values="2 4"/></sweep>)");

@@ -90,7 +90,7 @@ TEST_CASE("each function run is billed at its own memory size and architecture's
   CHECK(price(l, p).function_compute_usd == doctest::Approx(1.0 * 1 * 0.00001 + 0.5 * 2 * 0.00002).epsilon(1e-9));
 }
 
-TEST_CASE("instances are billed at their own type's price; a design without a broker pays none") {
+TEST_CASE("instances are billed at their own type's price, a design without a broker pays none") {
   auto p = prices();
   p.instances.per_hour_usd.at("m5.large") = 0.36;
   Ledger l;

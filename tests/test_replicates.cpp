@@ -51,7 +51,7 @@ std::string error_of(const std::string& profile) {
 }
 }  // namespace
 
-TEST_CASE("spreads: a band's draws have its p10, median and p90; an sd's lognormal has its mean") {
+TEST_CASE("spreads: a band's draws have its p10, median and p90, an sd's lognormal has its mean") {
   Spread band;
   band.nominal = 10, band.min = 0, band.max = 1e9;
   band.kind = Spread::Kind::Band, band.p10 = 6, band.p90 = 20;  // asymmetric: each side its own width
@@ -77,7 +77,7 @@ TEST_CASE("spreads: a band's draws have its p10, median and p90; an sd's lognorm
   CHECK(quantile({1, 2, 3, 4, 5}, 0.1) == doctest::Approx(1.4));
 }
 
-TEST_CASE("spreads: the profile's are read with the attribute they belong to; an override drops its value's") {
+TEST_CASE("spreads: the profile's are read with the attribute they belong to, an override drops its value's") {
   TempDir dir;
   const auto path = profile_with(dir, R"(stream_bandwidth_bps="87500000")",
                                  R"(stream_bandwidth_bps="87500000" stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="99000000")");

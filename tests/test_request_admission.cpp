@@ -8,7 +8,7 @@
 using namespace p2psim;
 using p2psim::simulation::RequestAdmission;
 
-TEST_CASE("request admission: three a second; a full second sends the next request to the next second with room") {
+TEST_CASE("request admission: three a second, a full second sends the next request to the next second with room") {
   RequestAdmission three(3);
   CHECK(three.admit(0.1) == 0.1);
   CHECK(three.admit(0.2) == 0.2);

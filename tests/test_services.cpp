@@ -51,7 +51,7 @@ nlohmann::json run_function_service(const FunctionServiceParams& params, double 
 }
 }  // namespace
 
-TEST_CASE("kv store: a write crosses both NICs then costs the server's CPU; kernels share the server's CPU") {
+TEST_CASE("kv store: a write crosses both NICs then costs the server's CPU, kernels share the server's CPU") {
   const auto result = nlohmann::json::parse(run_isolated([] {
     sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
@@ -310,6 +310,7 @@ StorageClient exact_client(sg::Host* host, int streams = 1) {
 p2psim::ObjectStorageParams exact_storage(double first_byte_s) {
   p2psim::ObjectStorageParams params;
   params.get = params.put = {first_byte_s, 0};
+  params.list_max_keys = 1000;
   return params;
 }
 // Runs `body(storage, client, out)` as a function slot's actor in a child process, the slot's route `route` (its
@@ -378,9 +379,9 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
   CHECK(result["gets"].get<long long>() == 1);
 }
 
-TEST_CASE("object storage: a LIST lists what is there when it is answered, a key at a time; a DELETE is a free PUT-class request") {
-  // GETs answer after 0.2 s, PUTs after 0.3 s, 1 ms a listed key, a 10 ms route; another actor adds an object at
-  // 0.1 s and one at 0.25 s.
+TEST_CASE("object storage: a LIST lists what is there when it is answered, a key at a time, a DELETE is a free PUT-class request") {
+  // GETs answer after 0.2 s, PUTs after 0.3 s, 1 ms a listed key, at most 3 keys a LIST, a 10 ms route; another
+  // actor adds objects at 0.05, 0.1 and 0.25 s, then two more at 0.6 s.
   const auto result = nlohmann::json::parse(run_isolated([] {
     sg::Engine engine(sg::NetworkSettings{"CM02"});
     auto spec = small_platform();
@@ -389,16 +390,21 @@ TEST_CASE("object storage: a LIST lists what is there when it is answered, a key
     auto params = exact_storage(0.2);
     params.put = {0.3, 0};
     params.list_per_key_s = 0.001;
+    params.list_max_keys = 3;
     Ledger ledger;
     sg::StorageLinkWatch unwatched;
     simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
     nlohmann::json j;
     int objects = 0;
     sg::spawn("writer", platform.peers[0], [&] {
-      sg::sleep_for(0.1);
+      sg::sleep_for(0.05);
+      ++objects;
+      sg::sleep_for(0.05);
       ++objects;
       sg::sleep_for(0.15);
       ++objects;
+      sg::sleep_for(0.35);
+      objects += 2;
     });
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0]);
@@ -410,18 +416,22 @@ TEST_CASE("object storage: a LIST lists what is there when it is answered, a key
       j["list_s"] = sg::now();
       storage.remove(client);
       j["delete_s"] = sg::now() - j["list_s"].get<double>();
+      sg::sleep_for(0.7 - sg::now());  // five objects now: a LIST answers with a page of three
+      storage.list(client, [&] { return objects; });
+      j["paged_list_s"] = sg::now() - 0.7;
     });
     engine.run();
     j["puts"] = ledger.storage_puts;
     j["gets"] = ledger.storage_gets;
     return j.dump();
   }));
-  // Answered at 0.2 s: the first object is there, the second not yet; one key, then the route back.
+  // Answered at 0.2 s: two objects are there, the third not yet; two keys, then the route back.
   CHECK(result["listed_at_s"].get<double>() == doctest::Approx(0.2).epsilon(1e-9));
-  CHECK(result["listed"].get<int>() == 1);
-  CHECK(result["list_s"].get<double>() == doctest::Approx(0.2 + 0.001 + 0.01).epsilon(1e-9));
+  CHECK(result["listed"].get<int>() == 2);
+  CHECK(result["list_s"].get<double>() == doctest::Approx(0.2 + 2 * 0.001 + 0.01).epsilon(1e-9));
   CHECK(result["delete_s"].get<double>() == doctest::Approx(0.3 + 0.01).epsilon(1e-9));
-  CHECK(result["puts"].get<long long>() == 1);  // the LIST, in S3's PUT, COPY, POST, LIST class; DELETE is free
+  CHECK(result["paged_list_s"].get<double>() == doctest::Approx(0.2 + 3 * 0.001 + 0.01).epsilon(1e-9));
+  CHECK(result["puts"].get<long long>() == 2);  // the LISTs, in S3's PUT, COPY, POST, LIST class; DELETE is free
   CHECK(result["gets"].get<long long>() == 0);
 }
 
@@ -473,7 +483,7 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
   CHECK(result["gets"].get<long long>() == 65);  // the HEAD and 64 ranged GETs
 }
 
-TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then its sustained rate; idle, it refills; "
+TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then its sustained rate, idle, it refills, "
           "simulated and computed alike, by hand") {
   // A function slot's NIC 400 MB/s, one stream at most 100 MB/s, a token bucket of 100 MB over 50 MB/s each way
   // (CM02: no factors, no latency), 0.03 s to each first byte. A 1 GB GET moves at 100 MB/s, spending 50 MB of
@@ -954,7 +964,7 @@ TEST_CASE("tasks: a run whose last actor is killed, with idle task actors left, 
   CHECK(end == std::to_string(static_cast<int>(sg::Engine::End::Finished)));
 }
 
-TEST_CASE("SimGrid started by a parent: its forked simulation runs as usual; a second simulation in one process is refused") {
+TEST_CASE("SimGrid started by a parent: its forked simulation runs as usual, a second simulation in one process is refused") {
   const auto result = nlohmann::json::parse(run_isolated([] {
     nlohmann::json j;
     std::signal(SIGINT, SIG_DFL);

@@ -596,7 +596,7 @@ TEST_CASE("failures: a gradient in flight when the broker goes down is cut and s
   CHECK(phase_of(r, 0, Phase::Send) == doctest::Approx(10 + transfer + kBrokerCpu - send_start).epsilon(1e-9));
 }
 
-TEST_CASE("failures: several broker outage windows each hold the peers, in order; bad windows are refused") {
+TEST_CASE("failures: several broker outage windows each hold the peers, in order, bad windows are refused") {
   TempDir dir;
   const std::string body = R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="3"

@@ -533,7 +533,7 @@ TEST_CASE("the shipped designs comparison sweeps every design, and report and re
   CHECK(rec.output.find("cheapest within the deadline") != std::string::npos);
 }
 
-TEST_CASE("sweep: duplicate axis values or axes are refused; a second sweep on a folder is refused; stale partial files go") {
+TEST_CASE("sweep: duplicate axis values or axes are refused, a second sweep on a folder is refused, stale partial files go") {
   TempDir dir;
   auto dup = run_cli("sweep " + sweep_file(dir, R"(<axis select="peers/@count" values="2 4 2"/>)") + " --out " +
                      dir.path("a"));
@@ -630,7 +630,7 @@ TEST_CASE("sweep: a bad axis value is one clear error naming the user's file, th
   CHECK(r.output.find("the value '1' of profile:function_service/@nonesuch") != std::string::npos);
 }
 
-TEST_CASE("sweep: an error of the experiment itself is reported once; a sweep past the size limit is refused before expanding") {
+TEST_CASE("sweep: an error of the experiment itself is reported once, a sweep past the size limit is refused before expanding") {
   TempDir dir;
   // Every scenario would fail the same way: a missing instance type is no axis's fault.
   const auto path = dir.path("bad.xml");
@@ -657,7 +657,7 @@ TEST_CASE("sweep: an error of the experiment itself is reported once; a sweep pa
         std::string::npos);
 }
 
-TEST_CASE("sweep: values may repeat across a <together> group's axes, not as whole combinations; the paper grid lists 450") {
+TEST_CASE("sweep: values may repeat across a <together> group's axes, not as whole combinations, the paper grid lists 450") {
   TempDir dir;
   auto ok = run_cli("sweep " + sweep_file(dir, R"(<together>
       <axis select="workload/@dataset" values="mnist mnist"/>
@@ -745,10 +745,11 @@ TEST_CASE("sweep: a folder remembers its experiment: a changed experiment or inp
   CHECK(r.output.find("cal.csv changed since") != std::string::npos);
 }
 
-TEST_CASE("sweep: paths with spaces (a profile, a calibration folder) work as in run; provenance does not depend on --out") {
+TEST_CASE("sweep: paths with spaces (a profile, a calibration folder) work as in run, provenance does not depend on --out") {
   TempDir dir;
   fs::create_directories(dir.path("my data/cal dir"));
   fs::copy_file(P2PSIM_SOURCE_DIR "/platforms/aws_us_east_1.xml", dir.path("my data/profile.xml"));
+  fs::copy(P2PSIM_SOURCE_DIR "/platforms/prices", dir.path("my data/prices"));  // its price book, by relative path
   fs::copy_file(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv", dir.path("my data/cal dir/cal.csv"));
   const std::string path = dir.path("sweep.xml");
   std::ofstream(path) << R"(<experiment name="s" seed="3">

@@ -98,7 +98,7 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   CHECK(value(6) == doctest::Approx(s.exchange_bytes / 1e6 / 3));  // the message over the mean send, 3 s
 }
 
-TEST_CASE("validate: the summary leaves calibration cases out; the guard flags grown and unrecorded errors") {
+TEST_CASE("validate: the summary leaves calibration cases out, the guard flags grown and unrecorded errors") {
   v::Case a, b, cal;
   a.name = "a", a.role = "validation";
   b.name = "b", b.role = "validation";

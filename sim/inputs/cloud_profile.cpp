@@ -291,12 +291,14 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
 
   auto st = required("object_storage");
   xml.check_names(st, {"get_first_byte_median_s", "get_first_byte_sigma", "put_first_byte_median_s",
-                       "put_first_byte_sigma", "list_per_key_s", "stream_bandwidth_bps", "aggregate_bandwidth_bps",
+                       "put_first_byte_sigma", "list_per_key_s", "list_max_keys", "stream_bandwidth_bps", "aggregate_bandwidth_bps",
                        "get_requests_per_prefix_per_s", "put_requests_per_prefix_per_s", kSource});
   auto& s = p.storage;
-  s.get = {xml.number(st, "get_first_byte_median_s", 0, 3600), xml.number(st, "get_first_byte_sigma", 0, 5)};
-  s.put = {xml.number(st, "put_first_byte_median_s", 0, 3600), xml.number(st, "put_first_byte_sigma", 0, 5)};
+  // A request always takes time: loops of requests (LambdaML's LISTs) advance the clock by it.
+  s.get = {xml.number(st, "get_first_byte_median_s", 1e-6, 3600), xml.number(st, "get_first_byte_sigma", 0, 5)};
+  s.put = {xml.number(st, "put_first_byte_median_s", 1e-6, 3600), xml.number(st, "put_first_byte_sigma", 0, 5)};
   s.list_per_key_s = xml.number(st, "list_per_key_s", 0, 1);
+  s.list_max_keys = static_cast<int>(xml.integer(st, "list_max_keys", 1, 1000000));
   s.stream_bandwidth_bps = xml.number(st, "stream_bandwidth_bps", 1, 1e13);
   s.aggregate_bandwidth_bps = xml.number(st, "aggregate_bandwidth_bps", 1, 1e15);
   s.get_requests_per_prefix_per_s = xml.number(st, "get_requests_per_prefix_per_s", 1, 1e9);

@@ -87,6 +87,7 @@ struct ObjectStorageParams {
   };
   FirstByte get, put;
   double list_per_key_s = 0;           // a LIST's time per key it lists, after its first byte
+  int list_max_keys = 0;               // the most keys one LIST answers with (ListObjectsV2's MaxKeys)
   double stream_bandwidth_bps = 0;     // what one TCP stream to or from the service carries at most
   double aggregate_bandwidth_bps = 0;  // what all clients together may move, each way
   // Requests per second that one partitioned key prefix serves; beyond, clients are slowed down (503 SlowDown).

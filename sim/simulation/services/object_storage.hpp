@@ -86,7 +86,8 @@ class ObjectStorage {
   void put(StorageClient& client, double bytes_each, int count = 1);
   /// A LIST of a bucket by `client`: admitted with the GET class (a GET on the bucket) and answered after a GET's
   /// first byte; `keys_listed` is asked then, when S3 (strongly consistent) lists what is there, and returns how
-  /// many keys the answer carries, each taking the profile's list_per_key_s; then the answer crosses the route.
+  /// many keys the bucket holds: the answer carries at most list_max_keys of them (one page), each taking the
+  /// profile's list_per_key_s; then the answer crosses the route.
   void list(StorageClient& client, const std::function<int()>& keys_listed);
   /// A DELETE (or a multi-object delete) by `client`: admitted with the PUT class, answered after a PUT's first
   /// byte, not billed.

@@ -2,7 +2,7 @@
 // https://doi.org/10.1145/3448016.3459240; code https://github.com/DS3Lab/LambdaML): training by functions
 // alone, no peer instance. W worker functions (W = peers/@count) each own a data partition in object storage,
 // compute their minibatches, and synchronise through object storage with one of LambdaML's two patterns:
-// - allreduce (communicator/s3_primitive_nn.py, reduce_batch): every worker PUTs its pickled gradient; the master
+// - allreduce (communicator/s3_primitive_nn.py, reduce_batch; s3_primitive.py's is the same in structure): every worker PUTs its pickled gradient; the master
 //   (worker 0) LISTs the bucket in a loop with no pause, GETs each gradient a LIST shows, its own too, and deletes
 //   what each LIST showed with one request; it averages, PUTs the merged gradient, LISTs the merged bucket and
 //   deletes earlier iterations' (delete_expired_batch). The others GET it, trying every poll_interval_s until it
@@ -13,14 +13,19 @@
 //   not own, as raw float32 bytes; worker j LISTs the bucket in a loop, GETs each copy of chunk j a LIST shows,
 //   adds it to its own and DELETEs it; it PUTs the merged chunk, then LISTs the merged bucket in a loop and GETs
 //   the W-1 merged chunks it does not own as LISTs show them.
-// A LIST answers after a GET's first byte, lists what is in the bucket then, a key at a time (ObjectStorage::list).
+// A LIST answers after a GET's first byte, lists what is in the bucket then, a key at a time, at most a page of
+// them (ObjectStorage::list). LISTs, DELETEs and empty polls draw their latencies from a stream of their own.
 // Then each applies the update, and worker 0 LISTs the merged bucket and deletes earlier iterations' objects
-// (dl_s3.py, after each pass). A worker whose next iteration would run past the function timeout saves its
+// (dl_s3.py, after each pass), and at the end of each invocation LISTs both buckets and clears them. A worker whose next iteration would run past the function timeout saves its
 // model to object storage (a checkpoint), ends, and invokes itself again: the new invocation (warm when the
 // container is still there) reloads the checkpoint and its partition. Every invocation is billed.
 // Simplifications: the master's per-gradient additions are one average after the last GET (the same work); a
-// LIST's time grows in proportion to its keys (measured at one key count); the next iteration is estimated to
-// last as long as the last one. LambdaML's public dl_s3.py (2021-05) calls reduce_batch for both patterns; the
+// LIST's time grows in proportion to its keys (measured at one key count); a LIST shows a worker every object it
+// waits for even when the bucket holds more than a page (S3 answers with the first 1,000 keys in key order, and
+// LambdaML does not page: scatter-reduce's W(W-1) chunks pass 1,000 at W = 33, where a real worker whose chunks
+// sort late would wait for others' deletes); every worker checkpoints (LambdaML's worker 0 alone saves the
+// model); a multi-object delete is free as a DELETE is; the next iteration is estimated to last as long as the
+// last one. LambdaML's public dl_s3.py (2021-05) calls reduce_batch for both patterns; the
 // paper times the two differently, so its runs used other code: this follows its description (reduce_scatter_batch).
 #include <fmt/core.h>
 
@@ -43,8 +48,8 @@ class LambdaMl : public Strategy {
     n.peers_are_instances = false;
     return n;
   }
-  // Per worker-iteration: scatter-reduce 4 rows (compute, send, receive, update), all-reduce 6 and the master's
-  // unpickling of every gradient and its own merged one.
+  // Per worker-iteration: scatter-reduce 4 rows (compute, send, receive, update); all-reduce 6 (compute, pickle,
+  // send, receive, unpickle, update), and the master's unpickling of every gradient and pickling of the merged one.
   Footprint footprint(bool /*exact_participants*/) const override {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     Footprint f;
@@ -59,9 +64,11 @@ class LambdaMl : public Strategy {
   void worker(Context& c, int w);
   /// False when the worker gave up waiting for the merged gradient.
   bool synchronise(Context& c, int w, int iteration, const FunctionService::Container& container,
-                   StorageClient& host, double add_share, double deadline_s);
+                   StorageClient& host, StorageClient& control, double add_share, double deadline_s);
   /// Worker 0 at the end of an iteration: LISTs the merged bucket and deletes earlier iterations' objects.
-  void clean_merged(Context& c, int iteration, StorageClient& host);
+  void clean_merged(Context& c, int iteration, StorageClient& control);
+  /// Worker 0 at the end of an invocation: LISTs both buckets and deletes what each holds (storage.clear).
+  void clear_buckets(StorageClient& control, Context& c);
   const Scenario& s_;
   const Scenario::PeerGroup& workers_;  // every worker's partition: one group (refused otherwise)
   bool scatter_ = false;
@@ -100,7 +107,7 @@ void LambdaMl::launch(Context& c) {
 }
 
 bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Container& container,
-                           StorageClient& host, double add_share, double deadline_s) {
+                           StorageClient& host, StorageClient& control, double add_share, double deadline_s) {
   const int n = c.peers();
   const double bytes = static_cast<double>(s_.gradient_bytes);
   const double e = static_cast<double>(s_.parameters);
@@ -114,11 +121,12 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
   // LambdaML learns what is in a bucket by LISTing it in a loop with no pause; a LIST shows what is there when it
   // is answered. `shown` counts then the objects the worker waits for (those it took included), `taken` how many
   // it took, and `take` takes the next one; it LISTs until it has taken `wanted`, or, with `one_list`, once it has
-  // taken what one LIST showed. Past the invocation's timeout the platform would end it (only a run that failed
-  // elsewhere waits so long).
+  // taken what one LIST showed. It stops once the run has failed (what it waits for may never come), and past the
+  // invocation's timeout, where the platform would end it.
   auto list_until = [&](int wanted, bool one_list, int& taken, int& keys_in_bucket, const std::function<int()>& shown,
                         const std::function<void()>& take) {
     while (taken < wanted) {
+      if (!c.out.failure.empty()) return false;
       if (sg::now() > deadline_s) {
         if (c.out.failure.empty())
           c.out.failure = fmt::format("{}: worker {} ran past the function timeout of {} s LISTing for iteration "
@@ -126,7 +134,7 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
         return false;
       }
       int seen = 0;
-      c.storage.list(host, [&] {
+      c.storage.list(control, [&] {
         seen = shown();
         return keys_in_bucket;
       });
@@ -156,7 +164,7 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
           return false;
         // What that LIST showed, deleted with one request (a LIST that shows nothing finds the bucket empty, and
         // LambdaML deletes only after a LIST that lists something).
-        c.storage.remove(host);
+        c.storage.remove(control);
         tmp_keys_ -= taken - before;
       }
       c.functions.compute(container, s_.average_seconds(e, n) / add_share);
@@ -165,14 +173,14 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
       ++merged_keys_;
       merged_[it].add();
       // delete_expired_batch: LIST the merged bucket, delete the merged gradients of earlier iterations.
-      c.storage.list(host, [&] { return merged_keys_; });
-      if (merged_keys_ > 1) c.storage.remove(host), merged_keys_ = 1;
+      c.storage.list(control, [&] { return merged_keys_; });
+      if (merged_keys_ > 1) c.storage.remove(control), merged_keys_ = 1;
     } else {
       // get_object_or_wait: a try finds the merged object if it was there when the try began; one that does not
       // costs a GET's first byte and route (an empty answer), then a sleep. Past the time-out, no more tries.
       while (merged_[it].value() < 1) {
         if (sg::now() - receive_start > poll_timeout_s_) return false;
-        c.storage.get(host, 0);
+        c.storage.get(control, 0);
         sg::sleep_for(poll_interval_s_);
       }
     }
@@ -196,7 +204,7 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
   if (!list_until(n - 1, false, copies, tmp_keys_, [&] { return chunks_for_[it][static_cast<size_t>(w)]; }, [&] {
         c.storage.get(host, chunk);
         c.functions.compute(container, s_.average_seconds(e / n, 2) / add_share);
-        c.storage.remove(host);
+        c.storage.remove(control);
         --tmp_keys_;
         ++copies;
       }))
@@ -214,11 +222,18 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
   return true;
 }
 
-void LambdaMl::clean_merged(Context& c, int it, StorageClient& host) {
+void LambdaMl::clean_merged(Context& c, int it, StorageClient& control) {
   // dl_s3.py: after each epoch (a pass over its partition) worker 0 deletes the merged objects of earlier steps.
-  c.storage.list(host, [&] { return merged_keys_; });
+  c.storage.list(control, [&] { return merged_keys_; });
   const int older = merged_keys_ - (scatter_ ? merged_[it].value() : 1);
-  if (older > 0) c.storage.remove(host), merged_keys_ -= older;
+  if (older > 0) c.storage.remove(control), merged_keys_ -= older;
+}
+
+void LambdaMl::clear_buckets(StorageClient& control, Context& c) {
+  for (int* keys : {&tmp_keys_, &merged_keys_}) {  // s3_operator.clear_bucket: a LIST, then one delete of all
+    c.storage.list(control, [&] { return *keys; });
+    if (*keys > 0) c.storage.remove(control), *keys = 0;
+  }
 }
 
 void LambdaMl::worker(Context& c, int w) {
@@ -237,6 +252,10 @@ void LambdaMl::worker(Context& c, int w) {
     if (container.cold) c.trace(w, it, Phase::ColdStart, container.init_started_s);  // the worker's own row
     auto client = c.function_client(
         container, c.random.stream(Draw::StorageRequest, {w, invocation}, Random::id_of("lambdaml-worker")));
+    // LISTs, DELETEs and empty polls draw from a stream of their own: how many a worker makes depends on the
+    // others' timing, and its transfers' draws must not.
+    auto control = c.function_client(
+        container, c.random.stream(Draw::StorageRequest, {w, invocation}, Random::id_of("lambdaml-worker-control")));
     const double run_start = sg::now();
     const double load_start = sg::now();
     if (invocation > 0) c.storage.get(client, model_bytes);  // the checkpoint
@@ -271,7 +290,7 @@ void LambdaMl::worker(Context& c, int w) {
                      static_cast<double>(workers_.minibatches.size() - 1);
       c.functions.compute(container, reference_s);
       c.trace(w, it, Phase::Compute, start);
-      if (!synchronise(c, w, it, container, client, add_share, run_start + fs.max_timeout_s)) {
+      if (!synchronise(c, w, it, container, client, control, add_share, run_start + fs.max_timeout_s)) {
         if (c.out.failure.empty())
           c.out.failure = fmt::format("{}: worker {} gave up waiting {} s for iteration {}'s merged gradient "
                                       "(LambdaML's get_object_or_wait)", c.system.name, w, poll_timeout_s_, it);
@@ -280,8 +299,11 @@ void LambdaMl::worker(Context& c, int w) {
       }
       const double update_start = sg::now();
       c.functions.compute(container, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
+      if (w == 0) {  // part of the update step's time, as in its trace
+        clean_merged(c, it, control);
+        if (it == iterations - 1) clear_buckets(control, c);  // the last invocation ends
+      }
       c.trace(w, it, Phase::AggregateUpdate, update_start);
-      if (w == 0) clean_merged(c, it, client);
       c.complete_iteration(w, it);
       last_iteration_s = sg::now() - start;
       if (sg::now() - run_start > fs.max_timeout_s) {  // the platform would have killed it at the timeout
@@ -295,8 +317,9 @@ void LambdaMl::worker(Context& c, int w) {
       c.functions.finish(container, std::min(sg::now() - run_start, fs.max_timeout_s), arch, true);
       break;
     }
-    if (it < iterations) {  // near the timeout: save the model, end, invoke again
+    if (it < iterations) {  // near the timeout: clear the buckets (worker 0), save the model, end, invoke again
       const double checkpoint_start = sg::now();
+      if (w == 0) clear_buckets(control, c);
       c.storage.put(client, model_bytes);
       c.trace(w, it, Phase::Checkpoint, checkpoint_start);
     }
