@@ -466,6 +466,46 @@ TEST_CASE("lambdaml scatter-reduce, 4 workers: each merges one chunk, by hand") 
   CHECK(r.ledger.storage_gets == 4 + 4 * 6);
 }
 
+TEST_CASE("lambdaml, one worker, two iterations: the merged bucket's older objects are deleted, both buckets cleared at the end") {
+  // One worker makes every request in turn, so each LIST's keys are known: what it has written and not deleted.
+  TempDir dir;
+  auto run = [&](const std::string& pattern) {
+    std::string body = experiment(1, R"(<system name="lml" strategy="lambdaml" pattern=")" + pattern + R"("/>)") +
+                       R"(<functions memory_mb="1769"/>)";
+    body.replace(body.find(R"(iterations="1")"), 14, R"(iterations="2")");
+    return fixture::simulate(fixture::scenario(write_experiment(dir, body)), "lml");
+  };
+  const double init = kImage + kImport, load = kFirstByte + 60000.0 * 784 * 4 / kFunctionNet;
+  const double compute = 1 + 1e-4 * 60000, update = average_s(kElements, 2);
+  const double object = kFirstByte + kGradient / kFunctionNet, delete_s = kFirstByte;
+  auto list = [](int keys) { return kFirstByte + keys * 0.001; };
+  const double clear = list(0) + list(1) + delete_s;  // the empty bucket, then the merged one's last object
+  SUBCASE("all-reduce") {
+    auto r = run("allreduce");
+    REQUIRE(r.failure.empty());
+    // PUT its gradient; a LIST shows it; GET and delete it; average; PUT the merged one; LIST the merged bucket
+    // (in the second iteration two keys: the first iteration's is deleted); read it back; update; LIST again.
+    auto iteration = [&](int merged_keys) {
+      return compute + object + list(1) + object + delete_s + average_s(kElements, 1) + object + list(merged_keys) +
+             (merged_keys > 1 ? delete_s : 0) + object + update + list(1);
+    };
+    CHECK(r.peer_end_s[0] == doctest::Approx(init + load + iteration(1) + iteration(2) + clear).epsilon(1e-9));
+    CHECK(r.ledger.storage_puts == 2 * 2 + 3 + 3 + 2);  // gradients and merged ones; LISTs (billed as PUTs)
+    CHECK(r.ledger.storage_gets == 1 + 2 * 2);
+  }
+  SUBCASE("scatter-reduce") {
+    auto r = run("scatter_reduce");
+    REQUIRE(r.failure.empty());
+    // Alone it owns the one chunk: no copies to wait for; it PUTs its merged chunk, updates, and LISTs the merged
+    // bucket, which in the second iteration also holds the first's chunk: deleted.
+    const double first = compute + object + update + list(1);
+    const double second = compute + object + update + list(2) + delete_s;
+    CHECK(r.peer_end_s[0] == doctest::Approx(init + load + first + second + clear).epsilon(1e-9));
+    CHECK(r.ledger.storage_puts == 2 + 1 + 1 + 2);
+    CHECK(r.ledger.storage_gets == 1);
+  }
+}
+
 TEST_CASE("lambdaml: a worker near its timeout checkpoints, re-invokes itself warm and reloads, all billed") {
   TempDir dir;
   const std::string body = R"(
