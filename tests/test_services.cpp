@@ -313,6 +313,26 @@ p2psim::ObjectStorageParams exact_storage(double first_byte_s) {
   params.list_max_keys = 1000;
   return params;
 }
+// Runs `body(storage, platform, out)` in a child process, on small_platform() with a 10 ms route (CM02: latencies
+// as given) and object storage of `params`; returns `out` with the ledger's GET- and PUT-class requests.
+template <class Body>
+nlohmann::json run_object_storage(const p2psim::ObjectStorageParams& params, Body body) {
+  return nlohmann::json::parse(run_isolated([&] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    auto spec = small_platform();
+    spec.one_way_latency_s = 0.01;
+    const auto platform = sg::build_platform(spec);
+    Ledger ledger;
+    sg::StorageLinkWatch unwatched;
+    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
+    nlohmann::json out;
+    body(storage, platform, out);
+    engine.run();
+    out["puts"] = ledger.storage_puts;
+    out["gets"] = ledger.storage_gets;
+    return out.dump();
+  }));
+}
 // Runs `body(storage, client, out)` as a function slot's actor in a child process, the slot's route `route` (its
 // NIC, stream cap and token bucket, full at 0 s), every first byte `first_byte_s`; returns `out`.
 template <class Body>
@@ -344,17 +364,9 @@ nlohmann::json run_function_storage(const sg::PrivateRoute& route, double first_
 }  // namespace
 
 TEST_CASE("object storage: a sequence of requests takes as long as the same requests one by one, and counts each") {
-  // 4 PUTs of 10 MB from a 100 MB/s peer, 0.2 s to first byte, a 10 ms route (CM02: latencies as given).
-  const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    auto spec = small_platform();
-    spec.one_way_latency_s = 0.01;
-    const auto platform = sg::build_platform(spec);
-    const auto params = exact_storage(0.2);
-    Ledger ledger;
-    sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
-    nlohmann::json j;
+  // 4 PUTs of 10 MB from a 100 MB/s peer, 0.2 s to first byte, a 10 ms route.
+  const auto result = run_object_storage(exact_storage(0.2), [](simulation::ObjectStorage& storage, const sg::Platform& platform,
+                                                                  nlohmann::json& j) {
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0]);
       for (int k = 0; k < 4; ++k) storage.put(client, 1e7);
@@ -366,11 +378,7 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
       storage.get(client, 1e7, 1);
       j["single_get_s"] = sg::now() - get_start;
     });
-    engine.run();
-    j["puts"] = ledger.storage_puts;
-    j["gets"] = ledger.storage_gets;
-    return j.dump();
-  }));
+  });
   const double one_put_s = 0.2 + 0.01 + 1e7 / 1e8;
   CHECK(result["one_by_one_s"].get<double>() == doctest::Approx(4 * one_put_s).epsilon(1e-9));
   CHECK(result["sequence_s"].get<double>() == doctest::Approx(4 * one_put_s).epsilon(1e-9));
@@ -382,49 +390,38 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
 TEST_CASE("object storage: a LIST lists what is there when it is answered, a key at a time, a DELETE is a free PUT-class request") {
   // GETs answer after 0.2 s, PUTs after 0.3 s, 1 ms a listed key, at most 3 keys a LIST, a 10 ms route; another
   // actor adds objects at 0.05, 0.1 and 0.25 s, then two more at 0.6 s.
-  const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    auto spec = small_platform();
-    spec.one_way_latency_s = 0.01;
-    const auto platform = sg::build_platform(spec);
-    auto params = exact_storage(0.2);
-    params.put = {0.3, 0};
-    params.list_per_key_s = 0.001;
-    params.list_max_keys = 3;
-    Ledger ledger;
-    sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
-    nlohmann::json j;
-    int objects = 0;
-    sg::spawn("writer", platform.peers[0], [&] {
+  auto params = exact_storage(0.2);
+  params.put = {0.3, 0};
+  params.list_per_key_s = 0.001;
+  params.list_max_keys = 3;
+  const auto result = run_object_storage(params, [](simulation::ObjectStorage& storage, const sg::Platform& platform,
+                                                    nlohmann::json& j) {
+    auto objects = std::make_shared<int>(0);  // shared by the two actors, which outlive this body
+    sg::spawn("writer", platform.peers[0], [objects] {
       sg::sleep_for(0.05);
-      ++objects;
+      ++*objects;
       sg::sleep_for(0.05);
-      ++objects;
+      ++*objects;
       sg::sleep_for(0.15);
-      ++objects;
+      ++*objects;
       sg::sleep_for(0.35);
-      objects += 2;
+      *objects += 2;
     });
-    sg::spawn("client", platform.peers[0], [&] {
+    sg::spawn("client", platform.peers[0], [&, objects] {
       auto client = exact_client(platform.peers[0]);
       storage.list(client, [&] {
         j["listed_at_s"] = sg::now();
-        j["listed"] = objects;
-        return objects;
+        j["listed"] = *objects;
+        return *objects;
       });
       j["list_s"] = sg::now();
       storage.remove(client);
       j["delete_s"] = sg::now() - j["list_s"].get<double>();
       sg::sleep_for(0.7 - sg::now());  // five objects now: a LIST answers with a page of three
-      storage.list(client, [&] { return objects; });
+      storage.list(client, [&] { return *objects; });
       j["paged_list_s"] = sg::now() - 0.7;
     });
-    engine.run();
-    j["puts"] = ledger.storage_puts;
-    j["gets"] = ledger.storage_gets;
-    return j.dump();
-  }));
+  });
   // Answered at 0.2 s: two objects are there, the third not yet; two keys, then the route back.
   CHECK(result["listed_at_s"].get<double>() == doctest::Approx(0.2).epsilon(1e-9));
   CHECK(result["listed"].get<int>() == 2);
