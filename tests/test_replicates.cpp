@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "app/replicates.hpp"
 #include "inputs/cloud_profile.hpp"
@@ -134,6 +135,21 @@ TEST_CASE("profile: a function network's token bucket takes its sustained rate a
   }
   const std::string e = error_of(profile_with(dir, base, R"(network_sustained_bps="0" network_burst_bytes="1")"));
   CHECK_MESSAGE(e.find("network_sustained_bps") != std::string::npos, e);
+}
+
+TEST_CASE("profile: a LIST's page holds at least one key, a listed key takes no negative time, a first byte takes time") {
+  TempDir dir;
+  const std::string list = R"(list_per_key_s="0.001" list_max_keys="1000")";
+  for (const auto& [from, to, field] :
+       {std::tuple{list, std::string(R"(list_per_key_s="0.001" list_max_keys="0")"), "list_max_keys"},
+        std::tuple{list, std::string(R"(list_per_key_s="-0.001" list_max_keys="1000")"), "list_per_key_s"},
+        std::tuple{std::string(R"(get_first_byte_median_s="0.15")"), std::string(R"(get_first_byte_median_s="0")"),
+                   "get_first_byte_median_s"}}) {
+    CAPTURE(to);
+    const std::string e = error_of(profile_with(dir, from, to));
+    CHECK_MESSAGE(e.find("profile.xml:") != std::string::npos, e);
+    CHECK_MESSAGE(e.find(field) != std::string::npos, e);
+  }
 }
 
 TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a bad count is exit 2") {
