@@ -16,17 +16,19 @@
 // A LIST answers after a GET's first byte, lists what is in the bucket then, a key at a time, at most a page of
 // them (ObjectStorage::list). LISTs, DELETEs and empty polls draw their latencies from a stream of their own.
 // Then each applies the update, and worker 0 LISTs the merged bucket and deletes earlier iterations' objects
-// (dl_s3.py, after each pass), and at the end of each invocation LISTs both buckets and clears them. A worker whose next iteration would run past the function timeout saves its
-// model to object storage (a checkpoint), ends, and invokes itself again: the new invocation (warm when the
-// container is still there) reloads the checkpoint and its partition. Every invocation is billed.
+// (dl_s3.py, after each pass), and at the end of each invocation LISTs both buckets and clears them. A worker
+// whose next iteration would run past the function timeout ends and invokes itself again, worker 0 having saved
+// the model to object storage (a checkpoint, dl_s3.py); the new invocation (warm when the container is still
+// there) reloads the checkpoint and its partition. Every invocation is billed.
 // Simplifications: the master's per-gradient additions are one average after the last GET (the same work); a
 // LIST's time grows in proportion to its keys (measured at one key count); a LIST shows a worker every object it
 // waits for even when the bucket holds more than a page (S3 answers with the first 1,000 keys in key order, and
 // LambdaML does not page: scatter-reduce's W(W-1) chunks pass 1,000 at W = 33, where a real worker whose chunks
-// sort late would wait for others' deletes); every worker checkpoints (LambdaML's worker 0 alone saves the
-// model); a multi-object delete is free as a DELETE is; the next iteration is estimated to last as long as the
-// last one. LambdaML's public dl_s3.py (2021-05) calls reduce_batch for both patterns; the
-// paper times the two differently, so its runs used other code: this follows its description (reduce_scatter_batch).
+// sort late would wait for others' deletes); a re-invoked worker reloads the checkpoint without waiting for worker
+// 0 to have saved it (as LambdaML's does); a multi-object delete is free as a DELETE is; the next iteration is
+// estimated to last as long as the last one. LambdaML's public dl_s3.py (2021-05) calls reduce_batch for both
+// patterns; the paper times the two differently, so its runs used other code: this follows its description
+// (reduce_scatter_batch).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -317,9 +319,9 @@ void LambdaMl::worker(Context& c, int w) {
       c.functions.finish(container, std::min(sg::now() - run_start, fs.max_timeout_s), arch, true);
       break;
     }
-    if (it < iterations) {  // near the timeout: clear the buckets (worker 0), save the model, end, invoke again
+    if (it < iterations && w == 0) {  // near the timeout: worker 0 clears the buckets and saves the model
       const double checkpoint_start = sg::now();
-      if (w == 0) clear_buckets(control, c);
+      clear_buckets(control, c);
       c.storage.put(client, model_bytes);
       c.trace(w, it, Phase::Checkpoint, checkpoint_start);
     }
