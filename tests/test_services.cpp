@@ -365,8 +365,8 @@ nlohmann::json run_function_storage(const sg::PrivateRoute& route, double first_
 
 TEST_CASE("object storage: a sequence of requests takes as long as the same requests one by one, and counts each") {
   // 4 PUTs of 10 MB from a 100 MB/s peer, 0.2 s to first byte, a 10 ms route.
-  const auto result = run_object_storage(exact_storage(0.2), [](simulation::ObjectStorage& storage, const sg::Platform& platform,
-                                                                  nlohmann::json& j) {
+  const auto result = run_object_storage(exact_storage(0.2), [](simulation::ObjectStorage& storage,
+                                                                  const sg::Platform& platform, nlohmann::json& j) {
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0]);
       for (int k = 0; k < 4; ++k) storage.put(client, 1e7);

@@ -291,8 +291,9 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
 
   auto st = required("object_storage");
   xml.check_names(st, {"get_first_byte_median_s", "get_first_byte_sigma", "put_first_byte_median_s",
-                       "put_first_byte_sigma", "list_per_key_s", "list_max_keys", "stream_bandwidth_bps", "aggregate_bandwidth_bps",
-                       "get_requests_per_prefix_per_s", "put_requests_per_prefix_per_s", kSource});
+                       "put_first_byte_sigma", "list_per_key_s", "list_max_keys", "stream_bandwidth_bps",
+                       "aggregate_bandwidth_bps", "get_requests_per_prefix_per_s", "put_requests_per_prefix_per_s",
+                       kSource});
   auto& s = p.storage;
   // A request always takes time: loops of requests (LambdaML's LISTs) advance the clock by it.
   s.get = {xml.number(st, "get_first_byte_median_s", 1e-6, 3600), xml.number(st, "get_first_byte_sigma", 0, 5)};

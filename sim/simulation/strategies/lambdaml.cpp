@@ -2,13 +2,13 @@
 // https://doi.org/10.1145/3448016.3459240; code https://github.com/DS3Lab/LambdaML): training by functions
 // alone, no peer instance. W worker functions (W = peers/@count) each own a data partition in object storage,
 // compute their minibatches, and synchronise through object storage with one of LambdaML's two patterns:
-// - allreduce (communicator/s3_primitive_nn.py, reduce_batch; s3_primitive.py's is the same in structure): every worker PUTs its pickled gradient; the master
-//   (worker 0) LISTs the bucket in a loop with no pause, GETs each gradient a LIST shows, its own too, and deletes
-//   what each LIST showed with one request; it averages, PUTs the merged gradient, LISTs the merged bucket and
-//   deletes earlier iterations' (delete_expired_batch). The others GET it, trying every poll_interval_s until it
-//   is there (get_object_or_wait: each try before then a GET answered NoSuchKey, its first byte), and fail after
-//   poll_timeout_s without it (get_object_or_wait gives up and the worker's next call fails); the master reads it
-//   back as they do;
+// - allreduce (communicator/s3_primitive_nn.py, reduce_batch; s3_primitive.py's is the same in structure): every
+//   worker PUTs its pickled gradient; the master (worker 0) LISTs the bucket in a loop with no pause, GETs each
+//   gradient a LIST shows, its own too, and deletes what each LIST showed with one request; it averages, PUTs the
+//   merged gradient, LISTs the merged bucket and deletes earlier iterations' (delete_expired_batch). The others GET
+//   it, trying every poll_interval_s until it is there (get_object_or_wait: each try before then a GET answered
+//   NoSuchKey, its first byte), and fail after poll_timeout_s without it (get_object_or_wait gives up and the worker's
+//   next call fails); the master reads it back as they do;
 // - scatter_reduce (reduce_scatter_batch): every worker cuts its gradient into W chunks and PUTs the W-1 it does
 //   not own, as raw float32 bytes; worker j LISTs the bucket in a loop, GETs each copy of chunk j a LIST shows,
 //   adds it to its own and DELETEs it; it PUTs the merged chunk, then LISTs the merged bucket in a loop and GETs
@@ -130,9 +130,8 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
     while (taken < wanted) {
       if (!c.out.failure.empty()) return false;
       if (sg::now() > deadline_s) {
-        if (c.out.failure.empty())
-          c.out.failure = fmt::format("{}: worker {} ran past the function timeout of {} s LISTing for iteration "
-                                      "{}'s objects", c.system.name, w, s_.profile.functions.max_timeout_s, it);
+        c.out.failure = fmt::format("{}: worker {} ran past the function timeout of {} s LISTing for iteration {}'s "
+                                    "objects", c.system.name, w, s_.profile.functions.max_timeout_s, it);
         return false;
       }
       int seen = 0;
@@ -141,7 +140,7 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
         return keys_in_bucket;
       });
       const bool any = taken < seen;
-      while (taken < seen) take();
+      for (; taken < seen; ++taken) take();
       if (one_list && any) break;
     }
     return true;
@@ -161,7 +160,6 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
         if (!list_until(n, true, taken, tmp_keys_, [&] { return uploaded_[it].value(); }, [&] {
               c.storage.get(host, bytes);
               pickle(Phase::Deserialize, bytes);
-              ++taken;
             }))
           return false;
         // What that LIST showed, deleted with one request (a LIST that shows nothing finds the bucket empty, and
@@ -208,17 +206,14 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
         c.functions.compute(container, s_.average_seconds(e / n, 2) / add_share);
         c.storage.remove(control);
         --tmp_keys_;
-        ++copies;
       }))
     return false;
   c.storage.put(host, chunk);  // my merged chunk
   ++merged_keys_;
   merged_[it].add();
   // The others' merged chunks, as LISTs of the merged bucket show them.
-  if (!list_until(n - 1, false, merged_read, merged_keys_, [&] { return merged_[it].value() - 1; }, [&] {
-        c.storage.get(host, chunk);
-        ++merged_read;
-      }))
+  if (!list_until(n - 1, false, merged_read, merged_keys_, [&] { return merged_[it].value() - 1; },
+                  [&] { c.storage.get(host, chunk); }))
     return false;
   c.trace(w, it, Phase::Receive, receive_start);
   return true;
