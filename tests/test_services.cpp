@@ -313,14 +313,14 @@ p2psim::ObjectStorageParams exact_storage(double first_byte_s) {
   params.list_max_keys = 1000;
   return params;
 }
-// Runs `body(storage, platform, out)` in a child process, on small_platform() with a 10 ms route (CM02: latencies
-// as given) and object storage of `params`; returns `out` with the ledger's GET- and PUT-class requests.
-template <class Body>
-nlohmann::json run_object_storage(const p2psim::ObjectStorageParams& params, Body body) {
+// Runs `body(storage, platform, out)` in a child process, on small_platform() as `edit(spec)` changes it (CM02:
+// latencies as given) and object storage of `params`; returns `out` with the ledger's GET- and PUT-class requests.
+template <class Edit, class Body>
+nlohmann::json run_object_storage(const p2psim::ObjectStorageParams& params, Edit edit, Body body) {
   return nlohmann::json::parse(run_isolated([&] {
     sg::Engine engine(sg::NetworkSettings{"CM02"});
     auto spec = small_platform();
-    spec.one_way_latency_s = 0.01;
+    edit(spec);
     const auto platform = sg::build_platform(spec);
     Ledger ledger;
     sg::StorageLinkWatch unwatched;
@@ -337,18 +337,14 @@ nlohmann::json run_object_storage(const p2psim::ObjectStorageParams& params, Bod
 // NIC, stream cap and token bucket, full at 0 s), every first byte `first_byte_s`; returns `out`.
 template <class Body>
 nlohmann::json run_function_storage(const sg::PrivateRoute& route, double first_byte_s, Body body) {
-  return nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    auto spec = small_platform();
+  auto slot_network = [&](sg::PlatformSpec& spec) {
     spec.function_nic_bps = route.nic_bps;
     spec.function_stream_bps = route.flow_cap_bps;
-    const auto platform = sg::build_platform(spec);
+  };
+  return run_object_storage(exact_storage(first_byte_s), slot_network, [&](simulation::ObjectStorage& storage,
+                                                                            const sg::Platform& platform,
+                                                                            nlohmann::json& out) {
     sg::set_function_slot_network(platform, 0, route.nic_bps, route.flow_cap_bps);
-    const auto params = exact_storage(first_byte_s);
-    Ledger ledger;
-    sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
-    nlohmann::json out;
     sg::spawn("function", platform.function_slots[0], [&] {
       auto client = exact_client(platform.function_slots[0]);
       client.slot = 0;
@@ -357,15 +353,15 @@ nlohmann::json run_function_storage(const sg::PrivateRoute& route, double first_
       client.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
       body(storage, client, out);
     });
-    engine.run();
-    return out.dump();
-  }));
+  });
 }
+// A 10 ms route between every two hosts.
+void ten_ms_route(sg::PlatformSpec& spec) { spec.one_way_latency_s = 0.01; }
 }  // namespace
 
 TEST_CASE("object storage: a sequence of requests takes as long as the same requests one by one, and counts each") {
   // 4 PUTs of 10 MB from a 100 MB/s peer, 0.2 s to first byte, a 10 ms route.
-  const auto result = run_object_storage(exact_storage(0.2), [](simulation::ObjectStorage& storage,
+  const auto result = run_object_storage(exact_storage(0.2), ten_ms_route, [](simulation::ObjectStorage& storage,
                                                                   const sg::Platform& platform, nlohmann::json& j) {
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0]);
@@ -394,8 +390,8 @@ TEST_CASE("object storage: a LIST lists what is there when it is answered, a key
   params.put = {0.3, 0};
   params.list_per_key_s = 0.001;
   params.list_max_keys = 3;
-  const auto result = run_object_storage(params, [](simulation::ObjectStorage& storage, const sg::Platform& platform,
-                                                    nlohmann::json& j) {
+  const auto result = run_object_storage(params, ten_ms_route, [](simulation::ObjectStorage& storage,
+                                                                  const sg::Platform& platform, nlohmann::json& j) {
     auto objects = std::make_shared<int>(0);  // shared by the two actors, which outlive this body
     sg::spawn("writer", platform.peers[0], [objects] {
       sg::sleep_for(0.05);
@@ -438,19 +434,15 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
   // 50 MB/s, the client's NIC 400 MB/s (CM02: no factors). While all 10 move they share the NIC: 40 MB/s each;
   // the 6 threads with 6 parts end first, then the 4 others get 50 MB/s each (capped).
   const double part = 8.0 * 1024 * 1024, first_byte = 0.03, route = 0.002, nic = 4e8, cap = 5e7;
-  const auto result = nlohmann::json::parse(run_isolated([&] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    auto spec = small_platform();
+  auto fast_peer = [&](sg::PlatformSpec& spec) {
     spec.one_way_latency_s = route;
     spec.peers = {{"peer-0", 1.0, nic}};
     spec.storage_stream_bps = cap;
     spec.storage_aggregate_bps = 1e12;
-    const auto platform = sg::build_platform(spec);
-    const auto params = exact_storage(first_byte);
-    Ledger ledger;
-    sg::StorageLinkWatch unwatched;
-    simulation::ObjectStorage storage(params, 1, platform.storage, unwatched, ledger);
-    nlohmann::json j;
+  };
+  const auto result = run_object_storage(exact_storage(first_byte), fast_peer, [&](simulation::ObjectStorage& storage,
+                                                                                    const sg::Platform& platform,
+                                                                                    nlohmann::json& j) {
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0], 10);
       storage.get(client, 64 * part);
@@ -459,10 +451,7 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
       client.route = {route, nic, cap};
       j["computed_s"] = storage.compute(client, storage.plan(client, false, 64 * part, 1, 0), 0).end_s;
     });
-    engine.run();
-    j["gets"] = ledger.storage_gets;
-    return j.dump();
-  }));
+  });
   // A thread with q parts starts its flow after the HEAD (one request), its q first bytes and q route latencies
   // but its flow's own (paid by the flow): 1 + q requests, q + 1 first bytes.
   auto flow_start = [&](int q) { return (q + 1) * first_byte + q * route; };
