@@ -67,10 +67,11 @@ class LambdaMl : public Strategy {
   /// False when the worker gave up waiting for the merged gradient.
   bool synchronise(Context& c, int w, int iteration, const FunctionService::Container& container,
                    StorageClient& host, StorageClient& control, double add_share, double deadline_s);
-  /// Worker 0 at the end of an iteration: LISTs the merged bucket and deletes earlier iterations' objects.
+  /// LISTs the merged bucket and deletes earlier iterations' objects (delete_expired_batch): the all-reduce
+  /// master in each round, and worker 0 at the end of each iteration.
   void clean_merged(Context& c, int iteration, StorageClient& control);
   /// Worker 0 at the end of an invocation: LISTs both buckets and deletes what each holds (storage.clear).
-  void clear_buckets(StorageClient& control, Context& c);
+  void clear_buckets(Context& c, StorageClient& control);
   const Scenario& s_;
   const Scenario::PeerGroup& workers_;  // every worker's partition: one group (refused otherwise)
   bool scatter_ = false;
@@ -172,9 +173,7 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
       c.storage.put(host, bytes);
       ++merged_keys_;
       merged_[it].add();
-      // delete_expired_batch: LIST the merged bucket, delete the merged gradients of earlier iterations.
-      c.storage.list(control, [&] { return merged_keys_; });
-      if (merged_keys_ > 1) c.storage.remove(control), merged_keys_ = 1;
+      clean_merged(c, it, control);  // delete_expired_batch
     } else {
       // get_object_or_wait: a try finds the merged object if it was there when the try began; one that does not
       // costs a GET's first byte and route (an empty answer), then a sleep. Past the time-out, no more tries.
@@ -220,13 +219,13 @@ bool LambdaMl::synchronise(Context& c, int w, int it, const FunctionService::Con
 }
 
 void LambdaMl::clean_merged(Context& c, int it, StorageClient& control) {
-  // dl_s3.py: after each epoch (a pass over its partition) worker 0 deletes the merged objects of earlier steps.
+  // Earlier steps' objects: all but this iteration's merged gradient (all-reduce) or merged chunks (scatter-reduce).
   c.storage.list(control, [&] { return merged_keys_; });
   const int older = merged_keys_ - (scatter_ ? merged_[it].value() : 1);
   if (older > 0) c.storage.remove(control), merged_keys_ -= older;
 }
 
-void LambdaMl::clear_buckets(StorageClient& control, Context& c) {
+void LambdaMl::clear_buckets(Context& c, StorageClient& control) {
   for (int* keys : {&tmp_keys_, &merged_keys_}) {  // s3_operator.clear_bucket: a LIST, then one delete of all
     c.storage.list(control, [&] { return *keys; });
     if (*keys > 0) c.storage.remove(control), *keys = 0;
@@ -298,7 +297,7 @@ void LambdaMl::worker(Context& c, int w) {
       c.functions.compute(container, s_.average_seconds(static_cast<double>(s_.parameters), 2) / add_share);
       if (w == 0) {  // part of the update step's time, as in its trace
         clean_merged(c, it, control);
-        if (it == iterations - 1) clear_buckets(control, c);  // the last invocation ends
+        if (it == iterations - 1) clear_buckets(c, control);  // the last invocation ends
       }
       c.trace(w, it, Phase::AggregateUpdate, update_start);
       c.complete_iteration(w, it);
@@ -316,7 +315,7 @@ void LambdaMl::worker(Context& c, int w) {
     }
     if (it < iterations && w == 0) {  // near the timeout: worker 0 clears the buckets and saves the model
       const double checkpoint_start = sg::now();
-      clear_buckets(control, c);
+      clear_buckets(c, control);
       c.storage.put(client, model_bytes);
       c.trace(w, it, Phase::Checkpoint, checkpoint_start);
     }
