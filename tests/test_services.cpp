@@ -42,7 +42,7 @@ nlohmann::json run_function_service(const FunctionServiceParams& params, double 
     const auto platform = sg::build_platform(small_platform());
     Ledger ledger;
     Random random(1);
-    FunctionService functions(params, platform, cpu_speed_factor, ledger, random);
+    FunctionService functions(params, platform, cpu_speed_factor, params.storage_client_bps_per_vcpu, ledger, random);
     nlohmann::json out;
     body(functions, platform, out);
     engine.run();
@@ -88,7 +88,7 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
     fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, fs.storage_client_bps_per_vcpu, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     sg::spawn("caller", platform.peers[0], [&] {
       std::int64_t invocation = 0;
@@ -125,12 +125,12 @@ TEST_CASE("function service: a function's stream to storage is its own measured 
   fs.storage_client_bps_per_vcpu = 1.6e8;
   REQUIRE(profile.storage.stream_bandwidth_bps == 8.75e7);
   // 1,769 MB is one vCPU: the stream is the function's own, 120 MB/s; all streams the CPU's 160 MB/s.
-  auto route = function_storage_route(fs, 2e-5, 1769);
+  auto route = function_storage_route(fs, 2e-5, 1769, fs.storage_client_bps_per_vcpu);
   CHECK(route.flow_cap_bps == 1.2e8);
   CHECK(route.nic_bps == doctest::Approx(1.6e8));
   CHECK(route.latency_s == 2e-5);
   // Half a vCPU (884.5 MB): its client's CPU binds both, 80 MB/s, below either stream rate.
-  route = function_storage_route(fs, 2e-5, 884);
+  route = function_storage_route(fs, 2e-5, 884, fs.storage_client_bps_per_vcpu);
   CHECK(route.flow_cap_bps == doctest::Approx(1.6e8 * 884 / 1769));
   CHECK(route.nic_bps == doctest::Approx(1.6e8 * 884 / 1769));
 }
@@ -229,7 +229,7 @@ TEST_CASE("function service: beyond the concurrency limit, invocations get their
     fs.concurrency_limit = 1;
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, fs.storage_client_bps_per_vcpu, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     auto invoke = [&](const std::string& name) {
       const auto c = functions.start("gradient", 1769, {Random::id_of(name)});
@@ -280,7 +280,8 @@ TEST_CASE("function service: a container's work takes as long slept as computed 
     const auto platform = sg::build_platform(spec);
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(profile.functions, platform, 2.5, ledger, random);
+    simulation::FunctionService functions(profile.functions, platform, 2.5, profile.functions.storage_client_bps_per_vcpu,
+                                          ledger, random);
     nlohmann::json j;
     sg::spawn("caller", platform.peers[0], [&] {
       const auto c = functions.start("gradient", 1769, {0});

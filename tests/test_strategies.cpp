@@ -623,6 +623,9 @@ TEST_CASE("bad <systems> are named by file, line and field") {
             "field 'systems/system[@name='x']/@storage_streams': expected 1..64, got 0") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce" storage_part_mb="1"/>)").find(
             "@storage_part_mb': expected a value in [5") != std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" storage_client="boto"/>)").find(
+            "@storage_client': expected one of get_object, get_object_md5, transfer_manager, got 'boto'") !=
+        std::string::npos);
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" model_fetch="payload"/>)").find(
             "@model_fetch': expected one of storage, none, got 'payload'") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="spirt" aggregation="gpu"/>)").find(

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "../util/file_stamp.hpp"
 #include "xml_reader.hpp"
@@ -88,11 +90,30 @@ FunctionServiceParams::NetworkPoint FunctionServiceParams::network_at(int memory
   return {memory_mb, network.back().stream_bps, network.back().total_bps};
 }
 
-FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb) const {
+FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb, double client_bps_per_vcpu) const {
   const auto network = network_at(memory_mb);
-  const double cpu_bps = storage_client_bps_per_vcpu, share = vcpus(memory_mb);
+  const double cpu_bps = client_bps_per_vcpu, share = vcpus(memory_mb);
   return {std::min(network.total_bps, share * cpu_bps), std::min(network.stream_bps, std::min(1.0, share) * cpu_bps),
           network_sustained_bps, network_burst_bytes};
+}
+
+double FunctionServiceParams::client_bps_per_vcpu(const std::string& client, double speed_factor) const {
+  const auto cost = [&](const std::string& name) {
+    const auto it = storage_client_s_per_byte_on_reference_cpu.find(name);
+    if (it == storage_client_s_per_byte_on_reference_cpu.end()) {
+      std::string known;
+      for (const auto& [k, v] : storage_client_s_per_byte_on_reference_cpu) known += (known.empty() ? "" : ", ") + k;
+      throw std::invalid_argument("unknown storage client '" + name + "' (the profile's: " + known + ")");
+    }
+    return it->second;
+  };
+  // The loop measured on Lambda and `client` differ by work done on the function's own CPU, so by its speed.
+  const double s_per_byte =
+      1.0 / storage_client_bps_per_vcpu + (cost(client) - cost(storage_client_measured_with)) / speed_factor;
+  if (s_per_byte <= 0)
+    throw std::invalid_argument("storage client '" + client + "' would cost no CPU per byte (" +
+                                std::to_string(s_per_byte) + " s)");
+  return 1.0 / s_per_byte;
 }
 
 int FunctionServiceParams::visible_cores_for(int memory_mb) const {
@@ -232,8 +253,9 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
                   {"memory_min_mb", "memory_max_mb", "memory_per_vcpu_mb", "max_vcpus", "concurrency_limit",
                    "keep_alive_s", "max_timeout_s", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
                    "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source",
-                   "storage_client_bps_per_vcpu", "network_sustained_bps", "network_burst_bytes", kSource},
-                  {"visible_cores", "cold_start", "network"});
+                   "storage_client_bps_per_vcpu", "storage_client_measured_with", "network_sustained_bps",
+                   "network_burst_bytes", kSource},
+                  {"visible_cores", "cold_start", "network", "storage_client"});
   auto& f = p.functions;
   f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
   f.memory_max_mb = static_cast<int>(xml.integer(fn, "memory_max_mb", f.memory_min_mb, 1 << 20));
@@ -245,6 +267,28 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.cpu_speed_factor_x86 = speed(fn, "cpu_speed_factor_x86", "cpu_single_core_score_x86");
   f.cpu_speed_factor_arm = speed(fn, "cpu_speed_factor_arm", "cpu_single_core_score_arm");
   f.storage_client_bps_per_vcpu = xml.number(fn, "storage_client_bps_per_vcpu", 1, 1e13);
+  for (auto c : fn.children("storage_client")) {
+    xml.check_names(c, {"name", "cpu_s_per_byte_on_reference_cpu", kSource});
+    const std::string name = xml.text(c, "name");
+    if (!f.storage_client_s_per_byte_on_reference_cpu
+             .emplace(name, xml.number(c, "cpu_s_per_byte_on_reference_cpu", 0, 1e-3))
+             .second)
+      throw xml.error(c, "storage_client/@name", "'" + name + "' is given twice");
+  }
+  for (const char* needed : {"get_object", "transfer_manager"})  // what designs read with by default
+    if (!f.storage_client_s_per_byte_on_reference_cpu.count(needed))
+      throw xml.error(fn, "function_service/storage_client", std::string("required: <storage_client name=\"") + needed +
+                                                                 "\">, the way designs read by default");
+  f.storage_client_measured_with = xml.text(fn, "storage_client_measured_with");
+  if (!f.storage_client_s_per_byte_on_reference_cpu.count(f.storage_client_measured_with))
+    throw xml.error(fn, "function_service/@storage_client_measured_with",
+                    "'" + f.storage_client_measured_with + "' is no <storage_client name>");
+  for (auto c : fn.children("storage_client"))  // a rate each, on either CPU
+    for (double factor : {f.cpu_speed_factor_x86, f.cpu_speed_factor_arm}) try {
+        f.client_bps_per_vcpu(xml.text(c, "name"), factor);
+      } catch (const std::invalid_argument& e) {
+        throw xml.error(c, "storage_client/@cpu_s_per_byte_on_reference_cpu", e.what());
+      }
   if (fn.attribute("network_sustained_bps") || fn.attribute("network_burst_bytes")) {  // a token bucket: both, or neither
     f.network_sustained_bps = xml.number(fn, "network_sustained_bps", 1, 1e13);
     f.network_burst_bytes = xml.number(fn, "network_burst_bytes", 0, 1e15);

@@ -44,9 +44,14 @@ struct FunctionServiceParams {
   /// Each direction of a function's network is a token bucket (0: none): it moves at its NIC's rate (`total_bps`)
   /// until it has moved `network_burst_bytes` more than `network_sustained_bps` would have, then at that rate.
   double network_sustained_bps = 0, network_burst_bytes = 0;
-  /// What a function's storage client (Python's boto3 over TLS) receives or sends per second of one vCPU: below
-  /// that CPU, a small function moves bytes no faster than its CPU share lets it.
+  /// What a function's storage client (Python's boto3 over TLS) receives or sends per second of one vCPU, measured
+  /// on Lambda with the loop `storage_client_measured_with`: below that CPU, a small function moves bytes no faster
+  /// than its CPU share lets it.
   double storage_client_bps_per_vcpu = 0;
+  std::string storage_client_measured_with;
+  /// The ways a client reads (<storage_client name>: get_object, transfer_manager, ...) and the CPU each spends
+  /// per byte on one core of the calibration CPU (the profile's <cpu_reference>).
+  std::map<std::string, double> storage_client_s_per_byte_on_reference_cpu;
   std::vector<std::pair<int, int>> visible_cores;  // (up to this memory in MB, cores), ascending
   double cold_start_image_median_s = 0, cold_start_image_sigma = 0;
   /// The runtime's import of the function's modules on one core of the calibration CPU (the profile's
@@ -66,7 +71,12 @@ struct FunctionServiceParams {
     double all_streams_bps = 0, stream_bps = 0;
     double sustained_bps = 0, burst_bytes = 0;  // the network's token bucket (network_sustained_bps, _burst_bytes)
   };
-  StorageRates storage_rates(int memory_mb) const;
+  StorageRates storage_rates(int memory_mb, double client_bps_per_vcpu) const;
+  /// What a storage client that reads with `client` (a <storage_client name>) moves per second of one vCPU whose
+  /// speed is `speed_factor` of the calibration CPU's core: the rate measured on Lambda, with the CPU time per byte
+  /// by which its loop and `client` differ on the calibration CPU, over the speed factor, taken off or added on.
+  /// Throws std::invalid_argument for an unknown client or a rate that would not be positive.
+  double client_bps_per_vcpu(const std::string& client, double speed_factor) const;
 };
 
 struct WorkflowServiceParams {

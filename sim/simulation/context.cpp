@@ -10,7 +10,10 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       random(scenario.experiment.seed),
       storage(scenario.profile.storage, transfer_config.prefixes, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
-      functions(scenario.profile.functions, hosts, scenario.function_speed_factor, out.ledger, random),
+      functions(scenario.profile.functions, hosts, scenario.function_speed_factor,
+                scenario.profile.functions.client_bps_per_vcpu(transfer_config.client_or_default(),
+                                                               scenario.function_speed_factor),
+                out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
       credits([&] {  // each peer's, of its own type
         std::vector<CpuCredits> all;

@@ -10,6 +10,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "../../inputs/cloud_profile.hpp"
@@ -34,6 +35,12 @@ struct TransferConfig {
   double part_bytes = 8.0 * 1024 * 1024;       // boto3's multipart_chunksize: 8 MiB
   double threshold_bytes = 8.0 * 1024 * 1024;  // boto3's multipart_threshold: 8 MiB
   int prefixes = 1;  // key prefixes the design spreads its objects over, each served at S3's request rate
+  /// How a function's client reads and writes (a <storage_client name> of the profile, which sets the CPU it spends
+  /// per byte); empty: boto3's transfer manager where objects go in parts on several streams, else get_object.
+  std::string client;
+  std::string client_or_default() const {
+    return !client.empty() ? client : max_streams > 1 ? "transfer_manager" : "get_object";
+  }
 };
 
 /// Who makes requests: a host (or a virtual function slot), its own stream of first-byte latency draws (named by

@@ -36,25 +36,29 @@ namespace {
 // How a <system> moves objects, where it says (else as the design does by default): read here for every design,
 // and kept from the design's own parameters. The bounds are S3's (a part of 5 MiB to 5 GiB: https://docs.aws.amazon.com/AmazonS3/latest/
 // userguide/qfacts.html) and a sane thread count.
-TransferConfig read_transfers(const SystemSpec& system, TransferConfig t) {
+TransferConfig read_transfers(const SystemSpec& system, const Scenario& s, TransferConfig t) {
   StrategyParams params(system);
   constexpr double kMiB = 1024.0 * 1024.0;
   t.max_streams = static_cast<int>(params.integer("storage_streams", 1, 64, t.max_streams));
   t.part_bytes = params.number("storage_part_mb", 5, 5120, t.part_bytes / kMiB) * kMiB;
   t.threshold_bytes = params.number("storage_threshold_mb", 5, 5e6, t.threshold_bytes / kMiB) * kMiB;
   t.prefixes = static_cast<int>(params.integer("storage_prefixes", 1, 1000000, t.prefixes));
+  std::vector<std::string> clients;
+  for (const auto& [name, cost] : s.profile.functions.storage_client_s_per_byte_on_reference_cpu) clients.push_back(name);
+  t.client = params.choice("storage_client", clients, t.client_or_default());
   return t;
 }
 }  // namespace
 
 std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario& s) {
   SystemSpec own = system;  // the design's own parameters
-  for (const char* shared : {"storage_streams", "storage_part_mb", "storage_threshold_mb", "storage_prefixes", "model_fetch"})
+  for (const char* shared : {"storage_streams", "storage_part_mb", "storage_threshold_mb", "storage_prefixes", "storage_client",
+                             "model_fetch"})
     own.params.erase(shared);
   for (const auto& [name, factory] : kStrategies)
     if (name == system.strategy) {
       auto strategy = factory(own, s);
-      strategy->transfers_ = read_transfers(system, strategy->default_transfers());
+      strategy->transfers_ = read_transfers(system, s, strategy->default_transfers());
       StrategyParams shared(system);
       strategy->functions_fetch_model_ = shared.choice("model_fetch", {"storage", "none"}, "storage") == "storage";
       return strategy;

@@ -1,5 +1,5 @@
 """One S3 read pattern against server.py, on one core: the client process's CPU time (user + system) per byte.
-  taskset -c 1 python3 client.py PORT PATTERN REPEATS   (PATTERN: lithops, plain_read, gradsharding, download_file)
+  taskset -c 1 python3 client.py PORT PATTERN REPEATS   (driven by calibration/python/storage_client_cpu.py)   (PATTERN: lithops, plain_read, gradsharding, download_file)
 The patterns are the reads of the sources: Lithops's benchmark (1 MiB reads, each hashed with md5), the same
 without the hash, GradsSharding's reducer (Body.read() of the whole object, then np.load), SeBS's download_file
 (boto3's TransferConfig defaults: 8 MiB ranged GETs on up to 10 threads, into a file)."""
