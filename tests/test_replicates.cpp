@@ -2,6 +2,7 @@
 // that hit the stated percentiles, and the CLI's --replicates end to end.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 
 #include "app/replicates.hpp"
 #include "inputs/cloud_profile.hpp"
+#include "inputs/profile_history.hpp"
 #include "inputs/replicate_experiment.hpp"
 #include "inputs/spread.hpp"
 #include "results/replicate_bands.hpp"
@@ -189,6 +191,88 @@ TEST_CASE("profile: a storage client costs what the measured loop did, plus the 
     CHECK_MESSAGE(e.find(field) != std::string::npos, e);
     CHECK_MESSAGE(e.find(what) != std::string::npos, e);
   }
+}
+
+TEST_CASE("profile history: a date takes each dated constant's value measured nearest to it, ties the later") {
+  CHECK(measurement_day("2021-09").has_value());
+  CHECK(measurement_day("2024-04-18").has_value());
+  CHECK(*measurement_day("2021-09-01") < *measurement_day("2021-09"));  // a month alone is its middle
+  for (const char* not_a_date : {"2021", "2021-13", "not stated (paper of 2021-06)", "2021-9", ""})
+    CHECK_FALSE(measurement_day(not_a_date).has_value());
+
+  TempDir dir;
+  // The profile's own 87.5 MB/s (with a spread) measured 2024-01, 50 MB/s measured 2022-01.
+  const std::string path = profile_with(dir, "</cloud>", R"(<history>
+    <value select="object_storage/@stream_bandwidth_bps" measured="2024-01"/>
+    <value select="object_storage/@stream_bandwidth_bps" measured="2022-01" value="50000000"/>
+  </history></cloud>)");
+  {
+    std::string text = read_file(path);  // a spread on the dated attribute, which an earlier value drops
+    text.replace(text.find(R"(stream_bandwidth_bps="87500000")"), 32,
+                 R"(stream_bandwidth_bps="87500000" stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="90000000")");
+    std::ofstream(path) << text;
+  }
+  const auto spread_of_stream = [](const CloudProfile& p) {
+    return std::count_if(p.spreads.begin(), p.spreads.end(),
+                         [](const Spread& s) { return s.field.find("stream_bandwidth_bps") != std::string::npos; });
+  };
+  const auto as_written = load_cloud_profile(path);
+  CHECK(as_written.storage.stream_bandwidth_bps == 8.75e7);
+  CHECK(spread_of_stream(as_written) == 1);
+  const auto then = load_cloud_profile(path, {}, "2021-11");  // before both: the earlier is nearer
+  CHECK(then.storage.stream_bandwidth_bps == 5e7);
+  CHECK(then.as_of == "2021-11");
+  CHECK(spread_of_stream(then) == 0);
+  CHECK(load_cloud_profile(path, {}, "2022-11").storage.stream_bandwidth_bps == 5e7);  // 10 months against 14
+  CHECK(load_cloud_profile(path, {}, "2023-03").storage.stream_bandwidth_bps == 8.75e7);  // 14 against 10
+  CHECK(load_cloud_profile(path, {}, "2023-01").storage.stream_bandwidth_bps == 8.75e7);  // halfway, a tie: the later
+  CHECK(load_cloud_profile(path, {}, "2023-01-14").storage.stream_bandwidth_bps == 5e7);  // a day nearer the earlier
+  CHECK(load_cloud_profile(path, {}, "2026-12").storage.stream_bandwidth_bps == 8.75e7);
+  // An experiment's override is applied after the history: it wins.
+  const ProfileOverride mine{"object_storage/@stream_bandwidth_bps", "6e7", "experiment.xml", 3};
+  CHECK(load_cloud_profile(path, {mine}, "2021-11").storage.stream_bandwidth_bps == 6e7);
+
+  // Bad histories: the profile's line and field, whatever the date.
+  const std::string own = R"(<value select="object_storage/@stream_bandwidth_bps" measured="2024-01"/>)";
+  for (const auto& [to, field, what] : {
+           std::tuple{std::string(R"(<value select="object_storage/@stream_bandwidth_bps" measured="Jan 2024"/>)"),
+                      "history/value/@measured", "expected YYYY-MM or YYYY-MM-DD, got 'Jan 2024'"},
+           std::tuple{std::string(R"(<value select="object_storage/@stream_bandwidth_bps" measured="2024-01" value="1"/>)"),
+                      "history/value/@value", "exactly one <value> without a value must date the profile's own (found 0)"},
+           std::tuple{own + own, "history/value/@value", "(found 2)"},
+           std::tuple{std::string(R"(<value select="object_storage/@stream_bandwidth" measured="2024-01"/>)"),
+                      "history/value/@select", "selects 0 attributes"},
+           std::tuple{own + R"(<value select="object_storage/@stream_bandwidth_bps" measured="2024-01" unit="MB"/>)",
+                      "unit", "unknown attribute"}}) {
+    CAPTURE(to);
+    std::string text = read_file(path);
+    text.replace(text.find(own), own.size(), to);
+    std::ofstream(path) << text;
+    std::string e;
+    try {
+      load_cloud_profile(path);
+    } catch (const InputError& error) {
+      e = error.what();
+    }
+    CHECK_MESSAGE(e.find("profile.xml:") != std::string::npos, e);
+    CHECK_MESSAGE(e.find(field) != std::string::npos, e);
+    CHECK_MESSAGE(e.find(what) != std::string::npos, e);
+    text.replace(text.find(to), to.size(), own);
+    std::ofstream(path) << text;
+  }
+  // An earlier value that is no valid value is blamed on its own line when a date applies it.
+  std::string text = read_file(path);
+  text.replace(text.find(R"(value="50000000")"), 16, R"(value="-5")");
+  std::ofstream(path) << text;
+  std::string e;
+  try {
+    load_cloud_profile(path, {}, "2021-11");
+  } catch (const InputError& error) {
+    e = error.what();
+  }
+  CHECK_MESSAGE(e.find("profile.xml:" + std::to_string(std::count(text.begin(), text.begin() + text.find(R"(value="-5")"), '\n') + 1)) !=
+                    std::string::npos,
+                e);
 }
 
 TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a bad count is exit 2") {

@@ -13,6 +13,7 @@
 #include "../app/run_experiment.hpp"
 #include "../inputs/experiment.hpp"
 #include "../inputs/limits.hpp"
+#include "../inputs/profile_history.hpp"
 #include "../inputs/replicate_experiment.hpp"
 #include "../results/columns.hpp"
 #include "../results/validation.hpp"
@@ -57,11 +58,13 @@ std::vector<double> predictions(const std::string& path, const Experiment& exper
   return out;
 }
 
-// Simulates the systems the cases read from one experiment and fills their rows; with replicates, each row's
-// p10-p90 band too (a replicate in which a system cannot run leaves that replicate out of its band).
-void run_experiment(const std::string& path, const std::vector<const Case*>& cases, int replicates,
-                    std::vector<Row>& rows) {
-  const Experiment experiment = load_experiment(path, default_experiment_defaults_path());
+// Simulates the systems the cases read from one experiment, with the platform as of `as_of` ("": as the experiment
+// says), and fills their rows; with replicates, each row's p10-p90 band too (a replicate in which a system cannot
+// run leaves that replicate out of its band).
+void run_experiment(const std::string& path, const std::string& as_of, const std::vector<const Case*>& cases,
+                    int replicates, std::vector<Row>& rows) {
+  Experiment experiment = load_experiment(path, default_experiment_defaults_path());
+  if (!as_of.empty()) experiment.profile_as_of = as_of;
   const auto nominal = predictions(path, experiment, cases);
   std::vector<std::vector<double>> drawn(nominal.size());
   const CloudProfile profile = resolve_scenario(experiment).profile;
@@ -77,7 +80,7 @@ void run_experiment(const std::string& path, const std::vector<const Case*>& cas
   size_t k = 0;
   for (const Case* c : cases)
     for (const auto& m : c->metrics) {
-      Row row{c, &m, nominal[k], std::nullopt};
+      Row row{c, &m, nominal[k], std::nullopt, experiment.profile_as_of};
       if (!drawn[k].empty()) {
         const Band b = band_of(drawn[k]);
         row.band = std::make_pair(b.p10, b.p90);
@@ -147,6 +150,7 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows, const std::string
                          {"quantity", m.quantity}, {"system", m.system},
                          {"source_group", c.source.group}, {"reference", c.source.reference},
                          {"url", c.source.url}, {"where", c.source.where}, {"measured_when", c.source.measured},
+                         {"profile_as_of", r.profile_as_of},
                          {"derivation", m.derivation},
                          {"experiment", fs::absolute(c.experiment_path).lexically_normal().lexically_relative(
                                             fs::absolute(cases_dir).lexically_normal()).string()},
@@ -174,6 +178,8 @@ int cmd_validate(int argc, char** argv) {
       "record", "rewrite the recorded errors (CASES/recorded_errors.csv) with this run's")(
       "replicates", po::value<std::string>()->default_value("20"),
       "replicates per case for the predictions' p10-p90 bands and their coverage (0: none; p2psim run --help)")(
+      "today", "simulate every case with the profile as written (its latest measurements), not as of the date "
+               "each case was measured")(
       "quiet,q", "print only the summary");
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc,
@@ -214,9 +220,14 @@ int cmd_validate(int argc, char** argv) {
       cases = chosen;
     }
     if (cases.empty()) throw UsageError(dir + ": no *.case.xml");
-    std::map<std::string, std::vector<const Case*>> by_experiment;  // each experiment simulated once
-    for (const auto& c : cases) by_experiment[c.experiment_path].push_back(&c);
-    for (const auto& [path, its_cases] : by_experiment) run_experiment(path, its_cases, replicates, rows);
+    // Each experiment simulated once per date: a case is compared with the platform as of when it was measured
+    // (its source's date, where it gives one), unless --today.
+    std::map<std::pair<std::string, std::string>, std::vector<const Case*>> by_experiment;
+    for (const auto& c : cases) {
+      const std::string as_of = !vm.count("today") && measurement_day(c.source.measured) ? c.source.measured : "";
+      by_experiment[{c.experiment_path, as_of}].push_back(&c);
+    }
+    for (const auto& [key, its_cases] : by_experiment) run_experiment(key.first, key.second, its_cases, replicates, rows);
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "../util/file_stamp.hpp"
+#include "profile_history.hpp"
 #include "xml_reader.hpp"
 
 namespace p2psim {
@@ -129,30 +130,37 @@ double WorkflowServiceParams::branch_start_delay_s(int i) const {
 
 namespace {
 CloudProfile parse_profile(XmlFile& xml, const std::string& path);
-CloudProfile parse_profile_file(const std::string& path, const std::vector<ProfileOverride>& overrides);
+CloudProfile parse_profile_file(const std::string& path, const std::vector<ProfileOverride>& overrides,
+                                const std::string& as_of);
 }  // namespace
 
-CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides) {
-  // Parsed once per process for each set of overrides (a sweep's scenarios inherit it: file_stamp.hpp). Where an
-  // override was written only matters to an error, which is never remembered.
-  std::vector<std::pair<std::string, std::string>> key;
+CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides,
+                                const std::string& as_of) {
+  // Parsed once per process for each set of overrides and date (a sweep's scenarios inherit it: file_stamp.hpp).
+  // Where an override was written only matters to an error, which is never remembered.
+  std::vector<std::pair<std::string, std::string>> key{{"as_of", as_of}};
   for (const auto& o : overrides) key.emplace_back(o.select, o.value);
   static FileMemo<decltype(key), CloudProfile> parsed;
-  return parsed.get({path}, key, [&] { return parse_profile_file(path, overrides); });
+  return parsed.get({path}, key, [&] { return parse_profile_file(path, overrides, as_of); });
 }
 
 namespace {
-CloudProfile parse_profile_file(const std::string& path, const std::vector<ProfileOverride>& overrides) {
+CloudProfile parse_profile_file(const std::string& path, const std::vector<ProfileOverride>& overrides,
+                                const std::string& as_of) {
   XmlFile xml(path);
   xml.allow_spreads();
-  apply_overrides(xml, overrides);
+  // The values measured nearest to `as_of`, then the experiment's overrides over them.
+  std::vector<ProfileOverride> all = history_as_of(xml, as_of);
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  apply_overrides(xml, all);
   try {
     CloudProfile p = parse_profile(xml, path);
+    p.as_of = as_of;
     xml.check_spreads_read();
     p.spreads = xml.spreads();
     return p;
   } catch (const InputError& e) {
-    blame_override(e, overrides);
+    blame_override(e, all);
   }
 }
 
@@ -160,7 +168,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   auto root = xml.root("cloud");
   xml.check_names(root, {"name", "region", "currency", "collected"},
                   {"simulation", "network", "runtime", "instance_types", "price_book", "function_service",
-                   "workflow_service", "object_storage", "broker", "kv_store", "sources", "cpu_reference"});
+                   "workflow_service", "object_storage", "broker", "kv_store", "sources", "cpu_reference", "history"});
   CloudProfile p;
   p.path = path;
   p.name = xml.text(root, "name");

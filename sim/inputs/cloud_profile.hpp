@@ -144,6 +144,7 @@ struct CloudProfile {
   BrokerParams broker;
   KvStoreParams kv_store;
   std::vector<Spread> spreads;  // the constants that carry one (spread.hpp), after overrides
+  std::string as_of;            // the date its <history> was applied for ("": the profile as written)
 };
 
 /// A change to one profile value, written in an experiment: an XPath relative to <cloud> selecting
@@ -162,8 +163,10 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
 /// wrote is what was wrong (naming its file and line), else as it is.
 [[noreturn]] void blame_override(const InputError& e, const std::vector<ProfileOverride>& overrides);
 
-/// Loads and validates a profile, applying `overrides` first (an override of a value drops its spread). Throws
+/// Loads and validates a profile, applying first its <history>'s values as of `as_of` ("YYYY-MM[-DD]"; "" for the
+/// profile as written: profile_history.hpp), then `overrides` (an override of a value drops its spread). Throws
 /// InputError naming file, line, field.
-CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides = {});
+CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides = {},
+                                const std::string& as_of = "");
 
 }  // namespace p2psim

@@ -15,6 +15,7 @@
 #include "../util/file_stamp.hpp"
 #include "../util/parse_number.hpp"
 #include "limits.hpp"
+#include "profile_history.hpp"
 #include "xml_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -261,8 +262,13 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.seed = static_cast<unsigned long long>(xml.integer(root, "seed", 0, (1LL << 62)));
 
   auto profile = root.child("profile");
-  xml.check_names(profile, {"file"}, {"override"});
+  xml.check_names(profile, {"file", "as_of"}, {"override"});
   e.profile_path = xml.text(profile, "file");
+  if (profile.attribute("as_of")) {
+    e.profile_as_of = xml.text(profile, "as_of");
+    if (!measurement_day(e.profile_as_of))
+      throw xml.error(profile, "profile/@as_of", "expected YYYY-MM or YYYY-MM-DD, got '" + e.profile_as_of + "'");
+  }
   for (auto o : profile.children("override")) {
     xml.check_names(o, {"select", "value"});
     e.overrides.push_back({xml.text(o, "select"), xml.text(o, "value"), path, xml.line_of(o)});

@@ -32,6 +32,9 @@ struct Experiment {
   std::vector<InputError> deprecations;
 
   std::string profile_path;
+  /// <profile as_of>: the platform as measured nearest to this date where the profile's <history> knows an
+  /// earlier measurement ("": the profile as written, its latest measurements).
+  std::string profile_as_of;
   std::vector<ProfileOverride> overrides;
   /// <prices file>: a price book instead of the platform's (empty: the platform's), and overrides of its values.
   std::string price_book_path;

@@ -234,6 +234,10 @@ std::vector<Column<validation::Row>> make_validation_columns() {
       V{"predicted_p10", "the prediction's 10th percentile over the replicates",
         [](const R& r) { return r.band ? num(r.band->first) : ""; }},
       V{"predicted_p90", "its 90th percentile", [](const R& r) { return r.band ? num(r.band->second) : ""; }},
+      V{"profile_as_of",
+        "the date the platform was simulated as of: the measurement's, where the profile's <history> holds a value "
+        "measured nearer to it than the profile's own; empty: the profile as written (validate --today, or no date)",
+        [](const R& r) { return r.profile_as_of; }},
   };
 }
 

@@ -497,7 +497,8 @@ nlohmann::ordered_json result_json(const Result& r) {
                    {"gradient_bytes", s.gradient_bytes},
                    {"compression", e.exchange.compression},
                    {"exchange_bytes", s.exchange_bytes},
-                   {"function_gradient_bytes", s.function_gradient_bytes}};
+                   {"function_gradient_bytes", s.function_gradient_bytes},
+                   {"profile_as_of", e.profile_as_of}};  // "": the profile as written, its latest measurements
   j["compute_model"] = {
       {"extrapolated", s.peer_extrapolation.any() || s.function_extrapolation.any()},
       {"note", extrapolation_note(s)},

@@ -63,6 +63,8 @@ struct Row {
   /// The prediction's p10-p90 band over the replicates (the profile's constants drawn from their spreads, other
   /// seeds); empty when none ran. A well-calibrated model's bands hold about 80 % of the measured values.
   std::optional<std::pair<double, double>> band = std::nullopt;
+  /// The date the profile's <history> was applied for (the measurement's, profile_history.hpp); "": as written.
+  std::string profile_as_of = {};
   double error_percent() const { return 100.0 * (predicted / m->measured - 1.0); }
   bool covered() const { return band && m->measured >= band->first && m->measured <= band->second; }
 };

@@ -174,7 +174,7 @@ std::vector<std::string> Scenario::input_files() const {
 Scenario resolve_scenario(const Experiment& e) {
   Scenario s;
   s.experiment = e;
-  s.profile = load_cloud_profile(e.profile_path, e.overrides);
+  s.profile = load_cloud_profile(e.profile_path, e.overrides, e.profile_as_of);
   s.prices = load_price_book(e.price_book_path.empty() ? s.profile.price_book_path : e.price_book_path, s.profile,
                              e.price_overrides);
   s.compute = ComputeModel::load(e.calibration_paths);
