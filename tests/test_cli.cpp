@@ -859,6 +859,9 @@ TEST_CASE("validate and run: a case is simulated as of its measurement's date, w
     CHECK(row["predicted"].get<double>() == doctest::Approx(now).epsilon(1e-6));
     CHECK(row["profile_as_of"] == "");
   }
+  r = run_cli("validate --cases " + dir.root.string() + " --replicates 0 -q --today --check-recorded");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--today: the recorded errors are of each case as of its date") != std::string::npos);
 
   // p2psim run as of a date: the same transfer as validate's; a date that is not one exits 2 naming line and field.
   std::ofstream(dir.path("experiment.xml")) << experiment(R"( as_of="2021-10-02")");

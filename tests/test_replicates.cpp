@@ -239,7 +239,9 @@ TEST_CASE("profile history: a date takes each dated constant's value measured ne
                       "history/value/@measured", "expected YYYY-MM or YYYY-MM-DD, got 'Jan 2024'"},
            std::tuple{std::string(R"(<value select="object_storage/@stream_bandwidth_bps" measured="2024-01" value="1"/>)"),
                       "history/value/@value", "exactly one <value> without a value must date the profile's own (found 0)"},
-           std::tuple{own + own, "history/value/@value", "(found 2)"},
+           std::tuple{own + own, "history/value/@measured", "has a second value measured 2024-01"},
+           std::tuple{own + R"(<value select="object_storage/@stream_bandwidth_bps" measured="2023-01" source="x"/>)",
+                      "history/value/@value", "(found 2)"},
            std::tuple{std::string(R"(<value select="object_storage/@stream_bandwidth" measured="2024-01"/>)"),
                       "history/value/@select", "selects 0 attributes"},
            std::tuple{own + R"(<value select="object_storage/@stream_bandwidth_bps" measured="2024-01" unit="MB"/>)",
@@ -260,19 +262,22 @@ TEST_CASE("profile history: a date takes each dated constant's value measured ne
     text.replace(text.find(to), to.size(), own);
     std::ofstream(path) << text;
   }
-  // An earlier value that is no valid value is blamed on its own line when a date applies it.
+  // An earlier value that is no valid value is blamed on its own line and field, with a date that applies it or
+  // without one.
   std::string text = read_file(path);
   text.replace(text.find(R"(value="50000000")"), 16, R"(value="-5")");
   std::ofstream(path) << text;
-  std::string e;
-  try {
-    load_cloud_profile(path, {}, "2021-11");
-  } catch (const InputError& error) {
-    e = error.what();
+  const std::string line = std::to_string(std::count(text.begin(), text.begin() + text.find(R"(value="-5")"), '\n') + 1);
+  for (const std::string as_of : {"2021-11", "2026-12", ""}) {
+    CAPTURE(as_of);
+    std::string e;
+    try {
+      load_cloud_profile(path, {}, as_of);
+    } catch (const InputError& error) {
+      e = error.what();
+    }
+    CHECK_MESSAGE(e.find("profile.xml:" + line + ": field 'history/value/@value'") != std::string::npos, e);
   }
-  CHECK_MESSAGE(e.find("profile.xml:" + std::to_string(std::count(text.begin(), text.begin() + text.find(R"(value="-5")"), '\n') + 1)) !=
-                    std::string::npos,
-                e);
 }
 
 TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a bad count is exit 2") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <tuple>
 
 #include "results/results.hpp"
 #include "results/validation.hpp"
@@ -159,4 +160,33 @@ TEST_CASE("validate: a malformed case is refused with its file, line and field")
   refused(R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="1" spread="2" spread_kind="a,b"/>)",
           "metric/@spread_kind");
   refused("", "case/metric");
+}
+
+TEST_CASE("validate: a metric is compared as of its own date, its source's, or its source's bound, else none") {
+  v::Case c;
+  v::Metric m;
+  for (const auto& [source, own, expected] :
+       {std::tuple{"2021-11", "", "2021-11"}, std::tuple{"2024-04-18", "", "2024-04-18"},
+        std::tuple{"2022-07 and 2024", "2024-05", "2024-05"}, std::tuple{"2022-07 and 2024", "", ""},
+        std::tuple{"before 2021-06 (not stated: the paper is of 2021-06)", "", "2021-06"},
+        std::tuple{"after 2023-01 (not stated)", "", "2023-01"}, std::tuple{"not stated (paper of 2021-06)", "", ""},
+        std::tuple{"before 2021", "", ""}, std::tuple{"2021-11", "2020-05", "2020-05"}}) {
+    CAPTURE(source);
+    c.source.measured = source;
+    m.measured_when = own;
+    CHECK(v::measurement_date(c, m) == expected);
+  }
+  // A metric's own date must be one.
+  TempDir dir;
+  std::ofstream(dir.path("experiment.xml")) << "<experiment/>";
+  const auto path = write_case(dir, R"(  <metric name="m" kind="throughput" unit="MB/s" quantity="shard_fetch_mb_per_s"
+          measured="1" measured_when="mid 2022"/>)");
+  try {
+    v::load_case(path);
+    FAIL("a metric dated 'mid 2022' was read");
+  } catch (const InputError& e) {
+    CHECK_MESSAGE(std::string(e.what()).find(":4: field 'metric/@measured_when': expected YYYY-MM or YYYY-MM-DD, got 'mid 2022'") !=
+                      std::string::npos,
+                  std::string(e.what()));
+  }
 }

@@ -13,7 +13,6 @@
 #include "../app/run_experiment.hpp"
 #include "../inputs/experiment.hpp"
 #include "../inputs/limits.hpp"
-#include "../inputs/profile_history.hpp"
 #include "../inputs/replicate_experiment.hpp"
 #include "../results/columns.hpp"
 #include "../results/validation.hpp"
@@ -36,58 +35,55 @@ using validation::Row;
 
 constexpr int kExitRegression = 3;
 
-// The predictions of every metric the cases read from `experiment` (each system simulated once), in order.
-std::vector<double> predictions(const std::string& path, const Experiment& experiment,
-                                const std::vector<const Case*>& cases) {
+// A metric of a case, simulated as of one date.
+using Item = std::pair<const Case*, const validation::Metric*>;
+
+// The predictions of the metrics `items` read from `experiment` (each system simulated once), in order.
+std::vector<double> predictions(const std::string& path, const Experiment& experiment, const std::vector<Item>& items) {
   const Scenario scenario = resolve_scenario(experiment);
   check_systems(scenario);
   std::vector<const SystemSpec*> systems;  // each system a metric reads, once
-  for (const Case* c : cases)
-    for (const auto& m : c->metrics) {
-      auto spec = std::find_if(experiment.systems.begin(), experiment.systems.end(),
-                               [&](const SystemSpec& s) { return s.name == m.system; });
-      if (spec == experiment.systems.end())
-        throw InputError(c->file, m.line, "metric/@system", "experiment " + path + " has no system '" + m.system + "'");
-      if (std::find(systems.begin(), systems.end(), &*spec) == systems.end()) systems.push_back(&*spec);
-    }
+  for (const auto& [c, m] : items) {
+    auto spec = std::find_if(experiment.systems.begin(), experiment.systems.end(),
+                             [&](const SystemSpec& s) { return s.name == m->system; });
+    if (spec == experiment.systems.end())
+      throw InputError(c->file, m->line, "metric/@system", "experiment " + path + " has no system '" + m->system + "'");
+    if (std::find(systems.begin(), systems.end(), &*spec) == systems.end()) systems.push_back(&*spec);
+  }
   std::map<std::string, SystemResult> results;
   for (auto& result : app::simulate_systems(scenario, systems)) results.emplace(result.name, std::move(result));
   std::vector<double> out;
-  for (const Case* c : cases)
-    for (const auto& m : c->metrics) out.push_back(validation::predict(*c, m, scenario, results.at(m.system)));
+  for (const auto& [c, m] : items) out.push_back(validation::predict(*c, *m, scenario, results.at(m->system)));
   return out;
 }
 
-// Simulates the systems the cases read from one experiment, with the platform as of `as_of` ("": as the experiment
-// says), and fills their rows; with replicates, each row's p10-p90 band too (a replicate in which a system cannot
-// run leaves that replicate out of its band).
-void run_experiment(const std::string& path, const std::string& as_of, const std::vector<const Case*>& cases,
+// Simulates the systems the metrics `items` read from one experiment, with the platform as of `as_of` ("": as the
+// experiment says), and fills their rows; with replicates, each row's p10-p90 band too (a replicate in which a
+// system cannot run leaves that replicate out of its band).
+void run_experiment(const std::string& path, const std::string& as_of, const std::vector<Item>& items,
                     int replicates, std::vector<Row>& rows) {
   Experiment experiment = load_experiment(path, default_experiment_defaults_path());
   if (!as_of.empty()) experiment.profile_as_of = as_of;
-  const auto nominal = predictions(path, experiment, cases);
+  const auto nominal = predictions(path, experiment, items);
   std::vector<std::vector<double>> drawn(nominal.size());
   const CloudProfile profile = resolve_scenario(experiment).profile;
   for (int r = 0; r < replicates; ++r) {
     std::vector<double> values;
     try {
-      values = predictions(path, replicate_experiment(experiment, profile, r), cases);
+      values = predictions(path, replicate_experiment(experiment, profile, r), items);
     } catch (const InputError&) {  // e.g. a drawn function too slow for the timeout: no values this time
       continue;
     }
     for (size_t k = 0; k < values.size(); ++k) drawn[k].push_back(values[k]);
   }
-  size_t k = 0;
-  for (const Case* c : cases)
-    for (const auto& m : c->metrics) {
-      Row row{c, &m, nominal[k], std::nullopt, experiment.profile_as_of};
-      if (!drawn[k].empty()) {
-        const Band b = band_of(drawn[k]);
-        row.band = std::make_pair(b.p10, b.p90);
-      }
-      rows.push_back(row);
-      ++k;
+  for (size_t k = 0; k < items.size(); ++k) {
+    Row row{items[k].first, items[k].second, nominal[k], std::nullopt, experiment.profile_as_of};
+    if (!drawn[k].empty()) {
+      const Band b = band_of(drawn[k]);
+      row.band = std::make_pair(b.p10, b.p90);
     }
+    rows.push_back(row);
+  }
 }
 
 std::string fmt_value(double v) { return fmt::format("{:.4g}", v); }
@@ -201,6 +197,10 @@ int cmd_validate(int argc, char** argv) {
   const int replicates = static_cast<int>(*replicates_parsed);
   // Where results go, checked before the cases run: a bad path must not cost the whole validation.
   const std::string recorded_path = (fs::path(dir) / "recorded_errors.csv").string();
+  // The record holds each case as of its date: today's profile is compared with nothing recorded.
+  if (vm.count("today") && (vm.count("record") || vm.count("check-recorded")))
+    throw UsageError("--today: the recorded errors are of each case as of its date; run --record and "
+                     "--check-recorded without --today");
   if (vm.count("record")) {
     if (vm.count("case")) throw UsageError("--record rewrites every case's error: run it without --case");
     check_output_file(recorded_path, "record");
@@ -220,18 +220,20 @@ int cmd_validate(int argc, char** argv) {
       cases = chosen;
     }
     if (cases.empty()) throw UsageError(dir + ": no *.case.xml");
-    // Each experiment simulated once per date: a case is compared with the platform as of when it was measured
-    // (its source's date, where it gives one), unless --today.
-    std::map<std::pair<std::string, std::string>, std::vector<const Case*>> by_experiment;
-    for (const auto& c : cases) {
-      const std::string as_of = !vm.count("today") && measurement_day(c.source.measured) ? c.source.measured : "";
-      by_experiment[{c.experiment_path, as_of}].push_back(&c);
-    }
-    for (const auto& [key, its_cases] : by_experiment) run_experiment(key.first, key.second, its_cases, replicates, rows);
+    // Each experiment simulated once per date: a metric is compared with the platform as of when it was measured
+    // (validation::measurement_date), unless --today.
+    std::map<std::pair<std::string, std::string>, std::vector<Item>> by_experiment;
+    for (const auto& c : cases)
+      for (const auto& m : c.metrics)
+        by_experiment[{c.experiment_path, vm.count("today") ? "" : validation::measurement_date(c, m)}].push_back({&c, &m});
+    for (const auto& [key, items] : by_experiment) run_experiment(key.first, key.second, items, replicates, rows);
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.c->name < b.c->name; });
+  // By case, then in each case's order of metrics (a case's metrics of two dates were simulated apart).
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::make_pair(a.c->name, a.m - a.c->metrics.data()) < std::make_pair(b.c->name, b.m - b.c->metrics.data());
+  });
   std::set<std::string> groups;
   for (const auto& c : cases)
     if (c.role == "validation") groups.insert(c.source.group);  // the summary's: calibration cases are apart

@@ -37,7 +37,7 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
     try {
       hits = root.select_nodes(o.select.c_str());
     } catch (const pugi::xpath_exception& e) {
-      throw InputError(o.file, o.line, "override/@select", std::string("invalid XPath: ") + e.what());
+      throw InputError(o.file, o.line, o.element + "/@select", std::string("invalid XPath: ") + e.what());
     }
     int attributes = 0;
     for (const auto& hit : hits) attributes += hit.attribute() ? 1 : 0;
@@ -70,7 +70,8 @@ void blame_override(const InputError& e, const std::vector<ProfileOverride>& ove
   for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
     const auto at = o->select.rfind("/@");
     if (at != std::string::npos && what.find("/@" + o->select.substr(at + 2) + "'") != std::string::npos)
-      throw InputError(o->file, o->line, "override/@value", "'" + o->value + "' for " + o->select + " is not valid: " + what);
+      throw InputError(o->file, o->line, o->element + "/@value",
+                       "'" + o->value + "' for " + o->select + " is not valid: " + what);
   }
   throw e;
 }
@@ -153,15 +154,28 @@ CloudProfile parse_profile_file(const std::string& path, const std::vector<Profi
   std::vector<ProfileOverride> all = history_as_of(xml, as_of);
   all.insert(all.end(), overrides.begin(), overrides.end());
   apply_overrides(xml, all);
+  CloudProfile p;
   try {
-    CloudProfile p = parse_profile(xml, path);
+    p = parse_profile(xml, path);
     p.as_of = as_of;
     xml.check_spreads_read();
     p.spreads = xml.spreads();
-    return p;
   } catch (const InputError& e) {
     blame_override(e, all);
   }
+  // Every earlier value of the history is a valid value, whatever the date: a bad one must not wait for a run
+  // as of its year. Each is read once, alone, into the profile as written.
+  for (const auto& earlier : history_values(xml)) {
+    XmlFile alone(path);
+    alone.allow_spreads();
+    apply_overrides(alone, {earlier});
+    try {
+      parse_profile(alone, path);
+    } catch (const InputError& e) {
+      blame_override(e, {earlier});
+    }
+  }
+  return p;
 }
 
 CloudProfile parse_profile(XmlFile& xml, const std::string& path) {

@@ -153,6 +153,7 @@ struct ProfileOverride {
   std::string select, value;
   std::string file;  // where the override was written, for messages
   long line = 0;
+  std::string element = "override";  // what wrote it, for messages: an experiment's <override>, a profile's history <value>
 };
 
 /// Applies `overrides` to the document of `xml` (a profile or a price book): each sets one attribute.

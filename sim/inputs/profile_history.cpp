@@ -18,29 +18,35 @@ std::optional<double> measurement_day(const std::string& text) {
   return year * 365.25 + (month - 1) * 30.44 + day;
 }
 
-std::vector<ProfileOverride> history_as_of(const XmlFile& xml, const std::string& as_of) {
+namespace {
+struct Dated {
+  double day;
+  bool own;           // dates the profile's own value
+  std::string value;  // else the value measured then
+  pugi::xml_node node;
+};
+
+// The history's values by the attribute they date, checked: each names one attribute of the profile, has one
+// <value> dating the profile's own, and no two of its dates are the same.
+std::map<std::string, std::vector<Dated>> read_history(const XmlFile& xml) {
   const auto root = xml.root("cloud");
   const auto history = root.child("history");
-  struct Dated {
-    double day;
-    bool own;           // dates the profile's own value
-    std::string value;  // else the value measured then
-    pugi::xml_node node;
-  };
   std::map<std::string, std::vector<Dated>> by_select;
-  if (history) {
-    xml.check_names(history, {}, {"value"});
-    for (auto v : history.children("value")) {
-      xml.check_names(v, {"select", "measured", "value", "source"});
-      const std::string select = xml.text(v, "select"), measured = xml.text(v, "measured");
-      const auto day = measurement_day(measured);
-      if (!day) throw xml.error(v, "history/value/@measured", "expected YYYY-MM or YYYY-MM-DD, got '" + measured + "'");
-      const bool own = !v.attribute("value");
-      by_select[select].push_back({*day, own, own ? std::string() : xml.text(v, "value"), v});
-    }
+  if (!history) return by_select;
+  xml.check_names(history, {}, {"value"});
+  for (auto v : history.children("value")) {
+    xml.check_names(v, {"select", "measured", "value", "source"});
+    const std::string select = xml.text(v, "select"), measured = xml.text(v, "measured");
+    const auto day = measurement_day(measured);
+    if (!day) throw xml.error(v, "history/value/@measured", "expected YYYY-MM or YYYY-MM-DD, got '" + measured + "'");
+    for (const auto& other : by_select[select])
+      if (other.day == *day)
+        throw xml.error(v, "history/value/@measured", "'" + select + "' has a second value measured " + measured);
+    const bool own = !v.attribute("value");
+    by_select[select].push_back({*day, own, own ? std::string() : xml.text(v, "value"), v});
   }
   for (const auto& [select, values] : by_select) {
-    // Each names one attribute of the profile, checked whatever the date: a typo must not wait for a run that uses it.
+    // Checked whatever the date: a typo must not wait for a run that uses it.
     int attributes = 0;
     try {
       for (const auto& hit : root.select_nodes(select.c_str())) attributes += hit.attribute() ? 1 : 0;
@@ -57,6 +63,18 @@ std::vector<ProfileOverride> history_as_of(const XmlFile& xml, const std::string
                       "'" + select + "': exactly one <value> without a value must date the profile's own (found " +
                           std::to_string(own) + ")");
   }
+  return by_select;
+}
+
+ProfileOverride as_override(const XmlFile& xml, const std::string& select, const Dated& v) {
+  ProfileOverride o{select, v.value, xml.path(), xml.line_of(v.node)};
+  o.element = "history/value";
+  return o;
+}
+}  // namespace
+
+std::vector<ProfileOverride> history_as_of(const XmlFile& xml, const std::string& as_of) {
+  const auto by_select = read_history(xml);
   std::vector<ProfileOverride> out;
   if (as_of.empty()) return out;
   const auto when = measurement_day(as_of);
@@ -67,8 +85,16 @@ std::vector<ProfileOverride> history_as_of(const XmlFile& xml, const std::string
       if (!nearest || std::abs(v.day - *when) < std::abs(nearest->day - *when) ||
           (std::abs(v.day - *when) == std::abs(nearest->day - *when) && v.day > nearest->day))
         nearest = &v;
-    if (!nearest->own) out.push_back({select, nearest->value, xml.path(), xml.line_of(nearest->node)});
+    if (!nearest->own) out.push_back(as_override(xml, select, *nearest));
   }
+  return out;
+}
+
+std::vector<ProfileOverride> history_values(const XmlFile& xml) {
+  std::vector<ProfileOverride> out;
+  for (const auto& [select, values] : read_history(xml))
+    for (const auto& v : values)
+      if (!v.own) out.push_back(as_override(xml, select, v));
   return out;
 }
 

@@ -23,4 +23,7 @@ std::optional<double> measurement_day(const std::string& text);
 /// that name the <value>'s line. Throws InputError naming the profile's line and field.
 std::vector<ProfileOverride> history_as_of(const XmlFile& xml, const std::string& as_of);
 
+/// Every earlier value of the history (not the profile's own), each as an override naming its <value>'s line.
+std::vector<ProfileOverride> history_values(const XmlFile& xml);
+
 }  // namespace p2psim

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include "../inputs/experiment.hpp"
+#include "../inputs/profile_history.hpp"
 #include "../inputs/xml_reader.hpp"
 #include "../util/csv_reader.hpp"
 #include "../util/median.hpp"
@@ -62,6 +64,15 @@ bool in_phases(const PhaseRecord& p, const std::vector<std::string>& phases) {
 
 }  // namespace
 
+std::string measurement_date(const Case& c, const Metric& m) {
+  if (!m.measured_when.empty()) return m.measured_when;
+  if (measurement_day(c.source.measured)) return c.source.measured;
+  static const std::regex bound(R"((?:before|after) (\d{4}-\d{2}(?:-\d{2})?)\b.*)");
+  std::smatch b;
+  if (std::regex_match(c.source.measured, b, bound) && measurement_day(b[1])) return b[1];
+  return "";
+}
+
 Case load_case(const std::string& path) {
   XmlFile xml(path);
   auto root = xml.root("case");
@@ -98,7 +109,7 @@ Case load_case(const std::string& path) {
 
   for (auto m : root.children("metric")) {
     xml.check_names(m, {"name", "kind", "unit", "system", "quantity", "phases", "services", "from_iteration",
-                        "measured", "spread", "spread_kind", "derivation"});
+                        "measured", "spread", "spread_kind", "derivation", "measured_when"});
     Metric metric;
     metric.line = xml.line_of(m);
     metric.name = name(m, "name");
@@ -136,6 +147,9 @@ Case load_case(const std::string& path) {
     if ((metric.spread > 0) != !metric.spread_kind.empty())
       throw xml.error(m, "metric/@spread_kind", "give spread and spread_kind together");
     metric.derivation = xml.text_or(m, "derivation", "");
+    metric.measured_when = xml.text_or(m, "measured_when", "");
+    if (!metric.measured_when.empty() && !measurement_day(metric.measured_when))
+      throw xml.error(m, "metric/@measured_when", "expected YYYY-MM or YYYY-MM-DD, got '" + metric.measured_when + "'");
     for (const auto& other : c.metrics)
       if (other.name == metric.name) throw xml.error(m, "metric/@name", "a second metric named " + metric.name);
     c.metrics.push_back(metric);

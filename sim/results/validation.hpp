@@ -33,6 +33,7 @@ struct Metric {
   double spread = 0;         // as published: a standard deviation, or half a percentile band; 0 if none
   std::string spread_kind;   // "sd", or "p10-p90/2" (half the band); "" when none
   std::string derivation;    // how the measured value was obtained from the source, when not read as is
+  std::string measured_when;  // when this metric was measured, where the case's metrics differ ("": the source's)
   long line = 0;
 };
 
@@ -47,6 +48,11 @@ struct Case {
 
 /// The quantities a metric can read, with what each means (for messages and docs).
 const std::map<std::string, std::string>& quantities();
+
+/// The date a metric is compared as of (profile_history.hpp): its own `measured_when`, else its source's
+/// `measured`, when that is a date (YYYY-MM[-DD]) or a bound ("before 2021-06 ...", "after 2023-01 ...": the bound
+/// itself, exact where the bound's value is the profile's earliest or latest); "" when neither tells.
+std::string measurement_date(const Case& c, const Metric& m);
 
 /// Every *.case.xml under `dir`, sorted by case name. Throws InputError naming file:line:field.
 std::vector<Case> load_cases(const std::string& dir);

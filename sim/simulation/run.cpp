@@ -111,7 +111,7 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   for (int mb : sizes) {
     const auto route = simulation::function_storage_route(
         p.functions, p.one_way_latency_s, mb,
-        p.functions.client_bps_per_vcpu(transfers.client_or_default(), s.function_speed_factor));
+        simulation::function_client_bps_per_vcpu(s, transfers));
     spec.function_nic_bps = std::max(spec.function_nic_bps, route.nic_bps);
     spec.function_stream_bps = std::max(spec.function_stream_bps, route.flow_cap_bps);
   }

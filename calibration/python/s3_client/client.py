@@ -1,8 +1,11 @@
 """One S3 read pattern against server.py, on one core: the client process's CPU time (user + system) per byte.
-  taskset -c 1 python3 client.py PORT PATTERN REPEATS   (driven by calibration/python/storage_client_cpu.py)   (PATTERN: lithops, plain_read, gradsharding, download_file)
+  taskset -c 1 python3 client.py PORT PATTERN REPEATS
+  (PATTERN: lithops, plain_read, whole_body, gradsharding, download_file; driven by
+  calibration/python/storage_client_cpu.py)
 The patterns are the reads of the sources: Lithops's benchmark (1 MiB reads, each hashed with md5), the same
-without the hash, GradsSharding's reducer (Body.read() of the whole object, then np.load), SeBS's download_file
-(boto3's TransferConfig defaults: 8 MiB ranged GETs on up to 10 threads, into a file)."""
+without the hash, get_object's Body.read() of the whole object (the modelled designs' functions: the paper's,
+GradsSharding's, LambdaML's), GradsSharding's reducer (that, then np.load), SeBS's download_file (boto3's
+TransferConfig defaults: 8 MiB ranged GETs on up to 10 threads, into a file)."""
 import hashlib
 import io
 import os
@@ -39,6 +42,10 @@ def plain_read():
     return lithops(hash_each_block=False)
 
 
+def whole_body():
+    return len(s3.get_object(Bucket="b", Key="k")["Body"].read())
+
+
 def gradsharding():
     data = s3.get_object(Bucket="b", Key="k")["Body"].read()
     np.load(io.BytesIO(data))
@@ -50,7 +57,8 @@ def download_file():
     return os.path.getsize(OUT)
 
 
-read = {"lithops": lithops, "plain_read": plain_read, "gradsharding": gradsharding, "download_file": download_file}[pattern]
+read = {"lithops": lithops, "plain_read": plain_read, "whole_body": whole_body, "gradsharding": gradsharding,
+        "download_file": download_file}[pattern]
 read()  # untimed: the connection and the page cache
 before, wall = os.times(), time.perf_counter()
 n = sum(read() for _ in range(repeats))
