@@ -235,8 +235,8 @@ std::vector<Column<validation::Row>> make_validation_columns() {
         [](const R& r) { return r.band ? num(r.band->first) : ""; }},
       V{"predicted_p90", "its 90th percentile", [](const R& r) { return r.band ? num(r.band->second) : ""; }},
       V{"profile_as_of",
-        "the date the platform was simulated as of: the measurement's, where the profile's <history> holds a value "
-        "measured nearer to it than the profile's own; empty: the profile as written (validate --today, or no date)",
+        "the date the platform was simulated as of, the measurement's (each constant of the profile's <history> "
+        "takes its value measured nearest to it); empty: the profile as written (validate --today, or no date)",
         [](const R& r) { return r.profile_as_of; }},
   };
 }
