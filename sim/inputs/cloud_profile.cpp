@@ -157,7 +157,6 @@ CloudProfile parse_profile_file(const std::string& path, const std::vector<Profi
   CloudProfile p;
   try {
     p = parse_profile(xml, path);
-    p.as_of = as_of;
     xml.check_spreads_read();
     p.spreads = xml.spreads();
   } catch (const InputError& e) {

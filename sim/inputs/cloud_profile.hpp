@@ -144,7 +144,6 @@ struct CloudProfile {
   BrokerParams broker;
   KvStoreParams kv_store;
   std::vector<Spread> spreads;  // the constants that carry one (spread.hpp), after overrides
-  std::string as_of;            // the date its <history> was applied for ("": the profile as written)
 };
 
 /// A change to one profile value, written in an experiment: an XPath relative to <cloud> selecting
