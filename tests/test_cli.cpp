@@ -804,6 +804,31 @@ TEST_CASE("validate: predicted against measured, written and drawn, the guard fa
   CHECK(r.output.find(dir.path("bad.case.xml") + ":2: field 'source/@group'") != std::string::npos);
 }
 
+TEST_CASE("validate: two measurements of one configuration report the floor they put under the worst error") {
+  TempDir dir;
+  write_validation_cases(dir, "40");
+  // The same download measured again at 150 MB/s: p2psim predicts both alike (59.53 MB/s), and no one value meets
+  // 100 and 150 better than 120 does, 20 % off each.
+  std::ofstream(dir.path("again.case.xml")) << R"(<case name="again" role="validation" design="object_storage">
+  <source group="G2" reference="R2" url="https://example.org/other" where="row 2" measured="2021"/>
+  <experiment file="experiment.xml" system="peer"/>
+  <metric name="mbps" kind="throughput" unit="MB/s" quantity="shard_fetch_mb_per_s" measured="150"/>
+</case>
+)";
+  const auto out = dir.path("out");
+  const auto r = run_cli("validate --cases " + dir.root.string() + " --out " + out + " -q");
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("2 of them in 1 group predicted alike (one configuration to p2psim): their measurements alone "
+                      "keep the worst error at or above 20.0 % (again mbps, download mbps)") != std::string::npos);
+  nlohmann::json j;
+  std::ifstream(out + "/validation.json") >> j;
+  const auto& alike = j["summary"]["time"]["predicted_alike"];
+  REQUIRE(alike.size() == 1);
+  CHECK(alike[0]["floor_abs_error_percent"].get<double>() == doctest::Approx(20));
+  CHECK(alike[0]["metrics"].size() == 2);
+  CHECK(j["summary"]["cost"]["predicted_alike"].empty());
+}
+
 TEST_CASE("validate and run: a case is simulated as of its measurement's date, where the profile's history knows it") {
   // The test profile with a history: its own first byte (0.15 s) measured 2024-04, 0.65 s measured 2021-09.
   TempDir dir;

@@ -134,6 +134,39 @@ TEST_CASE("validate: the summary leaves calibration cases out, the guard flags g
   CHECK(v::summarise(banded, "cost").banded == 0);  // no band: no coverage claimed
 }
 
+TEST_CASE("validate: metrics predicted alike put a floor under the worst error, from their measurements alone") {
+  v::Case a, b, c, d, cal;
+  a.name = "a", b.name = "b", c.name = "c", d.name = "d", cal.name = "cal";
+  a.role = b.role = c.role = d.role = "validation";
+  cal.role = "calibration";
+  v::Metric s10, s15, s12, rate, usd10, usd20;
+  s10.kind = s15.kind = s12.kind = "time", s10.unit = s15.unit = s12.unit = "s";
+  s10.measured = 1.0, s15.measured = 1.5, s12.measured = 1.2;
+  rate.kind = "throughput", rate.unit = "MB/s", rate.measured = 3.0;
+  usd10.kind = usd20.kind = "cost", usd10.unit = usd20.unit = "USD", usd10.measured = 1.0, usd20.measured = 2.0;
+  const std::vector<v::Row> rows{
+      {&a, &s10, 1.2},          // with b: 1.0 and 1.5 s measured, one prediction
+      {&b, &s15, 1.2 * (1 + 1e-7)},  // alike to a millionth
+      {&c, &s12, 1.21},         // predicted otherwise: alone
+      {&d, &rate, 1.2},         // the same number in another unit: alone
+      {&cal, &s12, 1.2},        // a calibration case: not counted
+      {&a, &usd10, 5}, {&b, &usd20, 5}};
+  const auto time = v::predicted_alike(rows, "time");
+  REQUIRE(time.size() == 1);
+  REQUIRE(time[0].rows.size() == 2);
+  CHECK(time[0].rows[0]->c->name == "a");
+  CHECK(time[0].rows[1]->c->name == "b");
+  // The value that best meets 1.0 and 1.5 is 1.2 (2 x 1.0 x 1.5 / 2.5): +20 % and -20 %.
+  CHECK(time[0].floor_percent == doctest::Approx(20));
+  const auto cost = v::predicted_alike(rows, "cost");
+  REQUIRE(cost.size() == 1);
+  CHECK(cost[0].floor_percent == doctest::Approx(100.0 / 3));  // 4/3: +33.3 % and -33.3 %
+  // A prediction that differed by more than a millionth is its own configuration.
+  auto apart = rows;
+  apart[1].predicted = 1.2 * (1 + 1e-5);
+  CHECK(v::predicted_alike(apart, "time").empty());
+}
+
 TEST_CASE("validate: a malformed case is refused with its file, line and field") {
   TempDir dir;
   fixture::write_experiment(dir, kOnePeer);

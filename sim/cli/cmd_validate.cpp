@@ -2,6 +2,7 @@
 // held against the published measurements, the errors summarised, written and drawn; `--check-recorded` fails
 // when an error grew past the value recorded in the repository (the CI's regression guard).
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -103,6 +104,19 @@ void print_rows(const std::vector<Row>& rows) {
                r.c->design, r.c->role == "calibration" ? " [calibration: not in the summary]" : "");
 }
 
+// The floor that measurements of configurations p2psim treats as one put under its errors.
+void print_alike(const std::vector<validation::AlikeGroup>& groups) {
+  if (groups.empty()) return;
+  size_t metrics = 0;
+  for (const auto& g : groups) metrics += g.rows.size();
+  const auto& widest = groups.front();
+  std::vector<std::string> names;
+  for (const Row* r : widest.rows) names.push_back(r->c->name + " " + r->m->name);
+  fmt::print("        {} of them in {} group{} predicted alike (one configuration to p2psim): their measurements alone keep "
+             "the worst error at or above {:.1f} % ({})\n",
+             metrics, groups.size(), groups.size() == 1 ? "" : "s", widest.floor_percent, fmt::join(names, ", "));
+}
+
 void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
   fmt::print("\nsummary over validation cases ({} sources):\n", groups.size());
   for (const char* group : {"time", "cost"}) {
@@ -117,6 +131,7 @@ void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
       fmt::print("; coverage {:.0f} % ({} of {} measured values inside the predicted p10-p90)", 100.0 * s.covered / s.banded,
                  s.covered, s.banded);
     fmt::print("\n");
+    print_alike(validation::predicted_alike(rows, group));
   }
 }
 
@@ -133,6 +148,13 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows, const std::string
                            {"with_band", s.banded},
                            {"coverage_percent", s.banded > 0 ? nlohmann::ordered_json(100.0 * s.covered / s.banded)
                                                              : nlohmann::ordered_json()}};
+    auto& alike = j["summary"][group]["predicted_alike"] = nlohmann::ordered_json::array();
+    for (const auto& g : validation::predicted_alike(rows, group)) {
+      auto members = nlohmann::ordered_json::array();
+      for (const Row* r : g.rows) members.push_back(r->c->name + " " + r->m->name);
+      alike.push_back({{"metrics", members}, {"predicted", g.rows.front()->predicted},
+                       {"floor_abs_error_percent", g.floor_percent}});
+    }
   }
   for (const auto& r : rows) {
     const auto& c = *r.c;

@@ -299,6 +299,33 @@ Summary summarise(const std::vector<Row>& rows, const std::string& group) {
   return out;
 }
 
+std::vector<AlikeGroup> predicted_alike(const std::vector<Row>& rows, const std::string& group) {
+  std::vector<AlikeGroup> groups;
+  for (const auto& row : rows) {
+    if (row.c->role != "validation" || (row.m->kind == "cost") != (group == "cost")) continue;
+    auto alike = [&](const AlikeGroup& g) {
+      const Row& first = *g.rows.front();
+      return first.m->unit == row.m->unit &&
+             std::abs(first.predicted - row.predicted) <= 1e-6 * std::max(std::abs(first.predicted), std::abs(row.predicted));
+    };
+    const auto it = std::find_if(groups.begin(), groups.end(), alike);
+    if (it == groups.end())
+      groups.push_back({{&row}});
+    else
+      it->rows.push_back(&row);
+  }
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const AlikeGroup& g) { return g.rows.size() < 2; }),
+               groups.end());
+  for (auto& g : groups) {
+    const auto [lo, hi] = std::minmax_element(g.rows.begin(), g.rows.end(),
+                                              [](const Row* a, const Row* b) { return a->m->measured < b->m->measured; });
+    g.floor_percent = 100.0 * ((*hi)->m->measured - (*lo)->m->measured) / ((*hi)->m->measured + (*lo)->m->measured);
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const AlikeGroup& a, const AlikeGroup& b) { return a.floor_percent > b.floor_percent; });
+  return groups;
+}
+
 std::map<std::pair<std::string, std::string>, double> load_recorded(const std::string& path) {
   std::map<std::pair<std::string, std::string>, double> out;
   if (!fs::is_regular_file(path)) return out;

@@ -84,6 +84,17 @@ struct Summary {
 /// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost).
 Summary summarise(const std::vector<Row>& rows, const std::string& group);
 
+/// Validation metrics p2psim cannot tell apart: of one summary group and unit, and predicted alike (to a
+/// millionth). However its constants are set, p2psim gives them one value while it treats their configurations
+/// as one, so their measurements alone put a floor under its errors: the single value that best meets the
+/// group's smallest and largest measurement misses both by (largest - smallest) / (largest + smallest).
+struct AlikeGroup {
+  std::vector<const Row*> rows;  // two or more, in the order of `rows`
+  double floor_percent = 0;
+};
+/// Over the validation-role rows of one kind group, as summarise(); the groups by floor, largest first.
+std::vector<AlikeGroup> predicted_alike(const std::vector<Row>& rows, const std::string& group);
+
 /// The recorded absolute errors (validation/recorded_errors.csv: case,metric,abs_error_percent).
 std::map<std::pair<std::string, std::string>, double> load_recorded(const std::string& path);
 std::string recorded_csv(const std::vector<Row>& rows);
