@@ -470,6 +470,77 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
   CHECK(result["gets"].get<long long>() == 65);  // the HEAD and 64 ranged GETs
 }
 
+TEST_CASE("object storage: a GET that learns its object's size from its first part GETs it alone, then the rest, "
+          "by hand") {
+  // 40 MiB in 8 MiB parts on 4 streams; each request waits 0.03 s for its first byte and pays the 2 ms route; a
+  // stream carries at most 50 MB/s, the NIC 400 MB/s (CM02: no factors), so the streams never share it.
+  const double part = 8.0 * 1024 * 1024, first_byte = 0.03, route = 0.002, nic = 4e8, cap = 5e7;
+  auto fast_peer = [&](sg::PlatformSpec& spec) {
+    spec.one_way_latency_s = route;
+    spec.peers = {{"peer-0", 1.0, nic}};
+    spec.storage_stream_bps = cap;
+    spec.storage_aggregate_bps = 1e12;
+  };
+  const auto result = run_object_storage(exact_storage(first_byte), fast_peer, [&](simulation::ObjectStorage& storage,
+                                                                                    const sg::Platform& platform,
+                                                                                    nlohmann::json& j) {
+    sg::spawn("client", platform.peers[0], [&] {
+      auto client = exact_client(platform.peers[0], 4);
+      client.transfers.size_from_first_part = true;
+      storage.get(client, 5 * part);
+      j["first_part_s"] = sg::now();
+      // The same steps computed, on the same route alone (a function slot's way), one after the other.
+      client.route = {route, nic, cap};
+      double at_s = 0;
+      for (const auto& step : simulation::ObjectStorage::steps(client.transfers, false, 5 * part, 1))
+        at_s = storage.compute(client, storage.plan(client, false, step.bytes_each, step.count, at_s, step.section), at_s)
+                   .end_s;
+      j["computed_s"] = at_s;
+      // boto3's way: a HEAD, then the 5 parts in turn on the 4 streams.
+      client.transfers.size_from_first_part = false;
+      const double head_start_s = sg::now();
+      storage.get(client, 5 * part);
+      j["head_s"] = sg::now() - head_start_s;
+    });
+  });
+  // The first part alone: its first byte, the route, 8 MiB at one stream's cap; then the other 4 parts, one a
+  // stream, no HEAD: the same again.
+  const double one_part_s = first_byte + route + part / cap;
+  CHECK(result["first_part_s"].get<double>() == doctest::Approx(2 * one_part_s).epsilon(1e-9));
+  CHECK(result["computed_s"].get<double>() == doctest::Approx(2 * one_part_s).epsilon(1e-9));
+  // With a HEAD: stream 0 takes parts 0 and 4 (the HEAD's, two first bytes and two routes but its flow's own
+  // before its 16 MiB), the others one part each and end earlier.
+  const double head_s = 3 * first_byte + 2 * route + route + 2 * part / cap;
+  CHECK(result["head_s"].get<double>() == doctest::Approx(head_s).epsilon(1e-9));
+  CHECK(result["gets"].get<long long>() == 5 + 6);  // 5 ranged GETs; then a HEAD and 5
+}
+
+TEST_CASE("object storage: only a download in parts of an object larger than a part begins with its first part") {
+  TransferConfig t;
+  t.max_streams = 8;
+  t.part_bytes = t.threshold_bytes = 8.0 * 1024 * 1024;
+  using Section = TransferStep::Section;
+  auto sections = [&](bool upload, double bytes, int count) {
+    std::vector<Section> out;
+    for (const auto& step : ObjectStorage::steps(t, upload, bytes, count)) out.push_back(step.section);
+    return out;
+  };
+  CHECK(sections(false, 40e6, 1) == std::vector<Section>{Section::Whole});  // a HEAD first: boto3's way
+  t.size_from_first_part = true;
+  const auto steps = ObjectStorage::steps(t, false, 40e6, 2);
+  REQUIRE(steps.size() == 4);  // per object its first part, then the rest
+  CHECK(steps[0].section == Section::FirstPart);
+  CHECK(steps[0].bytes_each == t.part_bytes);
+  CHECK(steps[1].section == Section::Rest);
+  CHECK(steps[1].bytes_each == doctest::Approx(40e6 - t.part_bytes));
+  CHECK(steps[3].section == Section::Rest);
+  CHECK(sections(true, 40e6, 1) == std::vector<Section>{Section::Whole});            // an upload: its create request
+  CHECK(sections(false, 4e6, 1) == std::vector<Section>{Section::Whole});            // below the threshold: one GET
+  CHECK(sections(false, t.part_bytes, 1) == std::vector<Section>{Section::Whole});   // one part: one GET
+  t.max_streams = 1;
+  CHECK(sections(false, 40e6, 1) == std::vector<Section>{Section::Whole});  // one stream: one GET
+}
+
 TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then its sustained rate, idle, it refills, "
           "simulated and computed alike, by hand") {
   // A function slot's NIC 400 MB/s, one stream at most 100 MB/s, a token bucket of 100 MB over 50 MB/s each way

@@ -626,6 +626,8 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" storage_client="boto"/>)").find(
             "@storage_client': expected one of get_object, get_object_md5, transfer_manager, got 'boto'") !=
         std::string::npos);
+  CHECK(error(R"(<system name="x" strategy="ring_allreduce" storage_size_probe="range"/>)").find(
+            "@storage_size_probe': expected one of head, first_part, got 'range'") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" model_fetch="payload"/>)").find(
             "@model_fetch': expected one of storage, none, got 'payload'") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="spirt" aggregation="gpu"/>)").find(

@@ -24,7 +24,20 @@ std::vector<sg::Stream> StoragePlan::flows(double latency_paid_s) const {
   return out;
 }
 
-StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s) {
+std::vector<TransferStep> ObjectStorage::steps(const TransferConfig& transfers, bool upload, double bytes_each, int count) {
+  const bool in_parts = transfers.max_streams > 1 && bytes_each >= transfers.threshold_bytes;
+  if (upload || !transfers.size_from_first_part || !in_parts || bytes_each <= transfers.part_bytes)
+    return {{TransferStep::Section::Whole, bytes_each, count}};
+  std::vector<TransferStep> out;
+  for (int object = 0; object < count; ++object) {
+    out.push_back({TransferStep::Section::FirstPart, transfers.part_bytes, 1});
+    out.push_back({TransferStep::Section::Rest, bytes_each - transfers.part_bytes, 1});
+  }
+  return out;
+}
+
+StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s,
+                                TransferStep::Section step) {
   const auto& first_byte = upload ? params_.put : params_.get;
   auto draw = [&](const p2psim::ObjectStorageParams::FirstByte& fb) {
     return fb.median_s * std::exp(fb.sigma * client.draws.standard_normal());
@@ -39,14 +52,17 @@ StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes
     return wait_s + draw(fb);
   };
   const TransferConfig& cfg = client.transfers;
-  const bool multipart = cfg.max_streams > 1 && bytes_each >= cfg.threshold_bytes;
+  // The rest of an object whose first part came alone goes in parts whatever its size, and needs no HEAD.
+  const bool rest = step == TransferStep::Section::Rest;
+  const bool multipart = step != TransferStep::Section::FirstPart && cfg.max_streams > 1 &&
+                         (rest || bytes_each >= cfg.threshold_bytes);
   const long long parts = multipart ? std::max(1LL, static_cast<long long>(std::ceil(bytes_each / cfg.part_bytes))) : 1;
   const int streams = static_cast<int>(std::min<long long>(cfg.max_streams, parts));
   plan.streams.resize(static_cast<size_t>(streams));
   for (int object = 0; object < count; ++object) {
     // A multipart object first asks for its size (HEAD) or opens its upload, and an upload is completed at the
     // end: requests every stream of this object waits for, in series with the objects before and after.
-    if (multipart) {
+    if (multipart && !rest) {
       const double after_s = std::max_element(plan.streams.begin(), plan.streams.end(), [](const auto& a, const auto& b) {
                                return a.first_bytes_s < b.first_bytes_s;
                              })->first_bytes_s;
@@ -75,7 +91,11 @@ StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes
 }
 
 void ObjectStorage::move(StorageClient& client, bool upload, double bytes_each, int count) {
-  const StoragePlan p = plan(client, upload, bytes_each, count, sg::now());
+  for (const auto& step : steps(client.transfers, upload, bytes_each, count)) move_step(client, upload, step);
+}
+
+void ObjectStorage::move_step(StorageClient& client, bool upload, const TransferStep& step) {
+  const StoragePlan p = plan(client, upload, step.bytes_each, step.count, sg::now(), step.section);
   sg::Host* from = upload ? client.host : host_;
   sg::Host* to = upload ? host_ : client.host;
   auto flows = p.flows(sg::route_latency_paid_s(from, to));

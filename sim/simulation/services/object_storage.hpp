@@ -2,7 +2,8 @@
 // and PUT each their own), then its bytes cross the platform's routes at most one stream's rate each (the
 // client's NIC, the service's aggregate link). A client moves an object as boto3's transfer manager does
 // (TransferConfig): in one request below a threshold, else in parts on several streams at once (ranged GETs
-// after a HEAD; a multipart upload's parts between its create and complete requests). A function's network is a
+// after a HEAD, or after the first part alone for a client that learns the size from it; a multipart upload's parts
+// between its create and complete requests). A function's network is a
 // token bucket each way (sg::RouteBucket): a transfer that empties it moves the rest at its sustained rate. A LIST
 // and a DELETE carry no object: a first byte each (a LIST's then its keys). Counts every billed request in the
 // ledger by S3's price classes (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete, LIST;
@@ -35,6 +36,11 @@ struct TransferConfig {
   double part_bytes = 8.0 * 1024 * 1024;       // boto3's multipart_chunksize: 8 MiB
   double threshold_bytes = 8.0 * 1024 * 1024;  // boto3's multipart_threshold: 8 MiB
   int prefixes = 1;  // key prefixes the design spreads its objects over, each served at S3's request rate
+  /// How a download in parts learns the object's size: false, a HEAD request first (boto3's s3transfer); true, the
+  /// first part's ranged GET, alone, before the other parts start (the AWS SDK for Go's downloader:
+  /// https://github.com/aws/aws-sdk-go-v2/blob/01df8b2ebe11581e9367882d28fdd9fc1a7608b6/feature/s3/manager/download.go,
+  /// download(): getChunk() before its workers).
+  bool size_from_first_part = false;
   /// How a function's client reads and writes (a <storage_client name> of the profile, which sets the CPU it spends
   /// per byte); empty: boto3's transfer manager where objects go in parts on several streams, else get_object.
   std::string client;
@@ -76,8 +82,19 @@ struct StoragePlan {
   std::vector<sg::Stream> flows(double latency_paid_s) const;
 };
 
+/// One step of a get() or put(), carried out after the one before it ends: the whole transfer, or, where the client
+/// learns an object's size from its first part, that part alone (FirstPart) and then the rest of the object (Rest).
+struct TransferStep {
+  enum class Section { Whole, FirstPart, Rest } section = Section::Whole;
+  double bytes_each = 0;
+  int count = 1;
+};
+
 class ObjectStorage {
  public:
+  /// The steps of moving `count` objects of `bytes_each` with `transfers`: one, or two an object where a download in
+  /// parts begins with its first part (TransferConfig::size_from_first_part).
+  static std::vector<TransferStep> steps(const TransferConfig& transfers, bool upload, double bytes_each, int count);
   /// Every transfer is shown to `watch` (an optimistic platform's check of the storage link).
   /// Requests are served at the profile's rate per prefix times `prefixes` (request_admission.hpp).
   ObjectStorage(const p2psim::ObjectStorageParams& params, int prefixes, sg::Host* host, sg::StorageLinkWatch& watch,
@@ -104,7 +121,10 @@ class ObjectStorage {
   /// `start_s` plus its stream's first bytes before it (the bytes of a stream's earlier parts are not counted).
   /// The throttled requests go into the ledger here, whichever way the plan is carried out (record() counts the
   /// requests when they end, which prices a run up to a moment; the throttling is a total).
-  StoragePlan plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s);
+  /// `step` says which part of the objects it plans (steps()): a first part is one request, the rest of an object
+  /// its other parts on the streams, with no HEAD.
+  StoragePlan plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s,
+                   TransferStep::Section step = TransferStep::Section::Whole);
   /// A computed transfer, for a client whose route to storage is its own (sg::function_routes_private): when
   /// its flows begin (the first) and when the last ends, requested at `start_s`. The caller records the requests
   /// (record()) once the clock reaches the end (PendingRecords).
@@ -123,6 +143,7 @@ class ObjectStorage {
 
  private:
   void move(StorageClient& client, bool upload, double bytes_each, int count);
+  void move_step(StorageClient& client, bool upload, const TransferStep& step);
   /// A transfer's flows split where the client's network bucket, as it stands when they begin at `begin_s`, runs
   /// dry (sg::bucket_phases): one split for the simulated and the computed transfer alike.
   static sg::BucketPhases bucket_phases(const StorageClient& client, bool upload, const std::vector<sg::Stream>& flows,

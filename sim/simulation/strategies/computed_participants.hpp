@@ -44,7 +44,8 @@ bool nic_keeps_its_rate(bool bursts, double bucket_bytes, double up_bytes, doubl
 /// Whether the participants of a design whose peers compute `how` and move `round` each round can be computed:
 /// they compute on their own CPU (not through functions, whose invocations share the workflow and the broker),
 /// every peer's training step fits its memory (else it fails as the actor does), no "up to" NIC can run out of
-/// credits in the run (PeerStorageFlows keeps every NIC's rate), and the run does not ask for the actors.
+/// credits in the run (PeerStorageFlows keeps every NIC's rate), no download goes in two steps
+/// (TransferConfig::size_from_first_part), and the run does not ask for the actors.
 bool participants_computable(const Context& c, GradientCompute how, StorageRound round);
 
 /// ObjectStorage::get and put (object_storage.cpp), computed for a participant: `plan` its requests, with the same

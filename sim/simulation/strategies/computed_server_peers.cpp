@@ -12,9 +12,11 @@ bool nic_lasts(const InstanceType& type, double up_bytes, double down_bytes) {
 
 }  // namespace
 
-bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynchronous, const ServerRound& round) {
+bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynchronous, const ServerRound& round,
+                             const TransferConfig& transfers) {
   const auto& e = s.experiment;
   if (how != GradientCompute::Peer || asynchronous || e.crash_peer >= 0) return false;
+  if (transfers.size_from_first_part) return false;  // a download in two steps: the actors run them
   const double rounds = e.workload.iterations, S = round.servers;
   for (size_t g = 0; g < s.peer_groups.size(); ++g) {
     const auto& group = s.peer_groups[g];

@@ -34,8 +34,10 @@ struct ServerRound {
 /// Whether the peers of a synchronous parameter server can be computed, from the scenario alone (its footprint
 /// asks before the platform exists): they compute on their own CPU, every peer's step fits its memory, no peer
 /// crashes, and no "up to" NIC, a peer's or a server's, could run out of credits in the run (each byte moved
-/// either way drains at most one byte of credits; ServerFlows keeps every NIC's rate).
-bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynchronous, const ServerRound& round);
+/// either way drains at most one byte of credits; ServerFlows keeps every NIC's rate), and their shards do not
+/// download in two steps (TransferConfig::size_from_first_part: the actors run those).
+bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynchronous, const ServerRound& round,
+                             const TransferConfig& transfers);
 
 class ComputedServerPeers {
  public:

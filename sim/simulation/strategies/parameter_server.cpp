@@ -36,7 +36,7 @@ class ParameterServer : public Strategy {
     const double P = s_.experiment.peers, T = s_.experiment.workload.iterations;
     const double S = shards_;
     Footprint f = gradient_functions_footprint(s_, compute_);
-    const bool computed = !exact_participants && server_peers_computable(s_, compute_, async_, round());
+    const bool computed = !exact_participants && server_peers_computable(s_, compute_, async_, round(), transfers());
     f.actors += (computed ? 1 : P) + S + 1;
     f.trace_rows += P + 3 * P * T + (async_ ? S * P * T : S * T);
     f.deliveries = async_ ? P * T : participation_.schedule_versions(s_);
@@ -117,7 +117,7 @@ void ParameterServer::launch(Context& c) {
   c.out.participation = static_cast<double>(participation_.per_round()) / c.peers();
   for (int k = 0; k < shards_; ++k)
     sg::spawn("ps-" + std::to_string(k), c.hosts.servers[k], [this, &c, k] { server(c, k); });
-  if (!c.exact_participants && server_peers_computable(s_, compute_, async_, round())) {
+  if (!c.exact_participants && server_peers_computable(s_, compute_, async_, round(), transfers())) {
     computed_ = std::make_unique<ComputedServerPeers>(c, participation_, round(), [this](int, int iteration) {
       for (int j = 0; j < shards_; ++j) held_[j][iteration].add();
     });

@@ -43,6 +43,9 @@ TransferConfig read_transfers(const SystemSpec& system, const Scenario& s, Trans
   t.part_bytes = params.number("storage_part_mb", 5, 5120, t.part_bytes / kMiB) * kMiB;
   t.threshold_bytes = params.number("storage_threshold_mb", 5, 5e6, t.threshold_bytes / kMiB) * kMiB;
   t.prefixes = static_cast<int>(params.integer("storage_prefixes", 1, 1000000, t.prefixes));
+  t.size_from_first_part =
+      params.choice("storage_size_probe", {"head", "first_part"}, t.size_from_first_part ? "first_part" : "head") ==
+      "first_part";
   std::vector<std::string> clients;
   for (const auto& [name, cost] : s.profile.functions.storage_client_s_per_byte_on_reference_cpu) clients.push_back(name);
   t.client = params.choice("storage_client", clients, t.client_or_default());
@@ -53,7 +56,7 @@ TransferConfig read_transfers(const SystemSpec& system, const Scenario& s, Trans
 std::unique_ptr<Strategy> make_strategy(const SystemSpec& system, const Scenario& s) {
   SystemSpec own = system;  // the design's own parameters
   for (const char* shared : {"storage_streams", "storage_part_mb", "storage_threshold_mb", "storage_prefixes", "storage_client",
-                             "model_fetch"})
+                             "storage_size_probe", "model_fetch"})
     own.params.erase(shared);
   for (const auto& [name, factory] : kStrategies)
     if (name == system.strategy) {
