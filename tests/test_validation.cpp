@@ -70,7 +70,8 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   <metric name="spread" kind="time" unit="s" quantity="branch_start_spread_s" measured="1"/>
   <metric name="warm" kind="cost" unit="USD" quantity="warm_function_usd_per_iteration" measured="1"/>
   <metric name="fn" kind="cost" unit="USD" quantity="cost_usd_per_iteration" services="function_compute storage" measured="1"/>
-  <metric name="send" kind="throughput" unit="MB/s" quantity="send_mb_per_s" from_iteration="1" measured="1"/>)"));
+  <metric name="send" kind="throughput" unit="MB/s" quantity="send_mb_per_s" from_iteration="1" measured="1"/>
+  <metric name="tail" kind="time" unit="s" quantity="phase_to_end_s" phases="deserialize reduce" from_iteration="1" measured="1"/>)"));
   const auto s = fixture::scenario(c.experiment_path);
   SystemResult r;
   r.name = "peer";
@@ -97,6 +98,15 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   CHECK(value(4) == doctest::Approx((3 * f.per_gb_s_usd.at("x86") + f.per_request_usd) * (3.0 / 3)).epsilon(1e-9));
   CHECK(value(5) == doctest::Approx(0.9 / 3));
   CHECK(value(6) == doctest::Approx(s.exchange_bytes / 1e6 / 3));  // the message over the mean send, 3 s
+  // From a function run's deserialize start to its reduce's end, median over the warm runs: the runs of
+  // iterations 1 and 2 that have both (a peer's records are no run's).
+  r.run.trace.push_back(rec(-1, 1, 0, Phase::Deserialize, 14, 15));  // run (1, 0): 14 .. its reduce's end 20 = 6
+  r.run.trace.push_back(rec(-1, 1, 1, Phase::Deserialize, 22, 23));  // run (1, 1): 22 .. 25 = 3
+  r.run.trace.push_back(rec(-1, 2, 0, Phase::Deserialize, 31, 32));  // run (2, 0): 31 .. 34 = 3
+  r.run.trace.push_back(rec(-1, 2, 0, Phase::Deserialize, 30, 31));  //   the first start counts: 30 .. 34 = 4
+  r.run.trace.push_back(rec(-1, 0, 0, Phase::Deserialize, 1, 2));    // iteration 0: left out
+  r.run.trace.push_back(rec(0, 1, 0, Phase::Deserialize, 0, 1));     // a peer's: no run's
+  CHECK(value(7) == doctest::Approx(4));  // the runs' 6, 3, 4 (run (2, 1) has no deserialize)
 }
 
 TEST_CASE("validate: the summary leaves calibration cases out, the guard flags grown and unrecorded errors") {
@@ -184,6 +194,8 @@ TEST_CASE("validate: a malformed case is refused with its file, line and field")
   refused(R"(<metric name="m" kind="time" unit="s" quantity="speed" measured="1"/>)", "metric/@quantity");
   refused(R"(<metric name="m" kind="time" unit="s" quantity="phase_span_s" measured="1"/>)", "metric/@phases");
   refused(R"(<metric name="m" kind="time" unit="s" quantity="phase_span_s" phases="lunch" measured="1"/>)",
+          "metric/@phases");
+  refused(R"(<metric name="m" kind="time" unit="s" quantity="phase_to_end_s" phases="reduce" measured="1"/>)",
           "metric/@phases");
   refused(R"(<metric name="m" kind="cost" unit="USD" quantity="total_s" measured="1"/>)", "metric/@kind");
   refused(R"(<metric name="m" kind="time" unit="min" quantity="total_s" measured="1"/>)", "metric/@unit");
