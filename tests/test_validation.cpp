@@ -71,7 +71,8 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   <metric name="warm" kind="cost" unit="USD" quantity="warm_function_usd_per_iteration" measured="1"/>
   <metric name="fn" kind="cost" unit="USD" quantity="cost_usd_per_iteration" services="function_compute storage" measured="1"/>
   <metric name="send" kind="throughput" unit="MB/s" quantity="send_mb_per_s" from_iteration="1" measured="1"/>
-  <metric name="tail" kind="time" unit="s" quantity="phase_to_end_s" phases="deserialize reduce" from_iteration="1" measured="1"/>)"));
+  <metric name="tail" kind="time" unit="s" quantity="phase_to_end_s" phases="deserialize reduce" from_iteration="1" measured="1"/>
+  <metric name="lead" kind="time" unit="s" quantity="phase_to_start_s" phases="reduce deserialize" from_iteration="1" measured="1"/>)"));
   const auto s = fixture::scenario(c.experiment_path);
   SystemResult r;
   r.name = "peer";
@@ -107,6 +108,9 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   r.run.trace.push_back(rec(-1, 0, 0, Phase::Deserialize, 1, 2));    // iteration 0: left out
   r.run.trace.push_back(rec(0, 1, 0, Phase::Deserialize, 0, 1));     // a peer's: no run's
   CHECK(value(7) == doctest::Approx(4));  // the runs' 6, 3, 4 (run (2, 1) has no deserialize)
+  // From a run's reduce start to its first deserialize start: (1, 0) 12 .. 14 = 2, (1, 1) 11 .. 22 = 11,
+  // (2, 0) 30 .. 30 = 0.
+  CHECK(value(8) == doctest::Approx(2));
 }
 
 TEST_CASE("validate: the summary leaves calibration cases out, the guard flags grown and unrecorded errors") {

@@ -33,6 +33,10 @@ const std::map<std::string, std::string>& quantities() {
        "median over function runs (no peer's; iterations >= from_iteration) of the time from the first start of the "
        "first phase's records to the last end of the second's in the run (an aggregator's serialize to its reduce's end: its "
        "output's pickling and PUT)"},
+      {"phase_to_start_s",
+       "median over function runs (no peer's; iterations >= from_iteration) of the time from the first start of the "
+       "first phase's records to the first start of the second's in the run (an aggregator's reduce to its serialize: "
+       "its inputs' GETs, unpickling and sums)"},
       {"branch_start_spread_s",
        "median over (peer, iteration) of the spread of the functions' handler starts (their data_fetch)"},
       {"shard_fetch_mb_per_s", "a peer's data shard in MB (1e6 bytes) over its mean data_fetch time"},
@@ -137,8 +141,8 @@ Case load_case(const std::string& path) {
     }
     if (metric.quantity.rfind("phase_", 0) == 0 && metric.phases.empty())
       throw xml.error(m, "metric/@phases", "required by " + metric.quantity);
-    if (metric.quantity == "phase_to_end_s" && metric.phases.size() != 2)
-      throw xml.error(m, "metric/@phases", "phase_to_end_s reads two phases, the first's start and the second's end");
+    if ((metric.quantity == "phase_to_end_s" || metric.quantity == "phase_to_start_s") && metric.phases.size() != 2)
+      throw xml.error(m, "metric/@phases", metric.quantity + " reads two phases, from the first's start to the second's");
     metric.services = words(xml.text_or(m, "services", ""));
     for (const auto& sv : metric.services)
       if (!kCostServices.count(sv)) throw xml.error(m, "metric/@services", "unknown service '" + sv + "'");
@@ -211,15 +215,22 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     for (double d : durations) sum += d;
     return q == "phase_median_s" ? median(durations) : sum / static_cast<double>(durations.size());
   }
-  if (q == "phase_to_end_s") {
-    std::map<std::pair<int, int>, std::pair<double, double>> runs;  // (iteration, invocation) -> start, end
+  if (q == "phase_to_end_s" || q == "phase_to_start_s") {
+    const bool to_end = q == "phase_to_end_s";
+    auto earliest = [](double& at, double t) { at = at < 0 ? t : std::min(at, t); };
+    std::map<std::pair<int, int>, std::pair<double, double>> runs;  // (iteration, invocation) -> from, to
     for (const auto& p : trace) {
       if (p.peer >= 0 || p.invocation < 0 || p.iteration < m.from_iteration) continue;
       const std::string phase = to_string(p.phase);
       if (phase != m.phases[0] && phase != m.phases[1]) continue;
       auto& run = runs.emplace(std::make_pair(p.iteration, p.invocation), std::make_pair(-1.0, -1.0)).first->second;
-      if (phase == m.phases[0] && (run.first < 0 || p.start_s < run.first)) run.first = p.start_s;  // the first
-      if (phase == m.phases[1]) run.second = std::max(run.second, p.end_s);                           // the last
+      if (phase == m.phases[0]) earliest(run.first, p.start_s);
+      if (phase == m.phases[1]) {
+        if (to_end)
+          run.second = std::max(run.second, p.end_s);
+        else
+          earliest(run.second, p.start_s);
+      }
     }
     std::vector<double> tails;
     for (const auto& [_, se] : runs)
