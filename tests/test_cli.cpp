@@ -725,6 +725,17 @@ TEST_CASE("run: a remainder minibatch of a few samples runs (VGG-11, 12 peers, b
 
 namespace {
 
+// A validation case of the experiment below: the peer's shard download measured at `mb_per_s`.
+void write_download_case(const TempDir& dir, const std::string& name, const std::string& mb_per_s) {
+  std::ofstream(dir.path(name + ".case.xml"))
+      << "<case name=\"" << name << "\" role=\"validation\" design=\"object_storage\">\n"
+      << "  <source group=\"G-" << name << "\" reference=\"R\" url=\"https://example.org/table\" where=\"row 1\" "
+         "measured=\"2020\"/>\n"
+      << "  <experiment file=\"experiment.xml\" system=\"peer\"/>\n"
+      << "  <metric name=\"mbps\" kind=\"throughput\" unit=\"MB/s\" quantity=\"shard_fetch_mb_per_s\" measured=\""
+      << mb_per_s << "\"/>\n</case>\n";
+}
+
 // A folder of validation cases: one peer loading all of MNIST on the test profile, made exact.
 void write_validation_cases(const TempDir& dir, const std::string& recorded_abs_error) {
   const std::string src = P2PSIM_SOURCE_DIR;
@@ -739,12 +750,7 @@ void write_validation_cases(const TempDir& dir, const std::string& recorded_abs_
   <systems><system name="peer" strategy="p2p_all_to_all" compute="peer"/></systems>
 </experiment>
 )";
-  std::ofstream(dir.path("download.case.xml")) << R"(<case name="download" role="validation" design="object_storage">
-  <source group="G" reference="R" url="https://example.org/table" where="row 1" measured="2020"/>
-  <experiment file="experiment.xml" system="peer"/>
-  <metric name="mbps" kind="throughput" unit="MB/s" quantity="shard_fetch_mb_per_s" measured="100"/>
-</case>
-)";
+  write_download_case(dir, "download", "100");
   std::ofstream(dir.path("recorded_errors.csv")) << "case,metric,abs_error_percent\ndownload,mbps," << recorded_abs_error
                                                  << "\n";
 }
@@ -809,12 +815,7 @@ TEST_CASE("validate: two measurements of one configuration report the floor they
   write_validation_cases(dir, "40");
   // The same download measured again at 150 MB/s: p2psim predicts both alike (59.53 MB/s), and no one value meets
   // 100 and 150 better than 120 does, 20 % off each.
-  std::ofstream(dir.path("again.case.xml")) << R"(<case name="again" role="validation" design="object_storage">
-  <source group="G2" reference="R2" url="https://example.org/other" where="row 2" measured="2021"/>
-  <experiment file="experiment.xml" system="peer"/>
-  <metric name="mbps" kind="throughput" unit="MB/s" quantity="shard_fetch_mb_per_s" measured="150"/>
-</case>
-)";
+  write_download_case(dir, "again", "150");
   const auto out = dir.path("out");
   const auto r = run_cli("validate --cases " + dir.root.string() + " --out " + out + " -q");
   CHECK_MESSAGE(r.exit_code == 0, r.output);

@@ -334,6 +334,16 @@ nlohmann::json run_object_storage(const p2psim::ObjectStorageParams& params, Edi
     return out.dump();
   }));
 }
+// An edit of small_platform(): one peer whose NIC moves `nic_bps`, each of its storage streams at most `stream_bps`,
+// `route_s` one way, and a storage link that never binds.
+auto peer_with_streams(double route_s, double nic_bps, double stream_bps) {
+  return [=](sg::PlatformSpec& spec) {
+    spec.one_way_latency_s = route_s;
+    spec.peers = {{"peer-0", 1.0, nic_bps}};
+    spec.storage_stream_bps = stream_bps;
+    spec.storage_aggregate_bps = 1e12;
+  };
+}
 // Runs `body(storage, client, out)` as a function slot's actor in a child process, the slot's route `route` (its
 // NIC, stream cap and token bucket, full at 0 s), every first byte `first_byte_s`; returns `out`.
 template <class Body>
@@ -435,15 +445,9 @@ TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at
   // 50 MB/s, the client's NIC 400 MB/s (CM02: no factors). While all 10 move they share the NIC: 40 MB/s each;
   // the 6 threads with 6 parts end first, then the 4 others get 50 MB/s each (capped).
   const double part = 8.0 * 1024 * 1024, first_byte = 0.03, route = 0.002, nic = 4e8, cap = 5e7;
-  auto fast_peer = [&](sg::PlatformSpec& spec) {
-    spec.one_way_latency_s = route;
-    spec.peers = {{"peer-0", 1.0, nic}};
-    spec.storage_stream_bps = cap;
-    spec.storage_aggregate_bps = 1e12;
-  };
-  const auto result = run_object_storage(exact_storage(first_byte), fast_peer, [&](simulation::ObjectStorage& storage,
-                                                                                    const sg::Platform& platform,
-                                                                                    nlohmann::json& j) {
+  const auto result = run_object_storage(exact_storage(first_byte), peer_with_streams(route, nic, cap),
+                                         [&](simulation::ObjectStorage& storage, const sg::Platform& platform,
+                                             nlohmann::json& j) {
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0], 10);
       storage.get(client, 64 * part);
@@ -475,15 +479,9 @@ TEST_CASE("object storage: a GET that learns its object's size from its first pa
   // 40 MiB in 8 MiB parts on 4 streams; each request waits 0.03 s for its first byte and pays the 2 ms route; a
   // stream carries at most 50 MB/s, the NIC 400 MB/s (CM02: no factors), so the streams never share it.
   const double part = 8.0 * 1024 * 1024, first_byte = 0.03, route = 0.002, nic = 4e8, cap = 5e7;
-  auto fast_peer = [&](sg::PlatformSpec& spec) {
-    spec.one_way_latency_s = route;
-    spec.peers = {{"peer-0", 1.0, nic}};
-    spec.storage_stream_bps = cap;
-    spec.storage_aggregate_bps = 1e12;
-  };
-  const auto result = run_object_storage(exact_storage(first_byte), fast_peer, [&](simulation::ObjectStorage& storage,
-                                                                                    const sg::Platform& platform,
-                                                                                    nlohmann::json& j) {
+  const auto result = run_object_storage(exact_storage(first_byte), peer_with_streams(route, nic, cap),
+                                         [&](simulation::ObjectStorage& storage, const sg::Platform& platform,
+                                             nlohmann::json& j) {
     sg::spawn("client", platform.peers[0], [&] {
       auto client = exact_client(platform.peers[0], 4);
       client.transfers.size_from_first_part = true;
