@@ -154,7 +154,8 @@ TEST_CASE("computed participants: not where an \"up to\" NIC could run out of cr
   CHECK(fixture::peer_phase_total(r, 0, Phase::Send) > fixture::peer_phase_total(f, 0, Phase::Send));
 }
 
-TEST_CASE("computed participants: not where peers compute through functions, or when asked for actors") {
+TEST_CASE("computed participants: not where peers compute through functions, download in steps, or when asked for "
+          "actors") {
   TempDir dir;
   const auto s = fixture::scenario(fixture::write_experiment(dir, R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="2000" iterations="1"/>
@@ -164,11 +165,18 @@ TEST_CASE("computed participants: not where peers compute through functions, or 
       <system name="ps_functions" strategy="parameter_server" servers="1" compute="functions"/>
       <system name="ps" strategy="parameter_server" servers="1"/>
       <system name="tree" strategy="serverless_tree"/>
+      <system name="tree_first_part" strategy="serverless_tree" storage_streams="4" storage_size_probe="first_part"/>
+      <system name="ps_first_part" strategy="parameter_server" servers="1" storage_streams="4" storage_size_probe="first_part"/>
+      <system name="ps_first_part_one_stream" strategy="parameter_server" servers="1" storage_size_probe="first_part"/>
     </systems>)"));
   CHECK_FALSE(fixture::simulate(s, "tree_functions").participants_computed);
   CHECK_FALSE(fixture::simulate(s, "ps_functions").participants_computed);
   CHECK(fixture::simulate(s, "tree").participants_computed);
   CHECK(fixture::simulate(s, "ps").participants_computed);
+  // A shard that downloads in steps (its first part alone, then the rest): the actors run it.
+  CHECK_FALSE(fixture::simulate(s, "tree_first_part").participants_computed);
+  CHECK_FALSE(fixture::simulate(s, "ps_first_part").participants_computed);
+  CHECK(fixture::simulate(s, "ps_first_part_one_stream").participants_computed);  // one stream: one GET, no steps
   for (const std::string name : {"tree", "ps"})
     CHECK_FALSE(simulate_isolated(s, fixture::system(s, name), sg::StorageSharing::Optimistic, true).participants_computed);
 }

@@ -494,6 +494,10 @@ TEST_CASE("object storage: a GET that learns its object's size from its first pa
         at_s = storage.compute(client, storage.plan(client, false, step.bytes_each, step.count, at_s, step.section), at_s)
                    .end_s;
       j["computed_s"] = at_s;
+      // An object of less than a part: one ranged GET, no HEAD.
+      double small_start_s = sg::now();
+      storage.get(client, 6e6);
+      j["small_s"] = sg::now() - small_start_s;
       // boto3's way: a HEAD, then the 5 parts in turn on the 4 streams.
       client.transfers.size_from_first_part = false;
       const double head_start_s = sg::now();
@@ -510,10 +514,11 @@ TEST_CASE("object storage: a GET that learns its object's size from its first pa
   // before its 16 MiB), the others one part each and end earlier.
   const double head_s = 3 * first_byte + 2 * route + route + 2 * part / cap;
   CHECK(result["head_s"].get<double>() == doctest::Approx(head_s).epsilon(1e-9));
-  CHECK(result["gets"].get<long long>() == 5 + 6);  // 5 ranged GETs; then a HEAD and 5
+  CHECK(result["small_s"].get<double>() == doctest::Approx(first_byte + route + 6e6 / cap).epsilon(1e-9));
+  CHECK(result["gets"].get<long long>() == 5 + 1 + 6);  // 5 ranged GETs; 1; then a HEAD and 5
 }
 
-TEST_CASE("object storage: only a download in parts of an object larger than a part begins with its first part") {
+TEST_CASE("object storage: only a download in parts begins with its first part, and an object of one part is only that") {
   TransferConfig t;
   t.max_streams = 8;
   t.part_bytes = t.threshold_bytes = 8.0 * 1024 * 1024;
@@ -533,8 +538,12 @@ TEST_CASE("object storage: only a download in parts of an object larger than a p
   CHECK(steps[1].bytes_each == doctest::Approx(40e6 - t.part_bytes));
   CHECK(steps[3].section == Section::Rest);
   CHECK(sections(true, 40e6, 1) == std::vector<Section>{Section::Whole});            // an upload: its create request
-  CHECK(sections(false, 4e6, 1) == std::vector<Section>{Section::Whole});            // below the threshold: one GET
-  CHECK(sections(false, t.part_bytes, 1) == std::vector<Section>{Section::Whole});   // one part: one GET
+  CHECK(sections(false, t.part_bytes, 1) == std::vector<Section>{Section::FirstPart});  // one part: one GET, no HEAD
+  // Below boto3's threshold too: the Go downloader has none, and its first part is all of a small object.
+  CHECK(sections(false, 4e6, 1) == std::vector<Section>{Section::FirstPart});
+  CHECK(ObjectStorage::steps(t, false, 6e6, 1)[0].bytes_each == 6e6);
+  CHECK(sections(false, 6e6, 3) ==
+        std::vector<Section>{Section::FirstPart, Section::FirstPart, Section::FirstPart});  // a loop of them
   t.max_streams = 1;
   CHECK(sections(false, 40e6, 1) == std::vector<Section>{Section::Whole});  // one stream: one GET
 }
@@ -579,6 +588,44 @@ TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then it
   // The PUT took 18.03 s: the download direction earned 18 s x 50 MB/s back meanwhile, a full bucket again.
   CHECK(result["second_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
   CHECK(result["rested_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
+}
+
+TEST_CASE("object storage: a function's download in steps, simulated and computed alike, its bucket spent between "
+          "the steps") {
+  // 1 GB in parts of 200 MB on 4 streams, the first part alone: a function slot's NIC 400 MB/s, one stream at most
+  // 100 MB/s (CM02, no latency), 0.03 s to each first byte. With a bucket that never runs dry: the first part
+  // 2 s at 100 MB/s, then the other four at once, 2 s each.
+  const double first_byte = 0.03, gb = 1e9;
+  auto in_steps = [&](const sg::PrivateRoute& route) {
+    return run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage, StorageClient& client,
+                                                       nlohmann::json& j) {
+      client.transfers.max_streams = 4;
+      client.transfers.part_bytes = 2e8;
+      client.transfers.size_from_first_part = true;
+      auto computed = client;
+      computed.bucket = std::make_shared<sg::RouteBucket>(route.burst_bytes, 0);
+      const auto steps = storage.compute_steps(computed, false, gb, 0);
+      j["computed_steps"] = steps.size();
+      j["computed_s"] = steps.back().transfer.end_s;
+      j["computed_gets"] = steps[0].plan.get_requests + steps[1].plan.get_requests;
+      storage.get(client, gb);
+      j["simulated_s"] = sg::now();
+      // Each bucket as its transfer left it, a second later.
+      j["computed_credit"] = computed.bucket->credits_at(false, sg::now() + 1, route);
+      j["simulated_credit"] = client.bucket->credits_at(false, sg::now() + 1, route);
+    });
+  };
+  const auto roomy = in_steps({0, 4e8, 1e8, 5e7, 1e10});
+  CHECK(roomy["computed_steps"].get<int>() == 2);
+  CHECK(roomy["computed_gets"].get<int>() == 5);  // no HEAD
+  CHECK(roomy["computed_s"].get<double>() == doctest::Approx(2 * (first_byte + 2.0)).epsilon(1e-9));
+  CHECK(roomy["simulated_s"].get<double>() == doctest::Approx(2 * (first_byte + 2.0)).epsilon(1e-9));
+  // A bucket of 100 MB over 50 MB/s: the first part spends it (2 s x 50 MB/s), the rest moves at the sustained
+  // rate but for the credit earned over its first byte; both ways alike, and so is what they leave in the bucket.
+  const auto dry = in_steps({0, 4e8, 1e8, 5e7, 1e8});
+  CHECK(dry["simulated_s"].get<double>() > 2 * first_byte + 2.0 + 8e8 / 5e7 - 0.1);
+  CHECK(dry["computed_s"].get<double>() == doctest::Approx(dry["simulated_s"].get<double>()).epsilon(1e-9));
+  CHECK(dry["computed_credit"].get<double>() == doctest::Approx(dry["simulated_credit"].get<double>()).epsilon(1e-9));
 }
 
 TEST_CASE("object storage: a GET right after another finds its function's network bucket empty") {

@@ -50,18 +50,16 @@ void Context::renew_storage_client(int peer) {
 }
 
 double Context::computed_function_transfer(StorageClient& client, bool upload, double bytes, double start_s) {
-  for (const auto& step : ObjectStorage::steps(client.transfers, upload, bytes, 1)) {
-    const auto plan = storage.plan(client, upload, step.bytes_each, step.count, start_s, step.section);
-    const auto t = storage.compute(client, plan, start_s);
-    ObjectStorage::spend_bucket(client, upload, plan, t.first_flow_s, t.end_s, t.bucket_emptied);
+  double end_s = start_s;
+  for (const auto& [plan, t] : storage.compute_steps(client, upload, bytes, start_s)) {
     pending.add_requests(t.end_s, plan.get_requests, plan.put_requests);
     if (hosts.storage_watch.watching()) {  // in flight from its first flow on, as ObjectStorage::get and put count it
       pending.add_slot_transfer(t.first_flow_s, PendingRecords::Kind::SlotTransferStarts, client.slot, upload);
       pending.add_slot_transfer(t.end_s, PendingRecords::Kind::SlotTransferEnds, client.slot, upload);
     }
-    start_s = t.end_s;
+    end_s = t.end_s;
   }
-  return start_s;
+  return end_s;
 }
 
 void Context::complete_iteration_at(double at_s, int peer, int iteration, std::vector<GradientVersion> gradients) {

@@ -25,13 +25,13 @@ std::vector<sg::Stream> StoragePlan::flows(double latency_paid_s) const {
 }
 
 std::vector<TransferStep> ObjectStorage::steps(const TransferConfig& transfers, bool upload, double bytes_each, int count) {
-  const bool in_parts = transfers.max_streams > 1 && bytes_each >= transfers.threshold_bytes;
-  if (upload || !transfers.size_from_first_part || !in_parts || bytes_each <= transfers.part_bytes)
-    return {{TransferStep::Section::Whole, bytes_each, count}};
+  // The Go downloader has no threshold: any object goes in ranged GETs of a part, the first alone.
+  if (upload || !transfers.downloads_in_steps()) return {{TransferStep::Section::Whole, bytes_each, count}};
   std::vector<TransferStep> out;
-  for (int object = 0; object < count; ++object) {
-    out.push_back({TransferStep::Section::FirstPart, transfers.part_bytes, 1});
-    out.push_back({TransferStep::Section::Rest, bytes_each - transfers.part_bytes, 1});
+  for (int object = 0; object < count; ++object) {  // an object of one part is its first part: one GET, no HEAD
+    out.push_back({TransferStep::Section::FirstPart, std::min(bytes_each, transfers.part_bytes), 1});
+    if (bytes_each > transfers.part_bytes)
+      out.push_back({TransferStep::Section::Rest, bytes_each - transfers.part_bytes, 1});
   }
   return out;
 }
@@ -170,6 +170,19 @@ ObjectStorage::Computed ObjectStorage::compute(const StorageClient& client, cons
     c.bucket_emptied = true;
   }
   return c;
+}
+
+std::vector<ObjectStorage::ComputedStep> ObjectStorage::compute_steps(StorageClient& client, bool upload, double bytes,
+                                                                      double start_s) {
+  std::vector<ComputedStep> out;
+  for (const auto& step : steps(client.transfers, upload, bytes, 1)) {
+    auto p = plan(client, upload, step.bytes_each, step.count, start_s, step.section);
+    const auto t = compute(client, p, start_s);
+    spend_bucket(client, upload, p, t.first_flow_s, t.end_s, t.bucket_emptied);
+    start_s = t.end_s;
+    out.push_back({std::move(p), t});
+  }
+  return out;
 }
 
 }  // namespace p2psim::simulation

@@ -39,8 +39,10 @@ struct TransferConfig {
   /// How a download in parts learns the object's size: false, a HEAD request first (boto3's s3transfer); true, the
   /// first part's ranged GET, alone, before the other parts start (the AWS SDK for Go's downloader:
   /// https://github.com/aws/aws-sdk-go-v2/blob/01df8b2ebe11581e9367882d28fdd9fc1a7608b6/feature/s3/manager/download.go,
-  /// download(): getChunk() before its workers).
+  /// download(): getChunk() before its workers), whatever the object's size: that downloader has no threshold.
   bool size_from_first_part = false;
+  /// Whether a download may go in steps, its first part and then the rest (ObjectStorage::steps()).
+  bool downloads_in_steps() const { return size_from_first_part && max_streams > 1; }
   /// How a function's client reads and writes (a <storage_client name> of the profile, which sets the CPU it spends
   /// per byte); empty: boto3's transfer manager where objects go in parts on several streams, else get_object.
   std::string client;
@@ -133,6 +135,13 @@ class ObjectStorage {
     bool bucket_emptied = false;  // the client's network bucket ran dry during it (then at its sustained rate)
   };
   Computed compute(const StorageClient& client, const StoragePlan& plan, double start_s) const;
+  /// A get() or put() of one object of `bytes` computed step after step (steps(), each planned and computed when
+  /// the one before it ends), each spending the client's network bucket before the next finds it.
+  struct ComputedStep {
+    StoragePlan plan;
+    Computed transfer;
+  };
+  std::vector<ComputedStep> compute_steps(StorageClient& client, bool upload, double bytes, double start_s);
   /// What a transfer of `plan` that moved from `begin_s` to `end_s` leaves in the client's network bucket.
   static void spend_bucket(StorageClient& client, bool upload, const StoragePlan& plan, double begin_s, double end_s,
                            bool emptied);

@@ -16,7 +16,7 @@ bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynch
                              const TransferConfig& transfers) {
   const auto& e = s.experiment;
   if (how != GradientCompute::Peer || asynchronous || e.crash_peer >= 0) return false;
-  if (transfers.size_from_first_part) return false;  // a download in two steps: the actors run them
+  if (transfers.downloads_in_steps()) return false;  // a download in two steps: the actors run them
   const double rounds = e.workload.iterations, S = round.servers;
   for (size_t g = 0; g < s.peer_groups.size(); ++g) {
     const auto& group = s.peer_groups[g];

@@ -60,7 +60,8 @@ class Strategy {
   virtual std::string transport() const = 0;
   /// How the design's participants move objects to and from storage, as its code does (boto3's get_object and
   /// put_object: one request, one stream, unless it says otherwise). A <system>'s storage_streams,
-  /// storage_part_mb and storage_threshold_mb set it instead (make_strategy).
+  /// storage_part_mb, storage_threshold_mb, storage_prefixes, storage_size_probe and storage_client set it instead
+  /// (make_strategy).
   virtual TransferConfig default_transfers() const { return {}; }
   /// What this system uses: its design's, or what its <system> says.
   const TransferConfig& transfers() const { return transfers_; }
