@@ -725,12 +725,13 @@ TEST_CASE("run: a remainder minibatch of a few samples runs (VGG-11, 12 peers, b
 
 namespace {
 
-// A validation case of the experiment below: the peer's shard download measured at `mb_per_s`.
-void write_download_case(const TempDir& dir, const std::string& name, const std::string& mb_per_s) {
+// A validation case of `dir`'s experiment.xml: the peer's shard download measured at `mb_per_s`, when `measured`.
+void write_download_case(const TempDir& dir, const std::string& name, const std::string& mb_per_s,
+                         const std::string& measured = "2020") {
   std::ofstream(dir.path(name + ".case.xml"))
       << "<case name=\"" << name << "\" role=\"validation\" design=\"object_storage\">\n"
       << "  <source group=\"G-" << name << "\" reference=\"R\" url=\"https://example.org/table\" where=\"row 1\" "
-         "measured=\"2020\"/>\n"
+         "measured=\"" << measured << "\"/>\n"
       << "  <experiment file=\"experiment.xml\" system=\"peer\"/>\n"
       << "  <metric name=\"mbps\" kind=\"throughput\" unit=\"MB/s\" quantity=\"shard_fetch_mb_per_s\" measured=\""
       << mb_per_s << "\"/>\n</case>\n";
@@ -857,13 +858,7 @@ TEST_CASE("validate and run: a case is simulated as of its measurement's date, w
   };
   std::ofstream(dir.path("experiment.xml")) << experiment("");
   for (const auto& [name, date] : {std::pair{"old", "2021-11"}, std::pair{"new", "2024-09"}, std::pair{"undated", "not stated"}})
-    std::ofstream(dir.path(std::string(name) + ".case.xml"))
-        << R"(<case name=")" << name << R"(" role="validation" design="object_storage">
-  <source group="G" reference="R" url="https://example.org/table" where="row 1" measured=")" << date << R"("/>
-  <experiment file="experiment.xml" system="peer"/>
-  <metric name="mbps" kind="throughput" unit="MB/s" quantity="shard_fetch_mb_per_s" measured="100"/>
-</case>
-)";
+    write_download_case(dir, name, "100", date);
   // By hand: 188.16 MB at the t2.large NIC's 62.5 MB/s after the first byte (sigma 0).
   const double then = 188.16 / (0.65 + 188.16 / 62.5), now = 188.16 / (0.15 + 188.16 / 62.5);
   auto r = run_cli("validate --cases " + dir.root.string() + " --replicates 0 -q --out " + dir.path("as_measured"));

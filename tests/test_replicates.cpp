@@ -45,9 +45,9 @@ std::string profile_with(const TempDir& dir, const std::string& from, const std:
   return path;
 }
 
-std::string error_of(const std::string& profile) {
+std::string error_of(const std::string& profile, const std::string& as_of = "") {
   try {
-    load_cloud_profile(profile);
+    load_cloud_profile(profile, {}, as_of);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -249,12 +249,7 @@ TEST_CASE("profile history: a date takes each dated constant's value measured ne
     std::string text = read_file(path);
     text.replace(text.find(own), own.size(), to);
     std::ofstream(path) << text;
-    std::string e;
-    try {
-      load_cloud_profile(path);
-    } catch (const InputError& error) {
-      e = error.what();
-    }
+    const std::string e = error_of(path);
     CHECK_MESSAGE(e.find("profile.xml:") != std::string::npos, e);
     CHECK_MESSAGE(e.find(field) != std::string::npos, e);
     CHECK_MESSAGE(e.find(what) != std::string::npos, e);
@@ -269,12 +264,7 @@ TEST_CASE("profile history: a date takes each dated constant's value measured ne
   const std::string line = std::to_string(std::count(text.begin(), text.begin() + text.find(R"(value="-5")"), '\n') + 1);
   for (const std::string as_of : {"2021-11", "2026-12", ""}) {
     CAPTURE(as_of);
-    std::string e;
-    try {
-      load_cloud_profile(path, {}, as_of);
-    } catch (const InputError& error) {
-      e = error.what();
-    }
+    const std::string e = error_of(path, as_of);
     CHECK_MESSAGE(e.find("profile.xml:" + line + ": field 'history/value/@value'") != std::string::npos, e);
   }
 }
