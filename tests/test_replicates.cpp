@@ -126,7 +126,7 @@ TEST_CASE("profile: a function network's token bucket takes its sustained rate a
   const auto both = load_cloud_profile(profile_with(dir, base, R"(network_sustained_bps="77500000" network_burst_bytes="292000000")"));
   CHECK(both.functions.network_sustained_bps == 7.75e7);
   CHECK(both.functions.network_burst_bytes == 2.92e8);
-  const auto rates = both.functions.storage_rates(3008, both.functions.storage_client_bps_per_vcpu);
+  const auto rates = both.functions.storage_rates(3008, {both.functions.storage_client_bps_per_vcpu, 1});
   CHECK(rates.sustained_bps == 7.75e7);
   CHECK(rates.burst_bytes == 2.92e8);
   CHECK(load_cloud_profile(profile_with(dir, base, "")).functions.network_sustained_bps == 0);  // none: no bucket
@@ -167,23 +167,29 @@ TEST_CASE("profile: a storage client costs what the measured loop did, plus the 
   CHECK(fs.client_bps_per_vcpu("transfer_manager", 0.5) == doctest::Approx(1 / 7.6e-9).epsilon(1e-12));
   CHECK(fs.client_bps_per_vcpu("transfer_manager", 1.0) == doctest::Approx(1 / 7.8e-9).epsilon(1e-12));
   // A function of 442 MB (a quarter vCPU): both its streams and one stream at its CPU share of that rate.
-  const auto rates = fs.storage_rates(442, fs.client_bps_per_vcpu("get_object", 0.5));
+  const auto rates = fs.storage_rates(442, fs.client_rate("get_object", 0.5));
   CHECK(rates.all_streams_bps == doctest::Approx(442 / 1769.0 / 5.4e-9).epsilon(1e-12));
   CHECK(rates.stream_bps == doctest::Approx(442 / 1769.0 / 5.4e-9).epsilon(1e-12));
   CHECK_THROWS_AS(fs.client_bps_per_vcpu("download", 1.0), std::invalid_argument);
 
   // Bad profiles: file, line and field.
-  const std::string clients = R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9"/>)";
+  const std::string clients = R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9" max_cores="1"/>)";
   for (const auto& [from, to, field, what] : {
-           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="0.1e-9"/>)"),
+           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="0.1e-9" max_cores="1"/>)"),
                       "storage_client/@cpu_s_per_byte_on_reference_cpu", "would cost no CPU per byte"},
-           std::tuple{clients, std::string(R"(<storage_client name="get_object" cpu_s_per_byte_on_reference_cpu="1.6e-9"/>)"),
+           std::tuple{clients, std::string(R"(<storage_client name="get_object" cpu_s_per_byte_on_reference_cpu="1.6e-9" max_cores="1"/>)"),
                       "storage_client/@name", "'get_object' is given twice"},
+           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9" max_cores="0.5"/>)"),
+                      "storage_client/@max_cores", "expected a number in"},
+           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9" max_cores="many"/>)"),
+                      "storage_client/@max_cores", "expected a number"},
+           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9"/>)"),
+                      "max_cores", "required"},
            std::tuple{clients, std::string(""), "function_service/storage_client", "transfer_manager"},
            std::tuple{std::string(R"(storage_client_measured_with="get_object")"),
                       std::string(R"(storage_client_measured_with="lithops")"), "storage_client_measured_with",
                       "'lithops' is no <storage_client name>"},
-           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="-1e-9"/>)"),
+           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="-1e-9" max_cores="1"/>)"),
                       "cpu_s_per_byte_on_reference_cpu", "expected a number in"}}) {
     CAPTURE(to);
     const std::string e = error_of(profile_with(dir, from, to));
@@ -191,6 +197,38 @@ TEST_CASE("profile: a storage client costs what the measured loop did, plus the 
     CHECK_MESSAGE(e.find(field) != std::string::npos, e);
     CHECK_MESSAGE(e.find(what) != std::string::npos, e);
   }
+}
+
+TEST_CASE("profile: a storage client reaches at most its max cores of a CPU share, and an instance's client runs on its own CPU") {
+  // By hand: the measured loop moves 125 MB/s a vCPU (8 ns a byte); the transfer manager costs 0.2 ns less here, so
+  // 7.8 ns a byte of a vCPU at this CPU's speed. A function of 3,538 MB has two vCPUs, on a 1 GB/s network.
+  auto fs = load_cloud_profile(kProfile).functions;
+  fs.storage_client_bps_per_vcpu = 1.25e8;
+  fs.storage_client_measured_with = "get_object_md5";
+  fs.network = {{128, 1e9, 1e9}};
+  REQUIRE(fs.vcpus(3538) == doctest::Approx(2.0));
+  const auto one_core = fs.client_rate("transfer_manager", 1.0);  // the test profile's: max_cores="1"
+  CHECK(one_core.max_cores == 1);
+  CHECK(fs.storage_rates(3538, one_core).all_streams_bps == doctest::Approx(1 / 7.8e-9).epsilon(1e-12));
+  CHECK(fs.storage_rates(3538, one_core).stream_bps == doctest::Approx(1 / 7.8e-9).epsilon(1e-12));
+  // A client with no bound of its own uses both vCPUs; below one vCPU both move at the share.
+  fs.storage_client_max_cores["transfer_manager"] = std::numeric_limits<double>::infinity();
+  const auto all_cores = fs.client_rate("transfer_manager", 1.0);
+  CHECK(fs.storage_rates(3538, all_cores).all_streams_bps == doctest::Approx(2 / 7.8e-9).epsilon(1e-12));
+  CHECK(fs.storage_rates(442, all_cores).all_streams_bps == doctest::Approx(442 / 1769.0 / 7.8e-9).epsilon(1e-12));
+  CHECK(fs.storage_rates(442, one_core).all_streams_bps == doctest::Approx(442 / 1769.0 / 7.8e-9).epsilon(1e-12));
+  // An instance's client: the loop's cost here over the vCPU's speed (1.6 ns / 0.5), no Lambda rate in it.
+  const auto instance = load_cloud_profile(kProfile).functions.instance_client_rate("transfer_manager", 0.5);
+  CHECK(instance.bps_per_vcpu == doctest::Approx(0.5 / 1.6e-9).epsilon(1e-12));
+  CHECK(instance.bps_on(4) == doctest::Approx(0.5 / 1.6e-9).epsilon(1e-12));
+  CHECK_THROWS_AS(fs.instance_client_rate("download", 1.0), std::invalid_argument);
+
+  // "all" in a profile: no bound.
+  TempDir dir;
+  const auto unbounded = load_cloud_profile(profile_with(
+      dir, R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9" max_cores="1"/>)",
+      R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9" max_cores="all"/>)"));
+  CHECK(std::isinf(unbounded.functions.storage_client_max_cores.at("transfer_manager")));
 }
 
 TEST_CASE("profile history: a date takes each dated constant's value measured nearest to it, ties the later") {

@@ -42,7 +42,7 @@ nlohmann::json run_function_service(const FunctionServiceParams& params, double 
     const auto platform = sg::build_platform(small_platform());
     Ledger ledger;
     Random random(1);
-    FunctionService functions(params, platform, cpu_speed_factor, params.storage_client_bps_per_vcpu, ledger, random);
+    FunctionService functions(params, platform, cpu_speed_factor, {params.storage_client_bps_per_vcpu, 1}, ledger, random);
     nlohmann::json out;
     body(functions, platform, out);
     engine.run();
@@ -88,7 +88,7 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
     fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, fs.storage_client_bps_per_vcpu, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, {fs.storage_client_bps_per_vcpu, 1}, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     sg::spawn("caller", platform.peers[0], [&] {
       std::int64_t invocation = 0;
@@ -125,12 +125,12 @@ TEST_CASE("function service: a function's stream to storage is its own measured 
   fs.storage_client_bps_per_vcpu = 1.6e8;
   REQUIRE(profile.storage.stream_bandwidth_bps == 8.75e7);
   // 1,769 MB is one vCPU: the stream is the function's own, 120 MB/s; all streams the CPU's 160 MB/s.
-  auto route = function_storage_route(fs, 2e-5, 1769, fs.storage_client_bps_per_vcpu);
+  auto route = function_storage_route(fs, 2e-5, 1769, {fs.storage_client_bps_per_vcpu, 1});
   CHECK(route.flow_cap_bps == 1.2e8);
   CHECK(route.nic_bps == doctest::Approx(1.6e8));
   CHECK(route.latency_s == 2e-5);
   // Half a vCPU (884.5 MB): its client's CPU binds both, 80 MB/s, below either stream rate.
-  route = function_storage_route(fs, 2e-5, 884, fs.storage_client_bps_per_vcpu);
+  route = function_storage_route(fs, 2e-5, 884, {fs.storage_client_bps_per_vcpu, 1});
   CHECK(route.flow_cap_bps == doctest::Approx(1.6e8 * 884 / 1769));
   CHECK(route.nic_bps == doctest::Approx(1.6e8 * 884 / 1769));
 }
@@ -229,7 +229,7 @@ TEST_CASE("function service: beyond the concurrency limit, invocations get their
     fs.concurrency_limit = 1;
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, fs.storage_client_bps_per_vcpu, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, {fs.storage_client_bps_per_vcpu, 1}, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     auto invoke = [&](const std::string& name) {
       const auto c = functions.start("gradient", 1769, {Random::id_of(name)});
@@ -280,7 +280,7 @@ TEST_CASE("function service: a container's work takes as long slept as computed 
     const auto platform = sg::build_platform(spec);
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(profile.functions, platform, 2.5, profile.functions.storage_client_bps_per_vcpu,
+    simulation::FunctionService functions(profile.functions, platform, 2.5, {profile.functions.storage_client_bps_per_vcpu, 1},
                                           ledger, random);
     nlohmann::json j;
     sg::spawn("caller", platform.peers[0], [&] {
@@ -437,6 +437,31 @@ TEST_CASE("object storage: a LIST lists what is there when it is answered, a key
   CHECK(result["paged_list_s"].get<double>() == doctest::Approx(0.2 + 3 * 0.001 + 0.01).epsilon(1e-9));
   CHECK(result["puts"].get<long long>() == 2);  // the LISTs, in S3's PUT, COPY, POST, LIST class; DELETE is free
   CHECK(result["gets"].get<long long>() == 0);
+}
+
+TEST_CASE("object storage: an instance's storage client CPU binds its 10 streams together, by hand") {
+  // As below (512 MiB in 64 parts of 8 MiB after a HEAD, 10 threads, 0.03 s first bytes, a 2 ms route, 50 MB/s a
+  // stream, a 400 MB/s NIC), but the peer's storage client moves 100 MB/s at most, all its streams together (its
+  // CPU: sg::PlatformSpec::Machine::storage_client_bps). From the moment the 6-part threads' flows begin, at least
+  // two flows are always moving, each allowed 50 MB/s, so the client's 100 MB/s is always full: the last byte
+  // arrives 512 MiB / 100 MB/s after the first flow starts, however the flows share it.
+  const double part = 8.0 * 1024 * 1024, first_byte = 0.03, route = 0.002, nic = 4e8, cap = 5e7, client_bps = 1e8;
+  auto with_client = [&](sg::PlatformSpec& spec) {
+    peer_with_streams(route, nic, cap)(spec);
+    spec.peers[0].storage_client_bps = client_bps;
+  };
+  const auto result = run_object_storage(exact_storage(first_byte), with_client,
+                                         [&](simulation::ObjectStorage& storage, const sg::Platform& platform,
+                                             nlohmann::json& j) {
+    sg::spawn("client", platform.peers[0], [&] {
+      auto client = exact_client(platform.peers[0], 10);
+      storage.get(client, 64 * part);
+      j["get_s"] = sg::now();
+    });
+  });
+  const double first_flow_s = 7 * first_byte + 6 * route + route;  // a 6-part thread: HEAD, 6 first bytes, routes
+  CHECK(result["get_s"].get<double>() == doctest::Approx(first_flow_s + 64 * part / client_bps).epsilon(1e-9));
+  CHECK(result["gets"].get<long long>() == 65);
 }
 
 TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at one stream's rate, by hand") {

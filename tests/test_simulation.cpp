@@ -906,6 +906,28 @@ TEST_CASE("network: optimistic storage sharing gives the exact results, or comes
         1.2 * fixture::phase_total(wide, Phase::FunctionUpload));
 }
 
+TEST_CASE("network: an instance's storage client bounds its storage streams where its CPU binds before its NIC") {
+  // The test profile's m5.large (2 vCPUs, a 93.75 MB/s NIC, 87.5 MB/s a storage stream) at a twentieth of the
+  // calibration CPU's speed: boto3's transfer manager (1.6 ns a byte there, one core at most) moves
+  // 0.05 / 1.6e-9 = 31.25 MB/s, below the NIC; get_object on one stream 0.05 / 0.5e-9 = 100 MB/s, above the
+  // stream's 87.5, so no bound and no link.
+  TempDir dir;
+  auto scenario_with = [&](const std::string& system) {
+    return fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none"/>
+    <peers count="2" instance_type="m5.large"/>
+    <systems>)" + system + "</systems>",
+                                                 R"(<override select="instance_types/instance[@type='m5.large']/@cpu_speed_factor" value="0.05"/>)"));
+  };
+  const auto parts = scenario_with(R"(<system name="peer" strategy="p2p_all_to_all" compute="peer" storage_streams="10"/>)");
+  const auto spec = platform_spec(parts, fixture::system(parts, "peer"));
+  REQUIRE(spec.peers.size() == 2);
+  for (const auto& m : spec.peers) CHECK(m.storage_client_bps == doctest::Approx(0.05 / 1.6e-9).epsilon(1e-12));
+  const auto one = scenario_with(R"(<system name="peer" strategy="p2p_all_to_all" compute="peer"/>)");
+  for (const auto& m : platform_spec(one, fixture::system(one, "peer")).peers) CHECK(m.storage_client_bps == 0);
+}
+
 TEST_CASE("network: a function slot's storage route on its NIC alone times every transfer as the shared link's route, with LV08 and latency") {
   // As above (4 functions cannot fill 400 MB/s), but with the shipped LV08 model and a 5 ms one-way latency. The
   // optimistic platform routes each slot to storage over its NIC alone, which carries the whole latency; the exact

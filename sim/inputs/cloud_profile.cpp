@@ -92,11 +92,13 @@ FunctionServiceParams::NetworkPoint FunctionServiceParams::network_at(int memory
   return {memory_mb, network.back().stream_bps, network.back().total_bps};
 }
 
-FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb, double client_bps_per_vcpu) const {
+FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb,
+                                                                         const StorageClientRate& client) const {
   const auto network = network_at(memory_mb);
-  const double cpu_bps = client_bps_per_vcpu, share = vcpus(memory_mb);
-  return {std::min(network.total_bps, share * cpu_bps), std::min(network.stream_bps, std::min(1.0, share) * cpu_bps),
-          network_sustained_bps, network_burst_bytes};
+  const double share = vcpus(memory_mb);
+  return {std::min(network.total_bps, client.bps_on(share)),
+          std::min(network.stream_bps, std::min(1.0, share) * client.bps_per_vcpu), network_sustained_bps,
+          network_burst_bytes};
 }
 
 double FunctionServiceParams::client_bps_per_vcpu(const std::string& client, double speed_factor) const {
@@ -116,6 +118,15 @@ double FunctionServiceParams::client_bps_per_vcpu(const std::string& client, dou
     throw std::invalid_argument("storage client '" + client + "' would cost no CPU per byte (" +
                                 std::to_string(s_per_byte) + " s)");
   return 1.0 / s_per_byte;
+}
+
+StorageClientRate FunctionServiceParams::client_rate(const std::string& client, double speed_factor) const {
+  return {client_bps_per_vcpu(client, speed_factor), storage_client_max_cores.at(client)};
+}
+
+StorageClientRate FunctionServiceParams::instance_client_rate(const std::string& client, double speed_factor) const {
+  client_bps_per_vcpu(client, speed_factor);  // names an unknown client
+  return {speed_factor / storage_client_s_per_byte_on_reference_cpu.at(client), storage_client_max_cores.at(client)};
 }
 
 int FunctionServiceParams::visible_cores_for(int memory_mb) const {
@@ -289,12 +300,16 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.cpu_speed_factor_arm = speed(fn, "cpu_speed_factor_arm", "cpu_single_core_score_arm");
   f.storage_client_bps_per_vcpu = xml.number(fn, "storage_client_bps_per_vcpu", 1, 1e13);
   for (auto c : fn.children("storage_client")) {
-    xml.check_names(c, {"name", "cpu_s_per_byte_on_reference_cpu", kSource});
+    xml.check_names(c, {"name", "cpu_s_per_byte_on_reference_cpu", "max_cores", kSource});
     const std::string name = xml.text(c, "name");
     if (!f.storage_client_s_per_byte_on_reference_cpu
              .emplace(name, xml.number(c, "cpu_s_per_byte_on_reference_cpu", 0, 1e-3))
              .second)
       throw xml.error(c, "storage_client/@name", "'" + name + "' is given twice");
+    // "all": the client has no bound of its own and uses every vCPU it has.
+    f.storage_client_max_cores[name] = xml.text(c, "max_cores") == "all"
+                                           ? std::numeric_limits<double>::infinity()
+                                           : xml.number(c, "max_cores", 1, 1e6);
   }
   for (const char* needed : {"get_object", "transfer_manager"})  // what designs read with by default
     if (!f.storage_client_s_per_byte_on_reference_cpu.count(needed))

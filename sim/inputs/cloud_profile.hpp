@@ -2,6 +2,7 @@
 // loaded from platforms/<cloud>.xml, which names its price book (price_book.hpp: prices are apart from
 // performance). Plain values; every number's unit is in its name.
 #pragma once
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,16 @@ struct InstanceType {
   bool burstable() const { return credits_earned_per_hour > 0; }
 };
 
+/// What a storage client moves on a CPU: `bps_per_vcpu` per second of one vCPU, on at most `max_cores` of them (a
+/// Python client whose parts share one interpreter gains nothing from a second core: calibration/kernels/
+/// storage_client_cores.txt).
+struct StorageClientRate {
+  double bps_per_vcpu = 0;
+  double max_cores = 1;
+  /// On a CPU share of `vcpus` (below one, slower in proportion).
+  double bps_on(double vcpus) const { return std::min(vcpus, max_cores) * bps_per_vcpu; }
+};
+
 struct FunctionServiceParams {
   int memory_min_mb = 0, memory_max_mb = 0;
   double memory_per_vcpu_mb = 0, max_vcpus = 0;
@@ -52,6 +63,9 @@ struct FunctionServiceParams {
   /// The ways a client reads (<storage_client name>: get_object, transfer_manager, ...) and the CPU each spends
   /// per byte on one core of the calibration CPU (the profile's <cpu_reference>).
   std::map<std::string, double> storage_client_s_per_byte_on_reference_cpu;
+  /// The cores' worth of that rate each way of reading reaches at most, however many vCPUs it has (a loop on one
+  /// thread: 1; boto3's transfer manager: measured; unbounded: infinity).
+  std::map<std::string, double> storage_client_max_cores;
   std::vector<std::pair<int, int>> visible_cores;  // (up to this memory in MB, cores), ascending
   double cold_start_image_median_s = 0, cold_start_image_sigma = 0;
   /// The runtime's import of the function's modules on one core of the calibration CPU (the profile's
@@ -71,12 +85,18 @@ struct FunctionServiceParams {
     double all_streams_bps = 0, stream_bps = 0;
     double sustained_bps = 0, burst_bytes = 0;  // the network's token bucket (network_sustained_bps, _burst_bytes)
   };
-  StorageRates storage_rates(int memory_mb, double client_bps_per_vcpu) const;
+  StorageRates storage_rates(int memory_mb, const StorageClientRate& client) const;
   /// What a storage client that reads with `client` (a <storage_client name>) moves per second of one vCPU whose
   /// speed is `speed_factor` of the calibration CPU's core: the rate measured on Lambda, with the CPU time per byte
   /// by which its loop and `client` differ on the calibration CPU, over the speed factor, taken off or added on.
   /// Throws std::invalid_argument for an unknown client or a rate that would not be positive.
   double client_bps_per_vcpu(const std::string& client, double speed_factor) const;
+  /// The same, with the cores it can use at most (storage_client_max_cores).
+  StorageClientRate client_rate(const std::string& client, double speed_factor) const;
+  /// What `client` moves on an instance's vCPU of `speed_factor`: its CPU per byte on the calibration CPU over the
+  /// speed factor (no Lambda measurement to start from), on at most its max cores. Throws std::invalid_argument for
+  /// an unknown client.
+  StorageClientRate instance_client_rate(const std::string& client, double speed_factor) const;
 };
 
 struct WorkflowServiceParams {

@@ -4,9 +4,9 @@
 
 namespace p2psim::simulation {
 
-double function_client_bps_per_vcpu(const Scenario& s, const TransferConfig& transfers) {
+p2psim::StorageClientRate function_client_rate(const Scenario& s, const TransferConfig& transfers) {
   try {
-    return s.profile.functions.client_bps_per_vcpu(transfers.client_or_default(), s.function_speed_factor);
+    return s.profile.functions.client_rate(transfers.client_or_default(), s.function_speed_factor);
   } catch (const std::invalid_argument& e) {
     throw InputError(s.profile.path, 0, "function_service/storage_client", e.what());
   }
@@ -21,7 +21,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       storage(scenario.profile.storage, transfer_config.prefixes, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
       functions(scenario.profile.functions, hosts, scenario.function_speed_factor,
-                function_client_bps_per_vcpu(scenario, transfer_config), out.ledger, random),
+                function_client_rate(scenario, transfer_config), out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
       credits([&] {  // each peer's, of its own type
         std::vector<CpuCredits> all;

@@ -24,11 +24,11 @@ namespace p2psim::simulation {
 
 class ComputedInvocations;  // strategies/computed_invocations.hpp
 
-/// What the storage client of the scenario's functions moves per second of one vCPU, reading as `transfers` says
-/// (FunctionServiceParams::client_bps_per_vcpu at the functions' speed factor). Throws InputError naming the
-/// profile when the client would cost no CPU (a drawn replicate of a profile whose loops differ by more than the
-/// measured cost).
-double function_client_bps_per_vcpu(const Scenario& s, const TransferConfig& transfers);
+/// What the storage client of the scenario's functions moves per second of one vCPU, and on how many at most,
+/// reading as `transfers` says (FunctionServiceParams::client_rate at the functions' speed factor). Throws
+/// InputError naming the profile when the client would cost no CPU (a drawn replicate of a profile whose loops
+/// differ by more than the measured cost).
+p2psim::StorageClientRate function_client_rate(const Scenario& s, const TransferConfig& transfers);
 
 struct Context {
   /// `transfers`: how the design's participants move objects to and from storage (its strategy says).

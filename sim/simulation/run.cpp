@@ -68,6 +68,20 @@ namespace {
 // A NIC's rate at the start of a run: an "up to" type's burst (its credits start full), else its baseline.
 double peer_nic_bps(const InstanceType& type) { return type.nic_bursts() ? type.nic_burst_bps : type.nic_bandwidth_bps; }
 
+// What an instance's storage client moves at most on its CPU (`speed_factor` a vCPU, FunctionServiceParams::
+// instance_client_rate), where that binds before its NIC and its streams do; else 0, and its route gains no link.
+double instance_client_bps(const Scenario& s, const InstanceType& type, double speed_factor, double nic_bps,
+                           const simulation::TransferConfig& transfers) {
+  p2psim::StorageClientRate rate;
+  try {
+    rate = s.profile.functions.instance_client_rate(transfers.client_or_default(), speed_factor);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(s.profile.path, 0, "function_service/storage_client", e.what());
+  }
+  const double bps = rate.bps_on(type.vcpus);
+  return bps < std::min(nic_bps, transfers.max_streams * s.profile.storage.stream_bandwidth_bps) ? bps : 0;
+}
+
 sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeeds& needs,
                                const simulation::TransferConfig& transfers) {
   sg::PlatformSpec spec;
@@ -92,7 +106,8 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
     const CpuCredits credits(t);  // a standard-mode burstable instance slows to its baseline share
     spec.peers.push_back({"peer-" + std::to_string(i), speed, peer_nic_bps(t),
                           credits.throttles() ? speed * credits.baseline_share() : 0, t.nic_bandwidth_bps,
-                          t.nic_bursts() ? t.nic_credit_s * t.nic_bandwidth_bps : 0});
+                          t.nic_bursts() ? t.nic_credit_s * t.nic_bandwidth_bps : 0,
+                          instance_client_bps(s, t, speed, peer_nic_bps(t), transfers)});
   }
   spec.peer_to_peer = needs.peer_to_peer;
   spec.peer_ring = needs.peer_ring;
@@ -101,7 +116,8 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
     const auto& type = p.instance_types.at(server.instance_type);
     // An "up to" type bursts as a peer of its type does (AWS's instance tables, the profile's N1), from a full bucket.
     spec.servers.push_back({server.name, type.cpu_speed_factor, peer_nic_bps(type), 0, type.nic_bandwidth_bps,
-                            type.nic_bursts() ? type.nic_credit_s * type.nic_bandwidth_bps : 0});
+                            type.nic_bursts() ? type.nic_credit_s * type.nic_bandwidth_bps : 0,
+                            instance_client_bps(s, type, type.cpu_speed_factor, peer_nic_bps(type), transfers)});
   }
   spec.function_slots = needs.function_slots;
   spec.function_speed_factor = s.function_speed_factor;
@@ -111,7 +127,7 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   for (int mb : sizes) {
     const auto route = simulation::function_storage_route(
         p.functions, p.one_way_latency_s, mb,
-        simulation::function_client_bps_per_vcpu(s, transfers));
+        simulation::function_client_rate(s, transfers));
     spec.function_nic_bps = std::max(spec.function_nic_bps, route.nic_bps);
     spec.function_stream_bps = std::max(spec.function_stream_bps, route.flow_cap_bps);
   }

@@ -7,25 +7,25 @@
 namespace p2psim::simulation {
 
 FunctionService::FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform,
-                                 double speed_factor, double client_bps_per_vcpu, Ledger& ledger,
+                                 double speed_factor, const p2psim::StorageClientRate& client, Ledger& ledger,
                                  const Random& random)
     : params_(params),
       platform_(platform),
       speed_factor_(speed_factor),
-      client_bps_per_vcpu_(client_bps_per_vcpu),
+      client_(client),
       ledger_(ledger),
       random_(random) {
   for (int k = static_cast<int>(platform.function_slots.size()) - 1; k >= 0; --k) free_slots_.push_back(k);
 }
 
 sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
-                                        int memory_mb, double client_bps_per_vcpu) {
-  const auto rates = params.storage_rates(memory_mb, client_bps_per_vcpu);
+                                        int memory_mb, const p2psim::StorageClientRate& client) {
+  const auto rates = params.storage_rates(memory_mb, client);
   return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps, rates.sustained_bps, rates.burst_bytes};
 }
 
 sg::PrivateRoute FunctionService::route(int memory_mb) const {
-  return function_storage_route(params_, platform_.one_way_latency_s, memory_mb, client_bps_per_vcpu_);
+  return function_storage_route(params_, platform_.one_way_latency_s, memory_mb, client_);
 }
 
 void FunctionService::take_slot(Container& c, int slot) {

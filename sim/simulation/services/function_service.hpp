@@ -16,18 +16,17 @@
 namespace p2psim::simulation {
 
 /// A function of `memory_mb`'s route to storage: its network (interpolated between the measured sizes) and its
-/// client's CPU share (`client_bps_per_vcpu` a vCPU: FunctionServiceParams::client_bps_per_vcpu) bound all its
-/// streams together, and each stream is also capped at one vCPU (FunctionServiceParams::storage_rates);
-/// `one_way_latency_s` in all.
+/// client's CPU share (`client` on it: FunctionServiceParams::client_rate) bound all its streams together, and each
+/// stream is also capped at one vCPU (FunctionServiceParams::storage_rates); `one_way_latency_s` in all.
 sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
-                                        int memory_mb, double client_bps_per_vcpu);
+                                        int memory_mb, const p2psim::StorageClientRate& client);
 
 class FunctionService {
  public:
   /// The platform's function slots are the containers' network slots, hosts of `speed_factor` (a container's
-  /// CPU share); their storage clients move `client_bps_per_vcpu` a vCPU (the design's way of reading).
+  /// CPU share); their storage clients move what `client` says on it (the design's way of reading).
   FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform, double speed_factor,
-                  double client_bps_per_vcpu, Ledger& ledger, const Random& random);
+                  const p2psim::StorageClientRate& client, Ledger& ledger, const Random& random);
 
   struct Container {
     std::string function;
@@ -90,7 +89,7 @@ class FunctionService {
   const p2psim::FunctionServiceParams& params_;
   const sg::Platform& platform_;
   double speed_factor_;
-  double client_bps_per_vcpu_;
+  p2psim::StorageClientRate client_;
   Ledger& ledger_;
   const Random& random_;
   // Invocations between start() and finish(), at most the concurrency limit; beyond it, invocations queue and a

@@ -57,10 +57,22 @@ Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor, dou
   return zone->create_host(name, speeds)->seal();
 }
 
-// What the peers can draw from storage at most: each its NIC, or as many streams as it keeps open, the slower.
+// A machine's storage client's CPU: one link its storage streams share, on its route to storage alone (its transfers
+// to peers and servers do not pay it), with no latency of its own.
+s4u::SplitDuplexLink* storage_client(s4u::NetZone* zone, const PlatformSpec::Machine& m) {
+  return nic(zone, m.name + "_s3_client", m.storage_client_bps, 0);
+}
+
+// What a machine can draw from storage at most: its NIC, as many streams as it keeps open, or its client's CPU.
+double machine_storage_bps(const PlatformSpec& p, const PlatformSpec::Machine& m) {
+  const double bps = std::min(m.nic_bps, p.peer_storage_streams * p.storage_stream_bps);
+  return m.storage_client_bps > 0 ? std::min(bps, m.storage_client_bps) : bps;
+}
+
+// What the peers can draw from storage at most.
 double peers_storage_bps(const PlatformSpec& p) {
   double bps = 0;
-  for (const auto& m : p.peers) bps += std::min(m.nic_bps, p.peer_storage_streams * p.storage_stream_bps);
+  for (const auto& m : p.peers) bps += machine_storage_bps(p, m);
   return bps;
 }
 
@@ -134,7 +146,7 @@ std::vector<double> peer_storage_slices_bps(const PlatformSpec& p) {
   for (size_t first = 0; first < p.peers.size(); first += kPeersPerStorageSlice) {
     double slice_bps = 0;
     for (size_t i = first; i < std::min(p.peers.size(), first + kPeersPerStorageSlice); ++i)
-      slice_bps += std::min(p.peers[i].nic_bps, p.peer_storage_streams * p.storage_stream_bps);
+      slice_bps += machine_storage_bps(p, p.peers[i]);
     slices.push_back(p.storage_aggregate_bps * slice_bps / peers_bps);
   }
   return slices;
@@ -186,15 +198,16 @@ Platform build_platform(const PlatformSpec& p) {
   // bandwidths set a flow's bound and its sharing penalty); when the link never binds, one of the whole
   // aggregate, which never binds either. `slot_private`: no path at all (function slots, below).
   auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, s4u::SplitDuplexLink* stream, double nic_bps,
-                        const std::string& name, bool slot_private = false) {
-    if (!never_binds && !watch)
-      return connect(zone, from, h.storage, {{from_nic, End::A}, {stream, End::B}, {s3_link, End::B}});
-    if (slot_private) {
-      connect(zone, from, h.storage, {{from_nic, End::A}, {stream, End::B}});
-    } else {
-      auto* path = nic(zone, name + "_s3_path", watch ? s3_bps : p.storage_aggregate_bps, 0);
-      connect(zone, from, h.storage, {{from_nic, End::A}, {stream, End::B}, {path, End::B}});
+                        const std::string& name, bool slot_private = false, s4u::SplitDuplexLink* client = nullptr) {
+    std::vector<std::pair<s4u::Link*, End>> path{{from_nic, End::A}};
+    if (client) path.emplace_back(client, End::A);
+    path.emplace_back(stream, End::B);
+    if (!never_binds && !watch) {
+      path.emplace_back(s3_link, End::B);
+      return connect(zone, from, h.storage, path);
     }
+    if (!slot_private) path.emplace_back(nic(zone, name + "_s3_path", watch ? s3_bps : p.storage_aggregate_bps, 0), End::B);
+    connect(zone, from, h.storage, path);
     if (watch) h.storage_watch.watch(from, nic_bps, s3_bps);
   };
   auto* broker_link = nic(zone, "broker_nic", p.broker_nic_bps, half_latency_s, p.broker_outages);
@@ -212,10 +225,11 @@ Platform build_platform(const PlatformSpec& p) {
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
     auto* cap = cap_flows ? flow_cap(zone, m.name + "_flow_cap", p.single_flow_bps, 0) : nullptr;
     auto* stream = flow_cap(zone, m.name + "_s3_stream", p.storage_stream_bps, half_latency_s);
-    if (slices.empty())
-      connect(zone, peer, h.storage, {{link, End::A}, {stream, End::B}});
-    else
-      connect(zone, peer, h.storage, {{link, End::A}, {stream, End::B}, {slices[h.peers.size() / kPeersPerStorageSlice], End::B}});
+    std::vector<std::pair<s4u::Link*, End>> to_s3{{link, End::A}};
+    if (m.storage_client_bps > 0) to_s3.emplace_back(storage_client(zone, m), End::A);
+    to_s3.emplace_back(stream, End::B);
+    if (!slices.empty()) to_s3.emplace_back(slices[h.peers.size() / kPeersPerStorageSlice], End::B);
+    connect(zone, peer, h.storage, to_s3);
     connect(zone, peer, h.broker, between(link, cap, broker_link));
     if (p.peer_to_peer)
       for (size_t j = 0; j < h.peers.size(); ++j) connect(zone, h.peers[j], peer, between(peer_nics[j], peer_caps[j], link));
@@ -257,7 +271,8 @@ Platform build_platform(const PlatformSpec& p) {
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
     auto* cap = cap_flows ? flow_cap(zone, m.name + "_flow_cap", p.single_flow_bps, 0) : nullptr;
     auto* stream = flow_cap(zone, m.name + "_s3_stream", p.storage_stream_bps, half_latency_s);
-    to_storage(server, link, stream, m.nic_bps, m.name);
+    to_storage(server, link, stream, m.nic_bps, m.name, false,
+               m.storage_client_bps > 0 ? storage_client(zone, m) : nullptr);
     if (m.nic_baseline_bps > 0 && m.nic_baseline_bps < m.nic_bps)
       h.nic_credits->add(server, link, m.nic_baseline_bps, m.nic_bps, m.nic_credit_bytes, -1);
     connect(zone, server, h.broker, between(link, cap, broker_link));

@@ -39,6 +39,9 @@ struct PlatformSpec {
     double throttled_speed_factor = 0;  // > 0: a second, slower speed (burstable credits run out)
     double nic_baseline_bps = 0;  // below nic_bps: an "up to" NIC, back to this once its credits run out ...
     double nic_credit_bytes = 0;  // ... which it holds at launch (sg/nic_credits.hpp)
+    /// > 0: what its storage client's CPU moves at most, all its storage streams together (a link on its route to
+    /// storage alone); 0: its NIC and streams bind first.
+    double storage_client_bps = 0;
   };
   std::vector<Machine> peers;  // each reaches storage, the broker and the servers
   /// Storage streams a peer keeps open at once, at most (its design's transfers): bounds what peers can draw.

@@ -361,7 +361,7 @@ std::string P2pAllToAll::function_memory_timing() const {
   // Its storage rates too, which follow the memory size (its CPU share). One stream per object (the design's
   // get_object / put_object) moves at the smaller of the two; several streams can draw on all its network.
   const auto rates =
-      s.profile.functions.storage_rates(s.experiment.functions.memory_mb, function_client_bps_per_vcpu(s, transfers()));
+      s.profile.functions.storage_rates(s.experiment.functions.memory_mb, function_client_rate(s, transfers()));
   const std::string storage = transfers().max_streams == 1
                                   ? fmt::format("{:a}", std::min(rates.all_streams_bps, rates.stream_bps))
                                   : fmt::format("{:a} {:a}", rates.all_streams_bps, rates.stream_bps);
