@@ -185,6 +185,8 @@ TEST_CASE("profile: a storage client costs what the measured loop did, plus the 
                       "storage_client/@max_cores", "expected a number"},
            std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9"/>)"),
                       "max_cores", "required"},
+           std::tuple{clients, std::string(R"(<storage_client name="transfer_manager" cpu_s_per_byte_on_reference_cpu="1.6e-9" max_cores="all" max_cores_p10="1" max_cores_p90="2"/>)"),
+                      "storage_client/@max_cores_", "takes no spread"},
            std::tuple{clients, std::string(""), "function_service/storage_client", "transfer_manager"},
            std::tuple{std::string(R"(storage_client_measured_with="get_object")"),
                       std::string(R"(storage_client_measured_with="lithops")"), "storage_client_measured_with",

@@ -306,10 +306,14 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
              .emplace(name, xml.number(c, "cpu_s_per_byte_on_reference_cpu", 0, 1e-3))
              .second)
       throw xml.error(c, "storage_client/@name", "'" + name + "' is given twice");
-    // "all": the client has no bound of its own and uses every vCPU it has.
-    f.storage_client_max_cores[name] = xml.text(c, "max_cores") == "all"
-                                           ? std::numeric_limits<double>::infinity()
-                                           : xml.number(c, "max_cores", 1, 1e6);
+    // "all": the client has no bound of its own and uses every vCPU it has (no number, so no spread).
+    if (xml.text(c, "max_cores") == "all") {
+      for (const char* spread : {"max_cores_sd", "max_cores_p10", "max_cores_p90"})
+        if (c.attribute(spread)) throw xml.error(c, std::string("storage_client/@") + spread, "\"all\" takes no spread");
+      f.storage_client_max_cores[name] = std::numeric_limits<double>::infinity();
+    } else {
+      f.storage_client_max_cores[name] = xml.number(c, "max_cores", 1, 1e6);
+    }
   }
   for (const char* needed : {"get_object", "transfer_manager"})  // what designs read with by default
     if (!f.storage_client_s_per_byte_on_reference_cpu.count(needed))

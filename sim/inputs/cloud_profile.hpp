@@ -77,8 +77,8 @@ struct FunctionServiceParams {
   int visible_cores_for(int memory_mb) const;
   /// The network of a function of `memory_mb`: its rates interpolated between the measured sizes.
   NetworkPoint network_at(int memory_mb) const;
-  /// What a function of `memory_mb` moves to or from storage at most: all its streams together (its network and
-  /// its client's CPU share) and one stream (also at most one vCPU). A function's stream rate was measured to and
+  /// What a function of `memory_mb` moves to or from storage at most: all its streams together (its network, and
+  /// its client on its CPU share but at most the client's max cores) and one stream (also at most one vCPU). A function's stream rate was measured to and
   /// from object storage itself (N4), so the service's side of a stream is in it: the service's own per-stream
   /// rate (ObjectStorageParams::stream_bandwidth_bps, measured from EC2) caps instances' streams, not these.
   struct StorageRates {

@@ -193,8 +193,8 @@ Platform build_platform(const PlatformSpec& p) {
   std::vector<s4u::SplitDuplexLink*> slices;  // the peers' slices of the link, when they alone can fill it
   for (double slice_bps : peer_storage_slices_bps(p))
     slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()), slice_bps, 0));
-  // A function slot's or server's route to storage: its NIC and its stream cap, then the shared link, or a path
-  // of its own, split duplex as the link is: watched, a copy of the link (its bandwidth too: the route's
+  // A function slot's or server's route to storage: its NIC (and a server's storage client, where its CPU binds),
+  // its stream cap, then the shared link, or a path of its own, split duplex as the link is: watched, a copy of the link (its bandwidth too: the route's
   // bandwidths set a flow's bound and its sharing penalty); when the link never binds, one of the whole
   // aggregate, which never binds either. `slot_private`: no path at all (function slots, below).
   auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, s4u::SplitDuplexLink* stream, double nic_bps,
