@@ -181,6 +181,26 @@ TEST_CASE("computed participants: not where peers compute through functions, dow
     CHECK_FALSE(simulate_isolated(s, fixture::system(s, name), sg::StorageSharing::Optimistic, true).participants_computed);
 }
 
+TEST_CASE("computed participants: not where a peer's storage client binds (its CPU), which only the actors' routes carry") {
+  // The test profile's t2.large (a 62.5 MB/s NIC) at a twentieth of the calibration CPU: its transfer manager moves
+  // 0.05 / 1.6e-9 = 31.25 MB/s, below its NIC (a link on its route to storage); its get_object on one stream
+  // 0.05 / 0.5e-9 = 100 MB/s, above it (none).
+  TempDir dir;
+  const auto s = fixture::scenario(fixture::write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="2000" iterations="1"/>
+    <peers count="4" instance_type="t2.large"/>
+    <systems>
+      <system name="tree" strategy="serverless_tree"/>
+      <system name="ps" strategy="parameter_server" servers="1"/>
+      <system name="tree_parts" strategy="serverless_tree" storage_streams="4"/>
+      <system name="ps_parts" strategy="parameter_server" servers="1" storage_streams="4"/>
+    </systems>)", R"(<override select="instance_types/instance[@type='t2.large']/@cpu_speed_factor" value="0.05"/>)"));
+  CHECK(fixture::simulate(s, "tree").participants_computed);
+  CHECK(fixture::simulate(s, "ps").participants_computed);
+  CHECK_FALSE(fixture::simulate(s, "tree_parts").participants_computed);
+  CHECK_FALSE(fixture::simulate(s, "ps_parts").participants_computed);
+}
+
 TEST_CASE("computed participants: not a parameter server's where its server's \"up to\" NIC could run out, nor an "
           "asynchronous one's") {
   TempDir dir;

@@ -464,6 +464,32 @@ TEST_CASE("object storage: an instance's storage client CPU binds its 10 streams
   CHECK(result["gets"].get<long long>() == 65);
 }
 
+TEST_CASE("network: an instance's storage client's link is on its route to storage alone") {
+  // Two peers that reach each other, each with a NIC of 100 MB/s and a storage client of 1 MB/s: 10 MB from one peer
+  // to the other crosses the two NICs (CM02, no factors) in 0.1 s plus the route's 2 ms, not 10 s; to storage on one
+  // stream of 50 MB/s it takes 10 s.
+  const double route = 0.002, nic = 1e8, client_bps = 1e6, bytes = 1e7;
+  auto two_peers = [&](sg::PlatformSpec& spec) {
+    peer_with_streams(route, nic, 5e7)(spec);
+    spec.peers = {{"peer-0", 1.0, nic}, {"peer-1", 1.0, nic}};
+    for (auto& m : spec.peers) m.storage_client_bps = client_bps;
+    spec.peer_to_peer = true;
+  };
+  const auto result = run_object_storage(exact_storage(0), two_peers, [&](simulation::ObjectStorage& storage,
+                                                                           const sg::Platform& platform,
+                                                                           nlohmann::json& j) {
+    sg::spawn("sender", platform.peers[0], [&] {
+      sg::transfer(platform.peers[0], platform.peers[1], bytes);
+      j["peer_s"] = sg::now();
+      auto client = exact_client(platform.peers[0]);
+      storage.put(client, bytes);
+      j["storage_s"] = sg::now() - j["peer_s"].get<double>();
+    });
+  });
+  CHECK(result["peer_s"].get<double>() == doctest::Approx(route + bytes / nic).epsilon(1e-9));
+  CHECK(result["storage_s"].get<double>() == doctest::Approx(route + bytes / client_bps).epsilon(1e-9));
+}
+
 TEST_CASE("object storage: a 512 MiB multipart GET on 10 streams, each capped at one stream's rate, by hand") {
   // boto3's defaults: 64 parts of 8 MiB after a HEAD, 10 threads taking parts in turn (4 threads 7 parts, 6
   // threads 6). Each request waits 0.03 s for its first byte and pays the 2 ms route; a stream carries at most

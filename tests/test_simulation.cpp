@@ -928,6 +928,33 @@ TEST_CASE("network: an instance's storage client bounds its storage streams wher
   for (const auto& m : platform_spec(one, fixture::system(one, "peer")).peers) CHECK(m.storage_client_bps == 0);
 }
 
+TEST_CASE("network: a straggler's storage client runs on its own slower CPU, at the loop's cost here") {
+  // A profile whose Lithops loop (get_object_md5, 1.8 ns a byte here) moved 125 MB/s a vCPU on Lambda (8 ns): a
+  // function's get_object costs 8 - 1.3 / speed ns a byte, which a CPU slower than 0.1625 would make negative. An
+  // instance's client does not start from Lambda's rate: a peer slowed 10 times (speed 0.1) moves
+  // 0.1 / 0.5e-9 = 200 MB/s with get_object (above its 87.5 MB/s stream: no link) and 0.1 / 1.6e-9 = 62.5 MB/s
+  // with the transfer manager on 4 streams (below its 93.75 MB/s NIC: a link).
+  TempDir dir;
+  auto scenario_with = [&](const std::string& system) {
+    return fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
+              compute_variability="none"/>
+    <peers count="2" instance_type="m5.large"/>
+    <stragglers slowdown="10 1"/>
+    <systems>)" + system + "</systems>",
+                                                 R"(<override select="function_service/@storage_client_measured_with" value="get_object_md5"/>
+    <override select="function_service/@storage_client_bps_per_vcpu" value="125000000"/>)"));
+  };
+  const auto one = scenario_with(R"(<system name="peer" strategy="p2p_all_to_all" compute="peer"/>)");
+  sg::PlatformSpec spec;
+  REQUIRE_NOTHROW(spec = platform_spec(one, fixture::system(one, "peer")));
+  CHECK(spec.peers.at(0).storage_client_bps == 0);
+  const auto parts = scenario_with(R"(<system name="peer" strategy="p2p_all_to_all" compute="peer" storage_streams="4"/>)");
+  spec = platform_spec(parts, fixture::system(parts, "peer"));
+  CHECK(spec.peers.at(0).storage_client_bps == doctest::Approx(0.1 / 1.6e-9).epsilon(1e-12));
+  CHECK(spec.peers.at(1).storage_client_bps == 0);  // 1 / 1.6e-9 = 625 MB/s: its NIC binds first
+}
+
 TEST_CASE("network: a function slot's storage route on its NIC alone times every transfer as the shared link's route, with LV08 and latency") {
   // As above (4 functions cannot fill 400 MB/s), but with the shipped LV08 model and a 5 ms one-way latency. The
   // optimistic platform routes each slot to storage over its NIC alone, which carries the whole latency; the exact

@@ -125,7 +125,8 @@ StorageClientRate FunctionServiceParams::client_rate(const std::string& client, 
 }
 
 StorageClientRate FunctionServiceParams::instance_client_rate(const std::string& client, double speed_factor) const {
-  client_bps_per_vcpu(client, speed_factor);  // names an unknown client
+  if (!storage_client_s_per_byte_on_reference_cpu.count(client))
+    throw std::invalid_argument("unknown storage client '" + client + "'");
   return {speed_factor / storage_client_s_per_byte_on_reference_cpu.at(client), storage_client_max_cores.at(client)};
 }
 

@@ -23,6 +23,8 @@ struct InstanceType {
   // moves above its baseline and refills by what it leaves below (sg/nic_credits.hpp).
   double nic_burst_bps = 0, nic_credit_s = 0;
   bool nic_bursts() const { return nic_burst_bps > nic_bandwidth_bps && nic_credit_s > 0; }
+  /// Its NIC's rate at the start of a run: an "up to" type's burst (its credits start full), else its baseline.
+  double nic_start_bps() const { return nic_bursts() ? nic_burst_bps : nic_bandwidth_bps; }
   double cpu_speed_factor = 1;   // one vCPU relative to one core of the calibration machine
   // Burstable CPU credits (T2/T3); credits_earned_per_hour == 0 for fixed-performance types.
   double credits_earned_per_hour = 0, max_credits = 0, launch_credits = 0;

@@ -1,5 +1,6 @@
 #include "context.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace p2psim::simulation {
@@ -10,6 +11,30 @@ p2psim::StorageClientRate function_client_rate(const Scenario& s, const Transfer
   } catch (const std::invalid_argument& e) {
     throw InputError(s.profile.path, 0, "function_service/storage_client", e.what());
   }
+}
+
+double peer_speed_factor(const Scenario& s, int i) {
+  const auto& slowdowns = s.experiment.stragglers.slowdown;
+  const double slowdown = static_cast<size_t>(i) < slowdowns.size() ? slowdowns[static_cast<size_t>(i)] : 1.0;
+  return s.peer_type(i).cpu_speed_factor / slowdown;
+}
+
+double instance_client_bps(const Scenario& s, const InstanceType& type, double speed_factor,
+                           const TransferConfig& transfers) {
+  p2psim::StorageClientRate rate;
+  try {
+    rate = s.profile.functions.instance_client_rate(transfers.client_or_default(), speed_factor);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(s.profile.path, 0, "function_service/storage_client", e.what());
+  }
+  const double bps = rate.bps_on(type.vcpus);
+  return bps < std::min(type.nic_start_bps(), transfers.max_streams * s.profile.storage.stream_bandwidth_bps) ? bps : 0;
+}
+
+bool peer_storage_clients_bind(const Scenario& s, const TransferConfig& transfers) {
+  for (int i = 0; i < s.experiment.peers; ++i)
+    if (instance_client_bps(s, s.peer_type(i), peer_speed_factor(s, i), transfers) > 0) return true;
+  return false;
 }
 
 Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Platform& platform,

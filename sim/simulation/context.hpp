@@ -30,6 +30,18 @@ class ComputedInvocations;  // strategies/computed_invocations.hpp
 /// differ by more than the measured cost).
 p2psim::StorageClientRate function_client_rate(const Scenario& s, const TransferConfig& transfers);
 
+/// Peer `i`'s CPU speed: its type's, over its straggler slowdown (a straggler's own CPU is that many times slower).
+double peer_speed_factor(const Scenario& s, int i);
+/// What the storage client of an instance of `type` whose vCPUs run at `speed_factor` moves at most, reading as
+/// `transfers` says (FunctionServiceParams::instance_client_rate on its vCPUs), where that binds before its NIC and
+/// its streams do; else 0, and its route to storage gains no link. At its full speed: a burstable instance out of
+/// CPU credits slows its steps, not its client.
+double instance_client_bps(const Scenario& s, const InstanceType& type, double speed_factor,
+                           const TransferConfig& transfers);
+/// Whether any peer's storage client binds (instance_client_bps > 0). The computed participants' flows
+/// (PeerStorageFlows) know no such bound, so the actors run them then.
+bool peer_storage_clients_bind(const Scenario& s, const TransferConfig& transfers);
+
 struct Context {
   /// `transfers`: how the design's participants move objects to and from storage (its strategy says).
   Context(const Scenario& scenario, const SystemSpec& system, const sg::Platform& platform,

@@ -65,23 +65,6 @@ void prepare_simulations() { sg::start_simgrid(); }
 
 namespace {
 
-// A NIC's rate at the start of a run: an "up to" type's burst (its credits start full), else its baseline.
-double peer_nic_bps(const InstanceType& type) { return type.nic_bursts() ? type.nic_burst_bps : type.nic_bandwidth_bps; }
-
-// What an instance's storage client moves at most on its CPU (`speed_factor` a vCPU, FunctionServiceParams::
-// instance_client_rate), where that binds before its NIC and its streams do; else 0, and its route gains no link.
-double instance_client_bps(const Scenario& s, const InstanceType& type, double speed_factor, double nic_bps,
-                           const simulation::TransferConfig& transfers) {
-  p2psim::StorageClientRate rate;
-  try {
-    rate = s.profile.functions.instance_client_rate(transfers.client_or_default(), speed_factor);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(s.profile.path, 0, "function_service/storage_client", e.what());
-  }
-  const double bps = rate.bps_on(type.vcpus);
-  return bps < std::min(nic_bps, transfers.max_streams * s.profile.storage.stream_bandwidth_bps) ? bps : 0;
-}
-
 sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeeds& needs,
                                const simulation::TransferConfig& transfers) {
   sg::PlatformSpec spec;
@@ -98,16 +81,13 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   spec.broker_nic_bps = p.broker.nic_bandwidth_bps;
   for (const auto& w : s.experiment.broker_outages) spec.broker_outages.emplace_back(w.from_s, w.to_s);
   for (int i = 0; i < s.experiment.peers; ++i) {
-    // A straggler's own CPU is that many times slower: its host's speed says so.
-    const double slowdown = static_cast<size_t>(i) < s.experiment.stragglers.slowdown.size()
-                                ? s.experiment.stragglers.slowdown[i] : 1.0;
     const auto& t = s.peer_type(i);
-    const double speed = t.cpu_speed_factor / slowdown;
+    const double speed = simulation::peer_speed_factor(s, i);
     const CpuCredits credits(t);  // a standard-mode burstable instance slows to its baseline share
-    spec.peers.push_back({"peer-" + std::to_string(i), speed, peer_nic_bps(t),
+    spec.peers.push_back({"peer-" + std::to_string(i), speed, t.nic_start_bps(),
                           credits.throttles() ? speed * credits.baseline_share() : 0, t.nic_bandwidth_bps,
                           t.nic_bursts() ? t.nic_credit_s * t.nic_bandwidth_bps : 0,
-                          instance_client_bps(s, t, speed, peer_nic_bps(t), transfers)});
+                          simulation::instance_client_bps(s, t, speed, transfers)});
   }
   spec.peer_to_peer = needs.peer_to_peer;
   spec.peer_ring = needs.peer_ring;
@@ -115,9 +95,9 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   for (const auto& server : needs.servers) {
     const auto& type = p.instance_types.at(server.instance_type);
     // An "up to" type bursts as a peer of its type does (AWS's instance tables, the profile's N1), from a full bucket.
-    spec.servers.push_back({server.name, type.cpu_speed_factor, peer_nic_bps(type), 0, type.nic_bandwidth_bps,
+    spec.servers.push_back({server.name, type.cpu_speed_factor, type.nic_start_bps(), 0, type.nic_bandwidth_bps,
                             type.nic_bursts() ? type.nic_credit_s * type.nic_bandwidth_bps : 0,
-                            instance_client_bps(s, type, type.cpu_speed_factor, peer_nic_bps(type), transfers)});
+                            simulation::instance_client_bps(s, type, type.cpu_speed_factor, transfers)});
   }
   spec.function_slots = needs.function_slots;
   spec.function_speed_factor = s.function_speed_factor;

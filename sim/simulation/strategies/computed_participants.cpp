@@ -7,6 +7,7 @@ namespace p2psim::simulation {
 bool participants_computable(const Context& c, GradientCompute how, StorageRound round) {
   if (c.exact_participants || how != GradientCompute::Peer || c.s.experiment.crash_peer >= 0) return false;
   if (c.transfers.downloads_in_steps()) return false;  // a download in two steps: the actors run them
+  if (peer_storage_clients_bind(c.s, c.transfers)) return false;  // a client's CPU: the actors' routes have it
   for (size_t group = 0; group < c.s.peer_groups.size(); ++group)
     if (!c.s.peer_fits(static_cast<int>(group))) return false;
   // Every peer's NIC keeps its rate through the run, else the actors run, whose NICs fall back to their baseline

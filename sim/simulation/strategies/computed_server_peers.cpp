@@ -17,6 +17,7 @@ bool server_peers_computable(const Scenario& s, GradientCompute how, bool asynch
   const auto& e = s.experiment;
   if (how != GradientCompute::Peer || asynchronous || e.crash_peer >= 0) return false;
   if (transfers.downloads_in_steps()) return false;  // a download in two steps: the actors run them
+  if (peer_storage_clients_bind(s, transfers)) return false;  // a client's CPU: the actors' routes have it
   const double rounds = e.workload.iterations, S = round.servers;
   for (size_t g = 0; g < s.peer_groups.size(); ++g) {
     const auto& group = s.peer_groups[g];
