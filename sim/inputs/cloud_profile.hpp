@@ -33,8 +33,8 @@ struct InstanceType {
 };
 
 /// What a storage client moves on a CPU: `bps_per_vcpu` per second of one vCPU, on at most `max_cores` of them (a
-/// Python client whose parts share one interpreter gains nothing from a second core: calibration/kernels/
-/// storage_client_cores.txt).
+/// Python client whose parts share one interpreter gains a third from a second core:
+/// calibration/kernels/storage_client_cores.txt).
 struct StorageClientRate {
   double bps_per_vcpu = 0;
   double max_cores = 1;
@@ -80,9 +80,10 @@ struct FunctionServiceParams {
   /// The network of a function of `memory_mb`: its rates interpolated between the measured sizes.
   NetworkPoint network_at(int memory_mb) const;
   /// What a function of `memory_mb` moves to or from storage at most: all its streams together (its network, and
-  /// its client on its CPU share but at most the client's max cores) and one stream (also at most one vCPU). A function's stream rate was measured to and
-  /// from object storage itself (N4), so the service's side of a stream is in it: the service's own per-stream
-  /// rate (ObjectStorageParams::stream_bandwidth_bps, measured from EC2) caps instances' streams, not these.
+  /// its client on its CPU share but at most the client's max cores) and one stream (also at most one vCPU). A
+  /// function's stream rate was measured to and from object storage itself (N4), so the service's side of a stream
+  /// is in it: the service's own per-stream rate (ObjectStorageParams::stream_bandwidth_bps, measured from EC2)
+  /// caps instances' streams, not these.
   struct StorageRates {
     double all_streams_bps = 0, stream_bps = 0;
     double sustained_bps = 0, burst_bytes = 0;  // the network's token bucket (network_sustained_bps, _burst_bytes)
