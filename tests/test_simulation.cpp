@@ -906,19 +906,26 @@ TEST_CASE("network: optimistic storage sharing gives the exact results, or comes
         1.2 * fixture::phase_total(wide, Phase::FunctionUpload));
 }
 
-TEST_CASE("network: an instance's storage client bounds its storage streams where its CPU binds before its NIC") {
-  // The test profile's m5.large (2 vCPUs, a 93.75 MB/s NIC, 87.5 MB/s a storage stream) at a twentieth of the
-  // calibration CPU's speed: boto3's transfer manager (1.6 ns a byte there, one core at most) moves
-  // 0.05 / 1.6e-9 = 31.25 MB/s, below the NIC; get_object on one stream 0.05 / 0.5e-9 = 100 MB/s, above the
-  // stream's 87.5, so no bound and no link.
-  TempDir dir;
-  auto scenario_with = [&](const std::string& system) {
-    return fixture::scenario(write_experiment(dir, R"(
+namespace {
+// Two of the test profile's m5.large peers (2 vCPUs, a 93.75 MB/s NIC, 87.5 MB/s a storage stream), one minibatch
+// each, running `system`; `extra` goes into the experiment, `overrides` into its profile.
+Scenario two_m5_large_peers(const TempDir& dir, const std::string& system, const std::string& extra,
+                            const std::string& overrides) {
+  return fixture::scenario(write_experiment(dir, R"(
     <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
               compute_variability="none"/>
-    <peers count="2" instance_type="m5.large"/>
-    <systems>)" + system + "</systems>",
-                                                 R"(<override select="instance_types/instance[@type='m5.large']/@cpu_speed_factor" value="0.05"/>)"));
+    <peers count="2" instance_type="m5.large"/>)" + extra + "<systems>" + system + "</systems>", overrides));
+}
+}  // namespace
+
+TEST_CASE("network: an instance's storage client bounds its storage streams where its CPU binds before its NIC") {
+  // The m5.large at a twentieth of the calibration CPU's speed: boto3's transfer manager (1.6 ns a byte there, one
+  // core at most) moves 0.05 / 1.6e-9 = 31.25 MB/s, below the NIC; get_object on one stream
+  // 0.05 / 0.5e-9 = 100 MB/s, above the stream's 87.5, so no bound and no link.
+  TempDir dir;
+  auto scenario_with = [&](const std::string& system) {
+    return two_m5_large_peers(dir, system, "",
+                              R"(<override select="instance_types/instance[@type='m5.large']/@cpu_speed_factor" value="0.05"/>)");
   };
   const auto parts = scenario_with(R"(<system name="peer" strategy="p2p_all_to_all" compute="peer" storage_streams="10"/>)");
   const auto spec = platform_spec(parts, fixture::system(parts, "peer"));
@@ -936,14 +943,9 @@ TEST_CASE("network: a straggler's storage client runs on its own slower CPU, at 
   // with the transfer manager on 4 streams (below its 93.75 MB/s NIC: a link).
   TempDir dir;
   auto scenario_with = [&](const std::string& system) {
-    return fixture::scenario(write_experiment(dir, R"(
-    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"
-              compute_variability="none"/>
-    <peers count="2" instance_type="m5.large"/>
-    <stragglers slowdown="10 1"/>
-    <systems>)" + system + "</systems>",
-                                                 R"(<override select="function_service/@storage_client_measured_with" value="get_object_md5"/>
-    <override select="function_service/@storage_client_bps_per_vcpu" value="125000000"/>)"));
+    return two_m5_large_peers(dir, system, R"(<stragglers slowdown="10 1"/>)",
+                              R"(<override select="function_service/@storage_client_measured_with" value="get_object_md5"/>
+    <override select="function_service/@storage_client_bps_per_vcpu" value="125000000"/>)");
   };
   const auto one = scenario_with(R"(<system name="peer" strategy="p2p_all_to_all" compute="peer"/>)");
   sg::PlatformSpec spec;
