@@ -58,9 +58,9 @@ Host* host(s4u::NetZone* zone, const std::string& name, double speed_factor, dou
 }
 
 // A machine's storage client's CPU: one link its storage streams share, on its route to storage alone (its transfers
-// to peers and servers do not pay it), with no latency of its own.
+// to peers and servers do not pay it), with no latency of its own; none where its CPU does not bind (0).
 s4u::SplitDuplexLink* storage_client(s4u::NetZone* zone, const PlatformSpec::Machine& m) {
-  return nic(zone, m.name + "_s3_client", m.storage_client_bps, 0);
+  return m.storage_client_bps > 0 ? nic(zone, m.name + "_s3_client", m.storage_client_bps, 0) : nullptr;
 }
 
 // What a machine can draw from storage at most: its NIC, as many streams as it keeps open, or its client's CPU.
@@ -194,9 +194,10 @@ Platform build_platform(const PlatformSpec& p) {
   for (double slice_bps : peer_storage_slices_bps(p))
     slices.push_back(nic(zone, "s3_slice_" + std::to_string(slices.size()), slice_bps, 0));
   // A function slot's or server's route to storage: its NIC (and a server's storage client, where its CPU binds),
-  // its stream cap, then the shared link, or a path of its own, split duplex as the link is: watched, a copy of the link (its bandwidth too: the route's
-  // bandwidths set a flow's bound and its sharing penalty); when the link never binds, one of the whole
-  // aggregate, which never binds either. `slot_private`: no path at all (function slots, below).
+  // its stream cap, then the shared link, or a path of its own, split duplex as the link is: watched, a copy of the
+  // link (its bandwidth too: the route's bandwidths set a flow's bound and its sharing penalty); when the link never
+  // binds, one of the whole aggregate, which never binds either. `slot_private`: no path at all (function slots,
+  // below).
   auto to_storage = [&](Host* from, s4u::SplitDuplexLink* from_nic, s4u::SplitDuplexLink* stream, double nic_bps,
                         const std::string& name, bool slot_private = false, s4u::SplitDuplexLink* client = nullptr) {
     std::vector<std::pair<s4u::Link*, End>> path{{from_nic, End::A}};
@@ -226,7 +227,7 @@ Platform build_platform(const PlatformSpec& p) {
     auto* cap = cap_flows ? flow_cap(zone, m.name + "_flow_cap", p.single_flow_bps, 0) : nullptr;
     auto* stream = flow_cap(zone, m.name + "_s3_stream", p.storage_stream_bps, half_latency_s);
     std::vector<std::pair<s4u::Link*, End>> to_s3{{link, End::A}};
-    if (m.storage_client_bps > 0) to_s3.emplace_back(storage_client(zone, m), End::A);
+    if (auto* client = storage_client(zone, m)) to_s3.emplace_back(client, End::A);
     to_s3.emplace_back(stream, End::B);
     if (!slices.empty()) to_s3.emplace_back(slices[h.peers.size() / kPeersPerStorageSlice], End::B);
     connect(zone, peer, h.storage, to_s3);
@@ -271,8 +272,7 @@ Platform build_platform(const PlatformSpec& p) {
     auto* link = nic(zone, m.name + "_nic", m.nic_bps, half_latency_s);
     auto* cap = cap_flows ? flow_cap(zone, m.name + "_flow_cap", p.single_flow_bps, 0) : nullptr;
     auto* stream = flow_cap(zone, m.name + "_s3_stream", p.storage_stream_bps, half_latency_s);
-    to_storage(server, link, stream, m.nic_bps, m.name, false,
-               m.storage_client_bps > 0 ? storage_client(zone, m) : nullptr);
+    to_storage(server, link, stream, m.nic_bps, m.name, false, storage_client(zone, m));
     if (m.nic_baseline_bps > 0 && m.nic_baseline_bps < m.nic_bps)
       h.nic_credits->add(server, link, m.nic_baseline_bps, m.nic_bps, m.nic_credit_bytes, -1);
     connect(zone, server, h.broker, between(link, cap, broker_link));
