@@ -113,6 +113,39 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
   CHECK(value(8) == doctest::Approx(2));
 }
 
+TEST_CASE("validate: GradsSharding's cost estimate bills every run of a round the slowest run's span") {
+  TempDir dir;
+  fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="3"/>
+  <peers count="1" instance_type="t2.large"/>
+  <systems><system name="peer" strategy="p2p_all_to_all" compute="functions"/></systems>)");
+  const auto c = v::load_case(write_case(dir, R"(
+  <metric name="slowest" kind="cost" unit="USD" quantity="slowest_run_usd_per_iteration" phases="reduce serialize" from_iteration="1" measured="1"/>)"));
+  const auto s = fixture::scenario(c.experiment_path);
+  SystemResult r;
+  r.name = "peer";
+  r.run.trace = {
+      rec(-1, 0, 0, Phase::Reduce, 0, 100), rec(-1, 0, 0, Phase::Serialize, 100, 101),  // iteration 0: left out
+      // Iteration 1: three runs; reduce start to serialize start 8, 14 and 5 s: 3 runs x 14 s.
+      rec(-1, 1, 0, Phase::Reduce, 12, 20), rec(-1, 1, 0, Phase::Serialize, 20, 21),
+      rec(-1, 1, 1, Phase::Reduce, 11, 25), rec(-1, 1, 1, Phase::Serialize, 25, 27),
+      rec(-1, 1, 2, Phase::Reduce, 10, 15), rec(-1, 1, 2, Phase::Serialize, 15, 16),
+      rec(-1, 1, 3, Phase::Reduce, 10, 90),  // no serialize: no span, not counted
+      // Iteration 2: two runs of 4 and 9 s: 2 runs x 9 s. A peer's records are no run's.
+      rec(-1, 2, 0, Phase::Reduce, 30, 34), rec(-1, 2, 0, Phase::Serialize, 34, 35),
+      rec(-1, 2, 1, Phase::Reduce, 31, 40), rec(-1, 2, 1, Phase::Serialize, 40, 41),
+      rec(0, 2, 0, Phase::Reduce, 0, 60), rec(0, 2, 0, Phase::Serialize, 60, 61)};
+  r.run.ledger.function_runs = {{1024, "x86", 0, 0, 2}, {1024, "x86", 1, 0.6, 10}};
+  const double per_gb_s = s.prices.functions.per_gb_s_usd.at("x86");
+  // 1 GB runs: (3 x 14 + 2 x 9) GB-s over the two iterations; no request fee, no free allowance.
+  CHECK(v::predict(c, c.metrics[0], s, r) == doctest::Approx((3 * 14 + 2 * 9) * per_gb_s / 2).epsilon(1e-9));
+  r.run.ledger.function_runs.push_back({2048, "x86", 0, 0, 3});
+  CHECK_THROWS_WITH_AS(v::predict(c, c.metrics[0], s, r), doctest::Contains("differ in memory"), InputError);
+  CHECK_THROWS_WITH_AS(
+      v::load_case(write_case(dir, R"(<metric name="m" kind="cost" unit="USD" quantity="slowest_run_usd_per_iteration" phases="reduce" measured="1"/>)", "validation", "c2")),
+      doctest::Contains("reads two phases"), InputError);
+}
+
 TEST_CASE("validate: the summary leaves calibration cases out, the guard flags grown and unrecorded errors") {
   v::Case a, b, cal;
   a.name = "a", a.role = "validation";

@@ -46,6 +46,10 @@ const std::map<std::string, std::string>& quantities() {
        "parameter server's push: one TCP stream to each server)"},
       {"cost_usd_per_iteration", "the listed services' cost over the run, divided by its iterations"},
       {"warm_function_usd_per_iteration", "mean cost (compute + request) of a warm function run x runs per iteration"},
+      {"slowest_run_usd_per_iteration",
+       "mean over iterations >= from_iteration of the iteration's function runs (no peer's) x the compute price of the "
+       "slowest one's time from the first phase's start to the second's start: every run billed the slowest's span, "
+       "as GradsSharding's scripts estimate a round's Lambda cost (its runs are of one memory size)"},
   };
   return q;
 }
@@ -68,6 +72,32 @@ InputError metric_error(const Case& c, const Metric& m, const std::string& what)
 
 bool in_phases(const PhaseRecord& p, const std::vector<std::string>& phases) {
   return std::find(phases.begin(), phases.end(), to_string(p.phase)) != phases.end();
+}
+
+// Each function run's (no peer's; iterations >= from_iteration) time from the first start of the metric's first
+// phase to the first start (or, to_end, the last end) of its second, keyed by (iteration, invocation); runs that
+// lack either phase are left out.
+std::map<std::pair<int, int>, double> function_run_spans(const std::vector<PhaseRecord>& trace, const Metric& m,
+                                                         bool to_end) {
+  auto earliest = [](double& at, double t) { at = at < 0 ? t : std::min(at, t); };
+  std::map<std::pair<int, int>, std::pair<double, double>> runs;  // (iteration, invocation) -> from, to
+  for (const auto& p : trace) {
+    if (p.peer >= 0 || p.invocation < 0 || p.iteration < m.from_iteration) continue;
+    const std::string phase = to_string(p.phase);
+    if (phase != m.phases[0] && phase != m.phases[1]) continue;
+    auto& run = runs.emplace(std::make_pair(p.iteration, p.invocation), std::make_pair(-1.0, -1.0)).first->second;
+    if (phase == m.phases[0]) earliest(run.first, p.start_s);
+    if (phase == m.phases[1]) {
+      if (to_end)
+        run.second = std::max(run.second, p.end_s);
+      else
+        earliest(run.second, p.start_s);
+    }
+  }
+  std::map<std::pair<int, int>, double> spans;
+  for (const auto& [key, se] : runs)
+    if (se.first >= 0 && se.second >= se.first) spans[key] = se.second - se.first;
+  return spans;
 }
 
 }  // namespace
@@ -141,7 +171,11 @@ Case load_case(const std::string& path) {
     }
     if (metric.quantity.rfind("phase_", 0) == 0 && metric.phases.empty())
       throw xml.error(m, "metric/@phases", "required by " + metric.quantity);
-    if ((metric.quantity == "phase_to_end_s" || metric.quantity == "phase_to_start_s") && metric.phases.size() != 2)
+    if (metric.quantity == "slowest_run_usd_per_iteration" && metric.phases.empty())
+      throw xml.error(m, "metric/@phases", "required by " + metric.quantity);
+    if ((metric.quantity == "phase_to_end_s" || metric.quantity == "phase_to_start_s" ||
+         metric.quantity == "slowest_run_usd_per_iteration") &&
+        metric.phases.size() != 2)
       throw xml.error(m, "metric/@phases", metric.quantity + " reads two phases, from the first's start to the second's");
     metric.services = words(xml.text_or(m, "services", ""));
     for (const auto& sv : metric.services)
@@ -216,25 +250,8 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     return q == "phase_median_s" ? median(durations) : sum / static_cast<double>(durations.size());
   }
   if (q == "phase_to_end_s" || q == "phase_to_start_s") {
-    const bool to_end = q == "phase_to_end_s";
-    auto earliest = [](double& at, double t) { at = at < 0 ? t : std::min(at, t); };
-    std::map<std::pair<int, int>, std::pair<double, double>> runs;  // (iteration, invocation) -> from, to
-    for (const auto& p : trace) {
-      if (p.peer >= 0 || p.invocation < 0 || p.iteration < m.from_iteration) continue;
-      const std::string phase = to_string(p.phase);
-      if (phase != m.phases[0] && phase != m.phases[1]) continue;
-      auto& run = runs.emplace(std::make_pair(p.iteration, p.invocation), std::make_pair(-1.0, -1.0)).first->second;
-      if (phase == m.phases[0]) earliest(run.first, p.start_s);
-      if (phase == m.phases[1]) {
-        if (to_end)
-          run.second = std::max(run.second, p.end_s);
-        else
-          earliest(run.second, p.start_s);
-      }
-    }
     std::vector<double> tails;
-    for (const auto& [_, se] : runs)
-      if (se.first >= 0 && se.second >= se.first) tails.push_back(se.second - se.first);
+    for (const auto& [_, span] : function_run_spans(trace, m, q == "phase_to_end_s")) tails.push_back(span);
     if (tails.empty()) throw metric_error(c, m, "system " + r.name + " has no function run with both phases");
     return median(tails);
   }
@@ -311,6 +328,29 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
     }
     if (warm == 0) throw metric_error(c, m, "system " + r.name + " has no warm function run");
     return warm_usd / warm * (static_cast<double>(runs.size()) / iterations);
+  }
+  if (q == "slowest_run_usd_per_iteration") {
+    const auto& runs = r.run.ledger.function_runs;
+    if (runs.empty()) throw metric_error(c, m, "system " + r.name + " runs no function");
+    for (const auto& run : runs)
+      if (run.memory_mb != runs.front().memory_mb || run.arch != runs.front().arch)
+        throw metric_error(c, m, "system " + r.name + "'s functions differ in memory or architecture; this quantity "
+                                 "prices one size");
+    std::map<int, std::pair<double, int>> by_iteration;  // iteration -> slowest span, runs
+    for (const auto& [key, span] : function_run_spans(trace, m, false)) {
+      auto& [slowest, count] = by_iteration[key.first];
+      slowest = std::max(slowest, span), ++count;
+    }
+    if (by_iteration.empty()) throw metric_error(c, m, "system " + r.name + " has no function run with both phases");
+    // The compute price alone, of a warm run, with no free allowance: what the estimate multiplies.
+    PriceBook::Functions f = s.prices.functions;
+    f.free_gb_s = f.free_requests = 0;
+    double usd = 0;
+    for (const auto& [_, slowest_count] : by_iteration) {
+      const FunctionRun slowest(runs.front().memory_mb, runs.front().arch, 0, 0, slowest_count.first);
+      usd += function_runs_compute_usd({slowest}, f).front() * slowest_count.second;
+    }
+    return usd / static_cast<double>(by_iteration.size());
   }
   throw metric_error(c, m, "unknown quantity " + q);
 }
