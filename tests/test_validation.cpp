@@ -21,6 +21,12 @@ const char* kOnePeer = R"(
   <peers count="1" instance_type="t2.large"/>
   <systems><system name="peer" strategy="p2p_all_to_all" compute="peer"/></systems>)";
 
+// Made-up traces are read against this experiment: its scenario gives the prices, the message and the iterations.
+const char* kThreeIterationsOnFunctions = R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="3"/>
+  <peers count="1" instance_type="t2.large"/>
+  <systems><system name="peer" strategy="p2p_all_to_all" compute="functions"/></systems>)";
+
 std::string write_case(const TempDir& dir, const std::string& metrics, const std::string& role = "validation",
                        const std::string& name = "c1") {
   const std::string path = dir.path(name + ".case.xml");
@@ -59,10 +65,7 @@ TEST_CASE("validate: a peer's shard download read from a simulated run matches t
 
 TEST_CASE("validate: trace quantities and the warm function cost, computed by hand on a made-up run") {
   TempDir dir;
-  fixture::write_experiment(dir, R"(
-  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="3"/>
-  <peers count="1" instance_type="t2.large"/>
-  <systems><system name="peer" strategy="p2p_all_to_all" compute="functions"/></systems>)");
+  fixture::write_experiment(dir, kThreeIterationsOnFunctions);
   const auto c = v::load_case(write_case(dir, R"(
   <metric name="span" kind="time" unit="s" quantity="phase_span_s" phases="cold_start reduce" from_iteration="1" measured="1"/>
   <metric name="median" kind="time" unit="s" quantity="phase_median_s" phases="reduce" measured="1"/>
@@ -115,10 +118,7 @@ TEST_CASE("validate: trace quantities and the warm function cost, computed by ha
 
 TEST_CASE("validate: GradsSharding's cost estimate bills every run of a round the slowest run's span") {
   TempDir dir;
-  fixture::write_experiment(dir, R"(
-  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="3"/>
-  <peers count="1" instance_type="t2.large"/>
-  <systems><system name="peer" strategy="p2p_all_to_all" compute="functions"/></systems>)");
+  fixture::write_experiment(dir, kThreeIterationsOnFunctions);
   const auto c = v::load_case(write_case(dir, R"(
   <metric name="slowest" kind="cost" unit="USD" quantity="slowest_run_usd_per_iteration" phases="reduce serialize" from_iteration="1" measured="1"/>)"));
   const auto s = fixture::scenario(c.experiment_path);
