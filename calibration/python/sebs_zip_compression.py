@@ -16,20 +16,25 @@ idle machine; about 30 seconds:
       [--out calibration/kernels/sebs_zip_compression.txt] [--samples 41]
 """
 import argparse
+import datetime
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import zlib
 
+from cpu_identity import cpu_identity
 from pinned_sample import quiet_sample, write_timing_file
 
 DATASET = "acmart-master"
 DATASET_BYTES = 10063841  # SeBS's functions' measurement.download_size: the whole directory arrived
 
 # SeBS's handler, from the download on: archive the download directory into itself, then (here) report and delete.
+# zipfile is imported before the timer: shutil imports it lazily on the first make_archive, and SeBS's functions
+# had it loaded (their cold and warm calls' medians are alike), so the import is no part of the timed work.
 CHILD = """
-import os, shutil, time
+import os, shutil, time, zipfile
 download_path = os.getcwd()
 t = time.perf_counter()
 shutil.make_archive(os.path.join(download_path, {key!r}), 'zip', root_dir=download_path)
@@ -38,10 +43,42 @@ archive = os.path.join(download_path, {key!r} + '.zip')
 print(seconds, os.path.getsize(archive))
 os.remove(archive)
 """.format(key=DATASET)
+# The same without zipfile imported first, as this script timed it until 2026-12-05: the timed call then also
+# imports zipfile. With the import timed alone (CHILD_ZIPFILE_IMPORT, --lazy-import-ratio), it converts a timing file
+# made that way: the import is a few milliseconds, too little to see reliably as the difference of two kernels' medians.
+CHILD_LAZY_IMPORT = CHILD.replace("import os, shutil, time, zipfile", "import os, shutil, time")
+CHILD_ZIPFILE_IMPORT = """
+import os, shutil, time
+t = time.perf_counter()
+import zipfile
+print(time.perf_counter() - t)
+"""
 
 
 def directory_bytes(path):
     return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(path) for name in names)
+
+
+def write_lazy_import_ratio(path, core, download_path, pairs):
+    """Times the kernel as it was timed until 2026-12-05 (zipfile imported inside the timer) and zipfile's import
+    alone, alternately, `pairs` times each, and writes 1 - import / kernel: what a timing file made that way is
+    multiplied by to leave the import out."""
+    lazy, imports = [], []
+    for _ in range(pairs):
+        lazy.append(float(quiet_sample(CHILD_LAZY_IMPORT, core, cwd=download_path)[0].split()[0]))
+        imports.append(float(quiet_sample(CHILD_ZIPFILE_IMPORT, core, cwd=download_path)[0].split()[0]))
+    ratio = 1 - statistics.median(imports) / statistics.median(lazy)
+    with open(path, "w") as f:
+        f.write("# zipfile's import inside SeBS 311.compression's timer as this script timed it until 2026-12-05, timed "
+                "alone and with the kernel, alternately on one core: calibration/python/sebs_zip_compression.py "
+                f"--lazy-import-ratio, {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
+        f.write(f"# cpu_identity: {cpu_identity()}\n")
+        f.write(f"# Python {sys.version.split()[0]}, core {core}, {pairs} pairs; the kernel with the import inside: "
+                f"median {statistics.median(lazy):.4f} s; the import alone (after os, shutil, time): median "
+                f"{statistics.median(imports) * 1e3:.2f} ms\n")
+        f.write(f"ratio {ratio:.4f}\n")
+    print(f"ratio {ratio:.4f}")
+    return 0
 
 
 def main():
@@ -49,6 +86,9 @@ def main():
     parser.add_argument("--data", required=True, help="the acmart-master directory of serverless-benchmarks-data")
     parser.add_argument("--out", default="calibration/kernels/sebs_zip_compression.txt")
     parser.add_argument("--samples", type=int, default=41)
+    parser.add_argument("--lazy-import-ratio", metavar="OUT",
+                        help="instead: time the kernel with and without zipfile imported first, in pairs, and write "
+                             "the ratio of their medians to OUT")
     args = parser.parse_args()
     if not os.path.isdir(args.data):
         print(f"error: --data {args.data}: no such directory", file=sys.stderr)
@@ -62,6 +102,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="sebs-311-") as download_path:
         shutil.copytree(args.data, os.path.join(download_path, DATASET))
         quiet_sample(CHILD, core, cwd=download_path)  # untimed: the page cache
+        if args.lazy_import_ratio:
+            return write_lazy_import_ratio(args.lazy_import_ratio, core, download_path, args.samples)
         samples, retried, archive_bytes = [], 0, set()
         for _ in range(args.samples):
             stdout, foreign, again = quiet_sample(CHILD, core, cwd=download_path)

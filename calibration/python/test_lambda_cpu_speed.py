@@ -58,6 +58,27 @@ class LambdaCpuSpeed(unittest.TestCase):
         self.assertIn("below one vCPU, 1024 MB: median 2.5913 s, x CPU share / one vCPU's = 1.000", lines)
         self.assertIn("below one vCPU, 512 MB: median 5.7009 s, x CPU share / one vCPU's = 1.100", lines)
 
+    def test_an_import_ratio_scales_the_local_median_before_the_factor(self):
+        ratio = os.path.join(self.tmp.name, "ratio.txt")
+        with open(ratio, "w") as f:
+            f.write("# a ratio file\nratio 0.9000\n")
+        done = self.run_script("--import-ratio", ratio)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = open(self.out).read().splitlines()
+        self.assertIn(f"calibration CPU: median 0.6000 s x 0.9000 (zipfile's import taken out: {ratio}) = 0.5400 s", lines)
+        # 0.54 / 1.5 = 0.36; p10 0.54 / 1.9 = 0.2842; p90 0.54 / 1.1 = 0.4909
+        self.assertEqual(lines[-1], "cpu_speed_factor_x86 0.3600 (p10 0.2842, p90 0.4909)")
+
+    def test_a_ratio_file_without_its_ratio_line_or_above_1_is_refused(self):
+        ratio = os.path.join(self.tmp.name, "ratio.txt")
+        for text, word in (("0.9\n", "ratio R"), ("ratio 1.2\n", "outside")):
+            with open(ratio, "w") as f:
+                f.write(text)
+            done = self.run_script("--import-ratio", ratio)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn(word, done.stderr)
+            self.assertFalse(os.path.exists(self.out))
+
     def test_a_missing_size_is_one_error_and_exit_2(self):
         os.remove(os.path.join(self.results, "warm_results_3008-processed.json"))
         done = self.run_script()
@@ -77,9 +98,11 @@ class ShippedFiles(unittest.TestCase):
     """The shipped files that repeat a measured number agree with the file it comes from."""
     ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-    def test_the_zip_cases_stand_in_step_is_the_zip_kernels_median_here(self):
+    def test_the_zip_cases_stand_in_step_is_the_zip_kernels_median_here_without_zipfiles_import(self):
         with open(os.path.join(self.ROOT, "calibration/kernels/sebs_zip_compression.txt")) as f:
             median_s = float(f.read().splitlines()[-1].split()[1])
+        with open(os.path.join(self.ROOT, "calibration/kernels/sebs_zip_lazy_import.txt")) as f:
+            median_s = round(median_s * float(f.read().splitlines()[-1].split()[1]), 4)
         with open(os.path.join(self.ROOT, "validation/sebs/zip_stand_in_steps.csv")) as f:
             rows = f.read().splitlines()[1:]
         self.assertEqual(len(rows), 4)
