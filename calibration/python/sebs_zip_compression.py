@@ -87,8 +87,8 @@ def main():
     parser.add_argument("--out", default="calibration/kernels/sebs_zip_compression.txt")
     parser.add_argument("--samples", type=int, default=41)
     parser.add_argument("--lazy-import-ratio", metavar="OUT",
-                        help="instead: time the kernel with and without zipfile imported first, in pairs, and write "
-                             "the ratio of their medians to OUT")
+                        help="instead: time zipfile's import alone and the kernel with it inside the timer, in pairs, "
+                             "and write 1 - import / kernel (their medians) to OUT")
     args = parser.parse_args()
     if not os.path.isdir(args.data):
         print(f"error: --data {args.data}: no such directory", file=sys.stderr)

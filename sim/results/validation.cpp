@@ -171,8 +171,6 @@ Case load_case(const std::string& path) {
     }
     if (metric.quantity.rfind("phase_", 0) == 0 && metric.phases.empty())
       throw xml.error(m, "metric/@phases", "required by " + metric.quantity);
-    if (metric.quantity == "slowest_run_usd_per_iteration" && metric.phases.empty())
-      throw xml.error(m, "metric/@phases", "required by " + metric.quantity);
     if ((metric.quantity == "phase_to_end_s" || metric.quantity == "phase_to_start_s" ||
          metric.quantity == "slowest_run_usd_per_iteration") &&
         metric.phases.size() != 2)
