@@ -47,9 +47,10 @@ const std::map<std::string, std::string>& quantities() {
       {"cost_usd_per_iteration", "the listed services' cost over the run, divided by its iterations"},
       {"warm_function_usd_per_iteration", "mean cost (compute + request) of a warm function run x runs per iteration"},
       {"slowest_run_usd_per_iteration",
-       "mean over iterations >= from_iteration of the iteration's function runs (no peer's) x the compute price of the "
-       "slowest one's time from the first phase's start to the second's start: every run billed the slowest's span, "
-       "as GradsSharding's scripts estimate a round's Lambda cost (its runs are of one memory size)"},
+       "mean over iterations >= from_iteration of the iteration's function runs (no peer's) that have both phases x "
+       "the compute price of the slowest one's time from the first phase's start to the second's start: every run "
+       "billed the slowest's span, as GradsSharding's scripts estimate a round's Lambda cost (its runs are of one "
+       "memory size)"},
   };
   return q;
 }
