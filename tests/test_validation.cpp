@@ -141,6 +141,8 @@ TEST_CASE("validate: GradsSharding's cost estimate bills every run of a round th
   CHECK(v::predict(c, c.metrics[0], s, r) == doctest::Approx((3 * 14 + 2 * 9) * per_gb_s / 2).epsilon(1e-9));
   r.run.ledger.function_runs.push_back({2048, "x86", 0, 0, 3});
   CHECK_THROWS_WITH_AS(v::predict(c, c.metrics[0], s, r), doctest::Contains("differ in memory"), InputError);
+  r.run.ledger.function_runs.back() = {1024, "arm", 0, 0, 3};  // the same size on the other architecture
+  CHECK_THROWS_WITH_AS(v::predict(c, c.metrics[0], s, r), doctest::Contains("or architecture"), InputError);
   CHECK_THROWS_WITH_AS(
       v::load_case(write_case(dir, R"(<metric name="m" kind="cost" unit="USD" quantity="slowest_run_usd_per_iteration" phases="reduce" measured="1"/>)", "validation", "c2")),
       doctest::Contains("reads two phases"), InputError);
