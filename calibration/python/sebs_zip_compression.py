@@ -47,6 +47,7 @@ os.remove(archive)
 # imports zipfile. With the import timed alone (CHILD_ZIPFILE_IMPORT, --lazy-import-ratio), it converts a timing file
 # made that way: the import is a few milliseconds, too little to see reliably as the difference of two kernels' medians.
 CHILD_LAZY_IMPORT = CHILD.replace("import os, shutil, time, zipfile", "import os, shutil, time")
+assert CHILD_LAZY_IMPORT != CHILD, "CHILD's import line changed: CHILD_LAZY_IMPORT would time the same thing"
 CHILD_ZIPFILE_IMPORT = """
 import os, shutil, time
 t = time.perf_counter()

@@ -75,6 +75,12 @@ bool in_phases(const PhaseRecord& p, const std::vector<std::string>& phases) {
   return std::find(phases.begin(), phases.end(), to_string(p.phase)) != phases.end();
 }
 
+// A warm run's own price, as the measurements priced it: no free allowance, of GB-seconds or of requests.
+PriceBook::Functions without_free_allowance(PriceBook::Functions f) {
+  f.free_gb_s = f.free_requests = 0;
+  return f;
+}
+
 // Each function run's (no peer's; iterations >= from_iteration) time from the first start of the metric's first
 // phase to the first start (or, to_end, the last end) of its second, keyed by (iteration, invocation); runs that
 // lack either phase are left out.
@@ -314,9 +320,7 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
   }
   if (q == "warm_function_usd_per_iteration") {
     const auto& runs = r.run.ledger.function_runs;
-    // A warm run's own price: no free allowance, of GB-seconds or of requests.
-    PriceBook::Functions f = s.prices.functions;
-    f.free_gb_s = f.free_requests = 0;
+    const PriceBook::Functions f = without_free_allowance(s.prices.functions);
     const auto usd = function_runs_compute_usd(runs, f);
     double warm_usd = 0;
     int warm = 0;
@@ -341,9 +345,7 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
       slowest = std::max(slowest, span), ++count;
     }
     if (by_iteration.empty()) throw metric_error(c, m, "system " + r.name + " has no function run with both phases");
-    // The compute price alone, of a warm run, with no free allowance: what the estimate multiplies.
-    PriceBook::Functions f = s.prices.functions;
-    f.free_gb_s = f.free_requests = 0;
+    const PriceBook::Functions f = without_free_allowance(s.prices.functions);  // its compute price is multiplied
     double usd = 0;
     for (const auto& [_, slowest_count] : by_iteration) {
       const FunctionRun slowest(runs.front().memory_mb, runs.front().arch, 0, 0, slowest_count.first);
