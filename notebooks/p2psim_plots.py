@@ -12,7 +12,7 @@ python3-pandas:
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 600 [--where model=vgg11]
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --budget-usd 0.5
     /usr/bin/python3 notebooks/p2psim_plots.py recommend DIR --deadline-s 900 --target-accuracy 0.7
-    /usr/bin/python3 notebooks/p2psim_plots.py validation-figure DIR  # DIR/validation.csv -> validation.png/.svg
+    /usr/bin/python3 notebooks/p2psim_plots.py validation-figure DIR  # DIR/validation.csv -> validation(_errors).png/.svg
 
 Configurations are compared like with like: every figure has a panel per workload (model, input shape,
 dataset), and Pareto fronts and recommendations are per workload, never across workloads.
@@ -148,7 +148,9 @@ def folder_figures(base, df, size):
     for folder in (base, os.path.join(base, "validation")):  # `p2psim validate --out DIR` or --out DIR/validation
         if os.path.isfile(os.path.join(folder, "validation.csv")):
             try:
-                yield "validation", p2psim_validation.fig_validation(p2psim_validation.load_validation(folder), size)
+                table = p2psim_validation.load_validation(folder)
+                yield "validation", p2psim_validation.fig_validation(table, size)
+                yield "validation_errors", p2psim_validation.fig_validation_errors(table, size)
             except p2psim_validation.ValidationError as e:
                 raise ResultsError(str(e)) from e
             break
@@ -241,7 +243,7 @@ def parser():
     rec.add_argument("--target-accuracy", type=float,
                      help="weigh time and cost to this test accuracy, in (0, 1] (results of a run with <accuracy>; "
                           "another target than the run's is read off its accuracy curves)")
-    val = sub.add_parser("validation-figure", help="draw DIR/validation.png and .svg from DIR/validation.csv")
+    val = sub.add_parser("validation-figure", help="draw DIR/validation.png, validation_errors.png and their .svg from DIR/validation.csv")
     val.add_argument("dir")
     return p
 

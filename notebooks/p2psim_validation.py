@@ -2,7 +2,8 @@
 writes DIR/validation.csv; this draws DIR/validation.png and .svg). Log-log, y = x with +-10 % and +-25 % bands,
 each design in its colour and marker (p2psim_style), each prediction's p10-p90 band over its replicates as a
 vertical bar (when the table has one); cases whose data derived a constant (role calibration) are drawn hollow
-and not counted."""
+and not counted. Beside it, validation_errors.png/.svg: the validation metrics' errors, a row per design, on a linear
+scale that shows how far and which way each misses, which the log-log figure hides."""
 import os
 
 import matplotlib.lines
@@ -107,10 +108,100 @@ def fig_validation(df, size="screen"):
         return fig
 
 
+def time_errors(rows):
+    """(error, band low, band high) in percent of each row as a time or a cost: a rate's error is the error in the
+    time to move the same bytes at it (a rate 50 % low is a time 100 % long), so that below 0 always means p2psim
+    predicts faster or cheaper than was measured. The band is NaN where the table has none."""
+    rate = (rows["kind"] == "throughput").to_numpy()
+    measured, predicted = rows["measured"].to_numpy(float), rows["predicted"].to_numpy(float)
+    nan = np.full(len(rows), np.nan)
+    p10 = rows["predicted_p10"].to_numpy(float) if "predicted_p10" in rows.columns else nan
+    p90 = rows["predicted_p90"].to_numpy(float) if "predicted_p90" in rows.columns else nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        error = np.where(rate, measured / predicted - 1, predicted / measured - 1) * 100
+        low = np.where(rate, measured / p90 - 1, p10 / measured - 1) * 100  # a rate's high end is the short time
+        high = np.where(rate, measured / p10 - 1, p90 / measured - 1) * 100
+    return error, low, high
+
+
+def design_label(rows):
+    """'design\nn metrics, median |error| e %' (|error| as the summary gives it, on the metric's own scale)."""
+    return f"{rows['design'].iloc[0]}\n{len(rows)} metric{'s' if len(rows) > 1 else ''}, " \
+           f"median |error| {rows['error_percent'].abs().median():.0f} %"
+
+
+ROW_LABEL_LINES = 2  # design_label's lines
+
+
+def row_spans(counts, pt):
+    """(centres, half heights) of a row per design, in units of a metric's height (0.3 em): as tall as its metrics,
+    at least as tall as its label, so that a design of 49 metrics is not drawn into the space of one of 3."""
+    least = (ROW_LABEL_LINES * 0.9 * 1.3 + 0.8) / 0.3  # the label's lines (0.9 em fonts, 1.3 spacing) and a gap
+    heights = [max(n + 2, least) for n in counts]
+    edges = np.concatenate([[0], np.cumsum(heights)])
+    return (edges[:-1] + edges[1:]) / 2, np.array(heights) / 2
+
+
+def fig_validation_errors(df, size="screen"):
+    """Each validation metric's error as a time (or a cost), a row per design (its colour and marker, as in every
+    figure), its p10-p90 band as a line through it; +-10 % and +-25 % shaded; a linear scale, so that a 45 % miss
+    looks like one. The scale is set by the errors: a band that reaches past them runs off the edge. Calibration
+    cases set constants and are left out, as from the summary."""
+    validated = df[df["role"] == "validation"]
+    panels = [(title, validated[validated["kind"].isin(kinds)]) for title, kinds, _ in PANELS]
+    panels = [(title, rows) for title, rows in panels if not rows.empty]
+    styles = style.system_styles(validated["design"])
+    with style.drawing(size) as pt:
+        unit_in = 0.3 * pt / 72
+        layout = {}
+        for title, rows in panels:
+            names = style.system_order(rows["design"])
+            centres, halves = row_spans([int((rows["design"] == d).sum()) for d in names], pt)
+            layout[title] = (names, centres, halves)
+        heights = [2 * layout[t][2].sum() * unit_in + 4.5 * pt / 72 for t, _ in panels]
+        fig, axes, _ = style.panel_figure(size, max(len(panels), 1), 1, row_heights=heights or None,
+                                          title="How far and which way p2psim misses each published measurement "
+                                                "(left of 0: faster or cheaper than measured)")
+        for ax, (title, rows) in zip(axes, panels):
+            names, centres, halves = layout[title]
+            error, low, high = time_errors(rows)
+            lo, hi = min(-30.0, error.min() - 8), max(30.0, error.max() + 8)
+            ax.axvspan(-25, 25, color="#dddddd", zorder=0)
+            ax.axvspan(-10, 10, color="#bbbbbb", zorder=0)
+            ax.axvline(0, color="black", linewidth=0.8, zorder=1)
+            for d, centre, half in zip(names, centres, halves):
+                mine = (rows["design"] == d).to_numpy()
+                order = np.argsort(error[mine], kind="stable")
+                n = int(mine.sum())
+                spread = min(n - 1, 2 * half - 2) / 2  # one metric's height apart, within the row
+                y = centre + (np.linspace(-spread, spread, n) if n > 1 else np.zeros(1))
+                color, marker = styles[d]
+                e, l, h = error[mine][order], low[mine][order], high[mine][order]
+                banded = np.isfinite(l) & np.isfinite(h)
+                ax.hlines(y[banded], l[banded], h[banded], color=color, linewidth=0.8, zorder=2)
+                ax.scatter(e, y, marker=marker, facecolors=color, edgecolors="black", linewidths=0.4, zorder=3,
+                           s=matplotlib.rcParams["lines.markersize"] ** 2 * 1.2)
+            ax.set_yticks(centres, [design_label(rows[rows["design"] == d]) for d in names])
+            ax.tick_params(axis="y", length=0)
+            for edge in (centres + halves)[:-1]:
+                ax.axhline(edge, color="0.6", linewidth=0.4, zorder=1)
+            ax.set_ylim(2 * halves.sum(), 0)
+            ax.set_xlim(lo, hi)
+            style.scale_axis(ax, "x", [lo, hi], log=False)
+            width_in = style.SIZES[size] * 0.6  # the axes' share of the width, beside the row labels
+            ax.set_xlabel(style.wrap("error in cost (%)" if title == "cost" else
+                                     "error in time (%; a rate's as the time to move its bytes at it)", width_in, pt))
+            ax.set_title(style.wrap(f"{title}: {len(rows)} validation metrics; a line: a prediction's p10-p90; "
+                                    "shaded: \u00b110\u00a0% and \u00b125\u00a0%", width_in, pt))
+        style.thin_tick_labels(fig)
+        return fig
+
+
 def draw(path):
     out = path if os.path.isdir(path) else os.path.dirname(path)
-    fig = fig_validation(load_validation(path))
-    for fmt in ("png", "svg"):
-        fig.savefig(os.path.join(out, f"validation.{fmt}"), format=fmt, dpi=style.PNG_DPI,
-                    metadata={"Date": None} if fmt == "svg" else None)
-    plt.close(fig)
+    df = load_validation(path)
+    for name, fig in (("validation", fig_validation(df)), ("validation_errors", fig_validation_errors(df))):
+        for fmt in ("png", "svg"):
+            fig.savefig(os.path.join(out, f"{name}.{fmt}"), format=fmt, dpi=style.PNG_DPI,
+                        metadata={"Date": None} if fmt == "svg" else None)
+        plt.close(fig)

@@ -53,6 +53,7 @@ def every_figure(size):
     yield "accuracy", p.fig_accuracy(accuracy_dir, accuracy, size)
     yield "time_and_cost_to_target", p2psim_accuracy.fig_to_target(accuracy, size=size)
     yield "validation", p2psim_validation.fig_validation(VALIDATION, size)
+    yield "validation_errors", p2psim_validation.fig_validation_errors(VALIDATION, size)
 
 
 class Layout(unittest.TestCase):
@@ -71,7 +72,7 @@ class Layout(unittest.TestCase):
                     problems += len(found)
                     self.assertEqual(found, [], f"{name} at {size}")
         print(f"\nlayout: {checked} figures checked, {failing} with problems, {problems} problems")
-        self.assertGreaterEqual(checked, 3 * 17)  # every kind at every size was drawn
+        self.assertGreaterEqual(checked, 3 * 18)  # every kind at every size was drawn
 
 
 if __name__ == "__main__":

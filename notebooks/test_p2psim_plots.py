@@ -3,6 +3,8 @@ import os
 import tempfile
 import unittest
 
+import matplotlib.collections
+import numpy as np
 import pandas as pd
 
 import p2psim_plots as p
@@ -313,6 +315,39 @@ class ValidationFigure(unittest.TestCase):
             self.assertEqual(cost_ax.get_xscale(), "log")
             p2psim_validation.draw(d)
             self.assertTrue(os.path.getsize(os.path.join(d, "validation.png")) > 1000)
+            self.assertTrue(os.path.getsize(os.path.join(d, "validation_errors.png")) > 1000)
+
+    def test_errors_as_times_a_rate_half_as_fast_is_a_time_twice_as_long(self):
+        rows = pd.DataFrame({"kind": ["throughput", "time", "cost"], "measured": [100.0, 10.0, 2.0],
+                             "predicted": [50.0, 12.0, 1.5], "predicted_p10": [40.0, 11.0, 1.0],
+                             "predicted_p90": [125.0, 13.0, 2.0]})
+        error, low, high = p2psim_validation.time_errors(rows)
+        # 100 MB/s measured, 50 predicted: the bytes take twice as long (+100 %); its band's 125 MB/s is the short
+        # end (100 / 125 - 1 = -20 %), its 40 MB/s the long one (+150 %). Times and costs as they are.
+        self.assertEqual(list(np.round(error, 9)), [100.0, 20.0, -25.0])
+        self.assertEqual(list(np.round(low, 9)), [-20.0, 10.0, -50.0])
+        self.assertEqual(list(np.round(high, 9)), [150.0, 30.0, 0.0])
+        _, low, high = p2psim_validation.time_errors(rows.drop(columns=["predicted_p10", "predicted_p90"]))
+        self.assertTrue(np.isnan(low).all() and np.isnan(high).all())  # no band in the table: none drawn
+
+    def test_errors_figure_a_row_per_design_calibration_left_out(self):
+        rows = [(f"s{i}", "m", "validation", "storage", "time", "s", 10.0, 10.0 + i, 10.0 * i) for i in range(12)]
+        rows += self.ROWS
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, rows)
+            fig = p2psim_validation.fig_validation_errors(p2psim_validation.load_validation(d))
+            time_ax, cost_ax = fig.axes
+            labels = [t.get_text() for t in time_ax.get_yticklabels()]
+            self.assertEqual(labels, ["sharded\n1 metric, median |error| 20 %",  # the calibration's tree: not drawn
+                                      "storage\n12 metrics, median |error| 55 %"])
+            points = [c for c in time_ax.collections if isinstance(c, matplotlib.collections.PathCollection)]
+            self.assertEqual(sum(len(c.get_offsets()) for c in points), 13)
+            self.assertEqual(time_ax.get_xscale(), "linear")
+            centres = time_ax.get_yticks()
+            self.assertGreater(centres[1] - centres[0], 0)  # top to bottom in the designs' order
+            self.assertLessEqual(time_ax.get_xlim()[0], -30)  # at least +-30 %, so that the shaded bands show
+            self.assertGreaterEqual(time_ax.get_xlim()[1], 110 + 8)  # and the largest error with room
+            self.assertEqual(len(cost_ax.get_yticks()), 1)
 
     def test_a_malformed_table_is_refused(self):
         with tempfile.TemporaryDirectory() as d:

@@ -776,12 +776,14 @@ TEST_CASE("validate: predicted against measured, written and drawn, the guard fa
   CHECK(j["rows"][0]["experiment"] == "experiment.xml");  // relative to the cases' folder: no checkout's path
   CHECK(j["summary"]["time"]["median_abs_error_percent"].get<double>() == doctest::Approx(100 - expected));
   CHECK(std::filesystem::file_size(out + "/validation.png") > 1000);
+  CHECK(std::filesystem::file_size(out + "/validation_errors.png") > 1000);
   CHECK(std::filesystem::is_regular_file(out + "/validation.csv"));
   // A run's results beside the validation: the report draws the validation figure too.
   REQUIRE(run_cli("run " + dir.path("experiment.xml") + " -q --out " + out).exit_code == 0);
   r = run_cli("report " + out + " --format png");
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(std::filesystem::file_size(out + "/report/validation.png") > 1000);
+  CHECK(std::filesystem::file_size(out + "/report/validation_errors.png") > 1000);
 
   write_validation_cases(dir, "35");  // recorded 35 %: 40.5 % is 5.5 points worse
   r = run_cli("validate --cases " + dir.root.string() + " --check-recorded -q");
@@ -829,6 +831,12 @@ TEST_CASE("validate: two measurements of one configuration report the floor they
   CHECK(alike[0]["floor_abs_error_percent"].get<double>() == doctest::Approx(20));
   CHECK(alike[0]["metrics"].size() == 2);
   CHECK(j["summary"]["cost"]["predicted_alike"].empty());
+  // Per design: both downloads, predicted at 59.53 MB/s, slower than either measurement.
+  const auto& storage = j["summary"]["time"]["by_design"]["object_storage"];
+  CHECK(storage["metrics"] == 2);
+  CHECK(storage["predicted_faster"] == 0);
+  CHECK(storage["median_abs_error_percent"].get<double>() == doctest::Approx(50 * ((1 - 59.53 / 100) + (1 - 59.53 / 150))).epsilon(1e-3));
+  CHECK(j["summary"]["cost"]["by_design"].empty());
 }
 
 TEST_CASE("validate and run: a case is simulated as of its measurement's date, where the profile's history knows it") {

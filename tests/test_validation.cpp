@@ -163,6 +163,29 @@ TEST_CASE("validate: the summary leaves calibration cases out, the guard flags g
   CHECK(time.worst_abs_percent == doctest::Approx(30));
   CHECK(time.worst->c->name == "b");
   CHECK(v::summarise(rows, "cost").median_abs_percent == doctest::Approx(25));
+  CHECK(time.faster == 1);  // b's 7 s against 10: faster; a's 11 s: slower
+  CHECK(v::summarise(rows, "cost").faster == 0);
+
+  // By design: each design's own summary; a rate predicted above its measurement is faster, not slower.
+  v::Case d;
+  d.name = "d", d.role = "validation", d.design = "storage";
+  a.design = b.design = "peer", cal.design = "network";
+  v::Metric rate;
+  rate.name = "r", rate.kind = "throughput", rate.measured = 100;
+  auto designed = rows;
+  designed.push_back({&d, &rate, 150});
+  CHECK(v::designs(designed, "time") == std::vector<std::string>{"peer", "storage"});  // calibration's design left out
+  CHECK(v::designs(designed, "cost") == std::vector<std::string>{"peer"});
+  const auto storage = v::summarise(designed, "time", "storage");
+  CHECK(storage.n == 1);
+  CHECK(storage.median_abs_percent == doctest::Approx(50));
+  CHECK(storage.faster == 1);
+  CHECK(designed.back().time_error_percent() == doctest::Approx(100.0 * (100.0 / 150 - 1)));
+  const auto peer = v::summarise(designed, "time", "peer");
+  CHECK(peer.n == 2);
+  CHECK(peer.median_abs_percent == doctest::Approx(20));
+  CHECK(v::summarise(designed, "time").n == 3);
+  CHECK(v::summarise(designed, "time", "nonesuch").n == 0);
 
   const std::map<std::pair<std::string, std::string>, double> recorded{
       {{"a", "t"}, 10}, {{"b", "t"}, 24.9}, {{"cal", "t"}, 900}};

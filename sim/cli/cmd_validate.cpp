@@ -117,6 +117,25 @@ void print_alike(const std::vector<validation::AlikeGroup>& groups) {
              metrics, groups.size(), groups.size() == 1 ? "" : "s", widest.floor_percent, fmt::join(names, ", "));
 }
 
+// How well each design (or mechanism) is predicted, and which way its errors lean: a user deciding on one design
+// reads its line, not the median over all of them.
+void print_by_design(const std::vector<Row>& rows, const std::string& group) {
+  const auto names = validation::designs(rows, group);
+  if (names.size() < 2) return;
+  size_t w = 6;
+  for (const auto& d : names) w = std::max(w, d.size());
+  const bool cost = group == "cost";
+  fmt::print("        by design ({}: p2psim predicts {} than was measured):\n", cost ? "cheaper" : "faster",
+             cost ? "a lower cost" : "a shorter time or a higher rate");
+  for (const auto& d : names) {
+    const auto s = validation::summarise(rows, group, d);
+    fmt::print("          {:<{}} {:>3} metrics, median |error| {:5.1f} %, worst {:5.1f} %, {} {:>2} of {:>2}", d, w, s.n,
+               s.median_abs_percent, s.worst_abs_percent, cost ? "cheaper" : "faster", s.faster, s.n);
+    if (s.banded > 0) fmt::print(", {} of {} inside p10-p90", s.covered, s.banded);
+    fmt::print("\n");
+  }
+}
+
 void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
   fmt::print("\nsummary over validation cases ({} sources):\n", groups.size());
   for (const char* group : {"time", "cost"}) {
@@ -132,7 +151,17 @@ void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
                  s.covered, s.banded);
     fmt::print("\n");
     print_alike(validation::predicted_alike(rows, group));
+    print_by_design(rows, group);
   }
+}
+
+nlohmann::ordered_json summary_json(const validation::Summary& s) {
+  return {{"metrics", s.n}, {"median_abs_error_percent", s.median_abs_percent},
+          {"predicted_faster", s.faster},
+          {"worst_abs_error_percent", s.worst_abs_percent},
+          {"worst", s.worst ? s.worst->c->name + " " + s.worst->m->name : ""},
+          {"with_band", s.banded},
+          {"coverage_percent", s.banded > 0 ? nlohmann::ordered_json(100.0 * s.covered / s.banded) : nlohmann::ordered_json()}};
 }
 
 // Each case's experiment named relative to the cases' folder, so that the file is the same bytes wherever the
@@ -142,12 +171,9 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows, const std::string
   j["p2psim_version"] = P2PSIM_VERSION;
   for (const char* group : {"time", "cost"}) {
     const auto s = validation::summarise(rows, group);
-    j["summary"][group] = {{"metrics", s.n}, {"median_abs_error_percent", s.median_abs_percent},
-                           {"worst_abs_error_percent", s.worst_abs_percent},
-                           {"worst", s.worst ? s.worst->c->name + " " + s.worst->m->name : ""},
-                           {"with_band", s.banded},
-                           {"coverage_percent", s.banded > 0 ? nlohmann::ordered_json(100.0 * s.covered / s.banded)
-                                                             : nlohmann::ordered_json()}};
+    j["summary"][group] = summary_json(s);
+    auto& by_design = j["summary"][group]["by_design"] = nlohmann::ordered_json::object();
+    for (const auto& d : validation::designs(rows, group)) by_design[d] = summary_json(validation::summarise(rows, group, d));
     auto& alike = j["summary"][group]["predicted_alike"] = nlohmann::ordered_json::array();
     for (const auto& g : validation::predicted_alike(rows, group)) {
       auto members = nlohmann::ordered_json::array();
@@ -190,7 +216,7 @@ int cmd_validate(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")(
       "cases", po::value<std::string>(), "folder of *.case.xml (default: the validation/ folder of p2psim's data)")(
       "case", po::value<std::vector<std::string>>(), "run only this case (repeatable)")(
-      "out,o", po::value<std::string>(), "write validation.json, validation.csv and validation.png/.svg here")(
+      "out,o", po::value<std::string>(), "write validation.json, validation.csv and the figures validation.png/.svg and validation_errors.png/.svg here")(
       "check-recorded", "exit 3 when any error grew past its recorded value by more than --tolerance-points")(
       "tolerance-points", po::value<std::string>()->default_value("5"), "allowed growth of an error, in points")(
       "record", "rewrite the recorded errors (CASES/recorded_errors.csv) with this run's")(
@@ -266,8 +292,8 @@ int cmd_validate(int argc, char** argv) {
     fs::create_directories(out);
     write_file_atomically(fs::path(out) / "validation.json", json_text(rows_json(rows, dir), 2) + "\n");
     write_file_atomically(fs::path(out) / "validation.csv", rows_csv(rows));
-    app::run_analysis("validation-figure", {out});  // the figure: the analysis layer draws it
-    fmt::print("wrote {}/validation.json, validation.csv, validation.png and validation.svg\n", out);
+    app::run_analysis("validation-figure", {out});  // the figures: the analysis layer draws them
+    fmt::print("wrote {}/validation.json, validation.csv, validation.png/.svg and validation_errors.png/.svg\n", out);
   }
   if (vm.count("record")) {
     write_file_atomically(recorded_path, validation::recorded_csv(rows));

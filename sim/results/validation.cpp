@@ -356,15 +356,20 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
   throw metric_error(c, m, "unknown quantity " + q);
 }
 
-Summary summarise(const std::vector<Row>& rows, const std::string& group) {
+namespace {
+bool in_summary(const Row& row, const std::string& group) {
+  return row.c->role == "validation" && (row.m->kind == "cost") == (group == "cost");
+}
+}  // namespace
+
+Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design) {
   std::vector<double> errors;
   Summary out;
   for (const auto& row : rows) {
-    if (row.c->role != "validation") continue;
-    const bool cost = row.m->kind == "cost";
-    if (cost != (group == "cost")) continue;
+    if (!in_summary(row, group) || (!design.empty() && row.c->design != design)) continue;
     const double e = std::abs(row.error_percent());
     errors.push_back(e);
+    out.faster += row.time_error_percent() < 0 ? 1 : 0;
     if (row.band) ++out.banded, out.covered += row.covered() ? 1 : 0;
     if (!out.worst || e > out.worst_abs_percent) out.worst = &row, out.worst_abs_percent = e;
   }
@@ -373,10 +378,17 @@ Summary summarise(const std::vector<Row>& rows, const std::string& group) {
   return out;
 }
 
+std::vector<std::string> designs(const std::vector<Row>& rows, const std::string& group) {
+  std::set<std::string> out;
+  for (const auto& row : rows)
+    if (in_summary(row, group)) out.insert(row.c->design);
+  return {out.begin(), out.end()};
+}
+
 std::vector<AlikeGroup> predicted_alike(const std::vector<Row>& rows, const std::string& group) {
   std::vector<AlikeGroup> groups;
   for (const auto& row : rows) {
-    if (row.c->role != "validation" || (row.m->kind == "cost") != (group == "cost")) continue;
+    if (!in_summary(row, group)) continue;
     auto alike = [&](const AlikeGroup& g) {
       const Row& first = *g.rows.front();
       return first.m->unit == row.m->unit &&

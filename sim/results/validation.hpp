@@ -72,17 +72,29 @@ struct Row {
   /// The date the profile's <history> was applied for (the measurement's, profile_history.hpp); "": as written.
   std::string profile_as_of = {};
   double error_percent() const { return 100.0 * (predicted / m->measured - 1.0); }
+  /// The error in time (or cost): a rate's as the error in the time to move the same bytes at it, so that below
+  /// 0 always means p2psim predicts faster (or cheaper) than was measured.
+  double time_error_percent() const {
+    return m->kind == "throughput" ? 100.0 * (m->measured / predicted - 1.0) : error_percent();
+  }
   bool covered() const { return band && m->measured >= band->first && m->measured <= band->second; }
 };
 
 struct Summary {
   int n = 0;
   double median_abs_percent = 0, worst_abs_percent = 0;
+  /// Rows p2psim predicts faster (or cheaper) than was measured: time_error_percent() below 0. Which way a
+  /// design's errors lean, which |error| hides.
+  int faster = 0;
   const Row* worst = nullptr;
   int banded = 0, covered = 0;  // rows with a replicate band, and those whose measured value lies inside it
 };
-/// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost).
-Summary summarise(const std::vector<Row>& rows, const std::string& group);
+/// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost), and of one
+/// case design when `design` is not empty.
+Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design = "");
+/// The designs of the validation-role rows of one kind group, sorted: summarise() each for a user who asks how
+/// well p2psim predicts the design, or the mechanism, they are deciding on.
+std::vector<std::string> designs(const std::vector<Row>& rows, const std::string& group);
 
 /// Validation metrics p2psim cannot tell apart: of one summary group and unit, and predicted alike (to a
 /// millionth). However its constants are set, p2psim gives them one value while it treats their configurations
