@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <algorithm>
+#include <fmt/core.h>
 
+#include "results/design_accuracy.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -265,6 +267,19 @@ TEST_CASE("run: the designs experiment compares four systems with the baseline")
   const std::string csv = read_file(dir.path("out/result.csv"));
   CHECK(csv.rfind("experiment,system,strategy,", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);  // header + 4 systems
+
+  // Beside the table, each design's accuracy against measured runs, as validation/accuracy_by_design.csv holds it.
+  const auto recorded = p2psim::load_accuracy_by_design(P2PSIM_SOURCE_DIR "/validation/accuracy_by_design.csv");
+  const auto ring = std::find_if(recorded.begin(), recorded.end(),
+                                 [](const auto& a) { return a.design == "ring_allreduce" && a.kind == "time"; });
+  REQUIRE(ring != recorded.end());
+  CHECK(r.output.find(fmt::format("  ring_allreduce: time {:.1f} % median |error| over {} measured metrics",
+                                  ring->median_abs_error_percent, ring->metrics)) != std::string::npos);
+  CHECK(r.output.find("  p2p_all_to_all: no measured run of this design") != std::string::npos);
+  CHECK(r.output.find("serverless_sharded: time ") != std::string::npos);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') -
+            std::count(r.output.begin(), r.output.begin() + r.output.find("against published measurements"), '\n') ==
+        4);  // the heading and three designs: the paper's two systems share theirs
 }
 
 namespace {
@@ -754,6 +769,11 @@ void write_validation_cases(const TempDir& dir, const std::string& recorded_abs_
   write_download_case(dir, "download", "100");
   std::ofstream(dir.path("recorded_errors.csv")) << "case,metric,abs_error_percent\ndownload,mbps," << recorded_abs_error
                                                  << "\n";
+  // By hand: the one metric 40.5 % off (59.53 MB/s against 100), slower, its band (the test profile's spreads)
+  // short of 100.
+  std::ofstream(dir.path("accuracy_by_design.csv"))
+      << "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n"
+         "object_storage,time,1,40.5,40.5,0,1,0\n";
 }
 
 }  // namespace
@@ -790,6 +810,19 @@ TEST_CASE("validate: predicted against measured, written and drawn, the guard fa
   CHECK(r.exit_code == 3);
   CHECK(r.output.find("download mbps: error 40.5 % grew past the recorded 35.0 %") != std::string::npos);
   CHECK(run_cli("validate --cases " + dir.root.string() + " --check-recorded --tolerance-points 6 -q").exit_code == 0);
+
+  // The summary by design that `run` prints must be this run's: a stale one fails the guard until recorded.
+  write_validation_cases(dir, "40");
+  const std::string by_design = read_file(dir.path("accuracy_by_design.csv"));
+  std::ofstream(dir.path("accuracy_by_design.csv")) << by_design.substr(0, by_design.find('\n') + 1);
+  r = run_cli("validate --cases " + dir.root.string() + " --check-recorded -q");
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("accuracy_by_design.csv does not hold this run's summary by design") != std::string::npos);
+  r = run_cli("validate --cases " + dir.root.string() + " --check-recorded --replicates 3 -q");
+  CHECK(r.exit_code == 0);  // drawn with other replicates: not comparable, said so
+  CHECK(r.output.find("accuracy_by_design.csv not checked: it holds every case at 20 replicates") != std::string::npos);
+  REQUIRE(run_cli("validate --cases " + dir.root.string() + " --record -q").exit_code == 0);
+  CHECK(read_file(dir.path("accuracy_by_design.csv")) == by_design);
 
   // A recorded-errors file that is not one, and a tolerance that is not a number: clear errors, exit 2.
   std::ofstream(dir.path("recorded_errors.csv")) << "case,metric,abs_error_percent\ndownload,mbps,abc\n";

@@ -8,6 +8,7 @@
 #include "results/results.hpp"
 #include "results/validation.hpp"
 #include "sim_fixture.hpp"
+#include "util/read_text.hpp"
 
 using namespace p2psim;
 namespace v = p2psim::validation;
@@ -187,6 +188,21 @@ TEST_CASE("validate: the summary leaves calibration cases out, the guard flags g
   CHECK(v::summarise(designed, "time").n == 3);
   CHECK(v::summarise(designed, "time", "nonesuch").n == 0);
 
+  // What `validate --record` keeps for `run`: every design of both groups, time first.
+  const auto kept = v::accuracy_by_design(designed);
+  REQUIRE(kept.size() == 3);
+  CHECK(kept[0].design == "peer");
+  CHECK(kept[0].kind == "time");
+  CHECK(kept[0].metrics == 2);
+  CHECK(kept[1].design == "storage");
+  CHECK(kept[1].predicted_faster == 1);
+  CHECK(kept[2].kind == "cost");
+  CHECK(p2psim::accuracy_by_design_csv(kept) ==
+        "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n"
+        "peer,time,2,20.0,30.0,1,0,0\n"
+        "storage,time,1,50.0,50.0,1,0,0\n"
+        "peer,cost,1,25.0,25.0,0,0,0\n");
+
   const std::map<std::pair<std::string, std::string>, double> recorded{
       {{"a", "t"}, 10}, {{"b", "t"}, 24.9}, {{"cal", "t"}, 900}};
   const auto grown = v::regressions(rows, recorded, 5);
@@ -296,4 +312,35 @@ TEST_CASE("validate: a metric is compared as of its own date, its source's, or i
                       std::string::npos,
                   std::string(e.what()));
   }
+}
+
+TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `run` prints from it") {
+  TempDir dir;
+  const std::string header =
+      "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n";
+  const std::string path = dir.path("by_design.csv");
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,3,3,0\nsharded,time,27,22.2,61.4,21,27,1\n"
+                                   "sharded,cost,10,30.6,45.7,9,10,0\n";
+  const auto recorded = p2psim::load_accuracy_by_design(path);
+  REQUIRE(recorded.size() == 3);
+  CHECK(p2psim::accuracy_by_design_csv(recorded) == p2psim::read_text(path));  // written as read
+  const auto lines = p2psim::accuracy_lines(recorded, {"p2p_all_to_all", "sharded", "p2p_all_to_all", "ring_allreduce"});
+  REQUIRE(lines.size() == 3);  // one line a design, in the systems' order
+  CHECK(lines[0].find("p2p_all_to_all: no measured run of this design") == 0);
+  CHECK(lines[1] == "sharded: time 22.2 % median |error| over 27 measured metrics (worst 61.4 %), faster than measured "
+                    "in 21 of 27; cost 30.6 % median |error| over 10 measured metrics (worst 45.7 %), cheaper than "
+                    "measured in 9 of 10");
+  CHECK(lines[2] == "ring_allreduce: time 15.5 % median |error| over 3 measured metrics (worst 22.8 %), faster than "
+                    "measured in 3 of 3");
+
+  // Bad files: the file, the line and the field.
+  std::ofstream(path) << header << "ring_allreduce,money,3,15.5,22.8,3,3,0\n";
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains("by_design.csv:2: field 'kind'"),
+                       InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,4,3,0\n";  // 4 of 3 faster
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'metrics'"), InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,3\n";  // 3 inside a band of 2
+  CHECK_THROWS_AS(p2psim::load_accuracy_by_design(path), InputError);
+  std::ofstream(path) << "design,kind,metrics\nring_allreduce,time,3\n";
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains("by_design.csv"), InputError);
 }

@@ -3,15 +3,18 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "../app/replay_runner.hpp"
 #include "../app/run_experiment.hpp"
 #include "../inputs/limits.hpp"
+#include "../results/design_accuracy.hpp"
 #include "../results/replicate_bands.hpp"
 #include "../results/results.hpp"
 #include "../simulation/simulate.hpp"
 #include "../util/args.hpp"
+#include "../util/data_dir.hpp"
 #include "../util/input_error.hpp"
 #include "../util/parse_number.hpp"
 #include "commands.hpp"
@@ -23,6 +26,20 @@ namespace p2psim::cli {
 namespace {
 
 constexpr int kExitDoesNotFit = 3;
+
+// Beside the table: how far each system's design has been from measured runs, as `validate --record` last found
+// it with the shipped profile, or that it was never measured; so a reader weighs the numbers above.
+void print_design_accuracy(const Result& r) {
+  const std::string path = data_dir() + "/validation/" + kAccuracyByDesignFile;
+  if (!std::filesystem::is_regular_file(path)) {
+    fmt::print("\nno validation summary at {} (p2psim validate --record writes it)\n", path);
+    return;
+  }
+  std::vector<std::string> strategies;
+  for (const auto& sys : r.systems) strategies.push_back(sys.strategy);
+  fmt::print("\nagainst published measurements of real runs (p2psim validate, the shipped profile; docs/accuracy.md):\n");
+  for (const auto& line : accuracy_lines(load_accuracy_by_design(path), strategies)) fmt::print("  {}\n", line);
+}
 
 // `p2psim run --check`: whether every system's peers and functions hold a training step, and what the simulation
 // itself will hold; exit 3 when something does not fit.
@@ -139,7 +156,7 @@ int cmd_run(int argc, char** argv) {
     // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.
     if (vm.count("out")) options.replay_dir = vm["out"].as<std::string>();
     const auto run = app::run_experiment(options);
-    if (!vm.count("quiet")) print_table(run->result, stdout);
+    if (!vm.count("quiet")) print_table(run->result, stdout), print_design_accuracy(run->result);
     if (vm.count("out")) write_results(run->result, vm["out"].as<std::string>());
   } catch (const InputError& e) {
     throw UsageError(e.what());

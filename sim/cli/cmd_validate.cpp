@@ -22,6 +22,7 @@
 #include "../util/atomic_file.hpp"
 #include "../util/data_dir.hpp"
 #include "../util/json_text.hpp"
+#include "../util/read_text.hpp"
 #include "../util/parse_number.hpp"
 #include "commands.hpp"
 
@@ -35,6 +36,7 @@ using validation::Case;
 using validation::Row;
 
 constexpr int kExitRegression = 3;
+constexpr int kRecordedReplicates = 20;  // the default, and what the recorded summary by design was drawn with
 
 // A metric of a case, simulated as of one date.
 using Item = std::pair<const Case*, const validation::Metric*>;
@@ -220,7 +222,7 @@ int cmd_validate(int argc, char** argv) {
       "check-recorded", "exit 3 when any error grew past its recorded value by more than --tolerance-points")(
       "tolerance-points", po::value<std::string>()->default_value("5"), "allowed growth of an error, in points")(
       "record", "rewrite the recorded errors (CASES/recorded_errors.csv) with this run's")(
-      "replicates", po::value<std::string>()->default_value("20"),
+      "replicates", po::value<std::string>()->default_value(std::to_string(kRecordedReplicates)),
       "replicates per case for the predictions' p10-p90 bands and their coverage (0: none; p2psim run --help)")(
       "today", "simulate every case with the profile as written (its latest measurements), not as of the date "
                "each case was measured")(
@@ -245,6 +247,7 @@ int cmd_validate(int argc, char** argv) {
   const int replicates = static_cast<int>(*replicates_parsed);
   // Where results go, checked before the cases run: a bad path must not cost the whole validation.
   const std::string recorded_path = (fs::path(dir) / "recorded_errors.csv").string();
+  const std::string by_design_path = (fs::path(dir) / kAccuracyByDesignFile).string();
   // The record holds each case as of its date: today's profile is compared with nothing recorded.
   if (vm.count("today") && (vm.count("record") || vm.count("check-recorded")))
     throw UsageError("--today: the recorded errors are of each case as of its date; run --record and "
@@ -252,6 +255,7 @@ int cmd_validate(int argc, char** argv) {
   if (vm.count("record")) {
     if (vm.count("case")) throw UsageError("--record rewrites every case's error: run it without --case");
     check_output_file(recorded_path, "record");
+    check_output_file(by_design_path, "record");
   }
   if (vm.count("out")) check_output_dir(vm["out"].as<std::string>());
   std::vector<Row> rows;
@@ -295,9 +299,11 @@ int cmd_validate(int argc, char** argv) {
     app::run_analysis("validation-figure", {out});  // the figures: the analysis layer draws them
     fmt::print("wrote {}/validation.json, validation.csv, validation.png/.svg and validation_errors.png/.svg\n", out);
   }
+  const std::string by_design = accuracy_by_design_csv(validation::accuracy_by_design(rows));
   if (vm.count("record")) {
     write_file_atomically(recorded_path, validation::recorded_csv(rows));
-    fmt::print("recorded the errors in {}\n", recorded_path);
+    write_file_atomically(by_design_path, by_design);
+    fmt::print("recorded the errors in {} and the summary by design in {}\n", recorded_path, by_design_path);
   }
   if (vm.count("check-recorded")) {
     std::map<std::pair<std::string, std::string>, double> recorded;
@@ -314,6 +320,15 @@ int cmd_validate(int argc, char** argv) {
       return kExitRegression;
     }
     fmt::print("no error grew past its recorded value by more than {} points ({})\n", tolerance, recorded_path);
+    // What `run` prints beside a prediction must be this model's accuracy: held to this run, whole (every case,
+    // the replicates it was recorded with).
+    if (vm.count("case") || replicates != kRecordedReplicates) {
+      fmt::print("{} not checked: it holds every case at {} replicates\n", by_design_path, kRecordedReplicates);
+    } else if (read_text(by_design_path) != by_design) {
+      fmt::print(stderr, "p2psim validate: {} does not hold this run's summary by design, which `p2psim run` prints "
+                         "beside its predictions; record it with --record\n", by_design_path);
+      return kExitRegression;
+    }
   }
   return kExitOk;
 }

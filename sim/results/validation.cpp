@@ -385,6 +385,16 @@ std::vector<std::string> designs(const std::vector<Row>& rows, const std::string
   return {out.begin(), out.end()};
 }
 
+std::vector<DesignAccuracy> accuracy_by_design(const std::vector<Row>& rows) {
+  std::vector<DesignAccuracy> out;
+  for (const char* group : {"time", "cost"})
+    for (const auto& d : designs(rows, group)) {
+      const Summary s = summarise(rows, group, d);
+      out.push_back({d, group, s.n, s.median_abs_percent, s.worst_abs_percent, s.faster, s.banded, s.covered});
+    }
+  return out;
+}
+
 std::vector<AlikeGroup> predicted_alike(const std::vector<Row>& rows, const std::string& group) {
   std::vector<AlikeGroup> groups;
   for (const auto& row : rows) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "design_accuracy.hpp"
 #include "results.hpp"
 
 namespace p2psim::validation {
@@ -95,6 +96,10 @@ Summary summarise(const std::vector<Row>& rows, const std::string& group, const 
 /// The designs of the validation-role rows of one kind group, sorted: summarise() each for a user who asks how
 /// well p2psim predicts the design, or the mechanism, they are deciding on.
 std::vector<std::string> designs(const std::vector<Row>& rows, const std::string& group);
+
+/// summarise() of every design of both kind groups, time first, designs sorted: what `validate --record` keeps
+/// in accuracy_by_design.csv for `run` to print.
+std::vector<DesignAccuracy> accuracy_by_design(const std::vector<Row>& rows);
 
 /// Validation metrics p2psim cannot tell apart: of one summary group and unit, and predicted alike (to a
 /// millionth). However its constants are set, p2psim gives them one value while it treats their configurations

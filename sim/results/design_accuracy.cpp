@@ -1,0 +1,85 @@
+#include "design_accuracy.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <set>
+
+#include "../util/csv_reader.hpp"
+#include "../util/input_error.hpp"
+
+namespace p2psim {
+
+namespace {
+constexpr const char* kHeader =
+    "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n";
+
+const DesignAccuracy* find(const std::vector<DesignAccuracy>& rows, const std::string& design, const char* kind) {
+  const auto it = std::find_if(rows.begin(), rows.end(),
+                               [&](const DesignAccuracy& a) { return a.design == design && a.kind == kind; });
+  return it == rows.end() ? nullptr : &*it;
+}
+
+std::string describe(const DesignAccuracy& a) {
+  const bool cost = a.kind == "cost";
+  return fmt::format("{} {:.1f} % median |error| over {} measured metric{} (worst {:.1f} %), {} than measured in {} "
+                     "of {}",
+                     a.kind, a.median_abs_error_percent, a.metrics, a.metrics == 1 ? "" : "s",
+                     a.worst_abs_error_percent, cost ? "cheaper" : "faster", a.predicted_faster, a.metrics);
+}
+}  // namespace
+
+std::string accuracy_by_design_csv(const std::vector<DesignAccuracy>& rows) {
+  std::string out = kHeader;
+  for (const auto& a : rows)
+    out += fmt::format("{},{},{},{:.1f},{:.1f},{},{},{}\n", a.design, a.kind, a.metrics, a.median_abs_error_percent,
+                       a.worst_abs_error_percent, a.predicted_faster, a.with_band, a.inside_band);
+  return out;
+}
+
+std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
+  std::vector<DesignAccuracy> out;
+  try {
+    CsvReader<8> in(path);
+    in.read_header(io::ignore_extra_column, "design", "kind", "metrics", "median_abs_error_percent",
+                   "worst_abs_error_percent", "predicted_faster", "with_band", "inside_band");
+    DesignAccuracy a;
+    while (in.read_row(a.design, a.kind, a.metrics, a.median_abs_error_percent, a.worst_abs_error_percent,
+                       a.predicted_faster, a.with_band, a.inside_band)) {
+      const long line = static_cast<long>(in.get_file_line());
+      if (a.kind != "time" && a.kind != "cost") throw InputError(path, line, "kind", "expected time or cost");
+      if (a.metrics < 1 || a.predicted_faster < 0 || a.predicted_faster > a.metrics || a.inside_band < 0 ||
+          a.inside_band > a.with_band || a.with_band > a.metrics)
+        throw InputError(path, line, "metrics", "counts out of order (0 <= inside_band <= with_band <= metrics, "
+                                                "0 <= predicted_faster <= metrics, metrics >= 1)");
+      out.push_back(a);
+    }
+  } catch (const io::error::base& e) {
+    throw InputError(path, 0, "", e.what());
+  }
+  return out;
+}
+
+std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recorded,
+                                        const std::vector<std::string>& strategies) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& strategy : strategies) {
+    if (!seen.insert(strategy).second) continue;
+    const DesignAccuracy* time = find(recorded, strategy, "time");
+    const DesignAccuracy* cost = find(recorded, strategy, "cost");
+    if (!time && !cost) {
+      out.push_back(strategy + ": no measured run of this design is among the validation cases; only the mechanisms "
+                               "it chains were checked");
+      continue;
+    }
+    std::string line = strategy + ": ";
+    if (time) line += describe(*time);
+    if (time && cost) line += "; ";
+    if (cost) line += describe(*cost);
+    out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace p2psim

@@ -1,0 +1,30 @@
+// How well `p2psim validate` last found each design predicted (validation/accuracy_by_design.csv: written by
+// `validate --record`, held to the current run by `validate --check-recorded`), so that `run` can say beside a
+// prediction how far its design's predictions have been from measured runs, or that none was ever measured.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace p2psim {
+
+struct DesignAccuracy {
+  std::string design;  // a strategy's name (serverless_sharded) or a mechanism measured alone (object_storage)
+  std::string kind;    // "time" (seconds and rates) or "cost"
+  int metrics = 0;
+  double median_abs_error_percent = 0, worst_abs_error_percent = 0;
+  int predicted_faster = 0;  // metrics p2psim predicts faster (a shorter time, a higher rate) or cheaper
+  int with_band = 0, inside_band = 0;
+};
+
+inline constexpr const char* kAccuracyByDesignFile = "accuracy_by_design.csv";
+
+std::string accuracy_by_design_csv(const std::vector<DesignAccuracy>& rows);
+/// Throws InputError naming the file, line and field.
+std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path);
+
+/// Lines for `run`: for each distinct strategy, its design's recorded time and cost accuracy, or that no measured
+/// run of it is among the validation cases.
+std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recorded,
+                                        const std::vector<std::string>& strategies);
+
+}  // namespace p2psim
