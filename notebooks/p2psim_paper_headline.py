@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-import pandas as pd
+from p2psim_tables import ResultsError, load_results
 
 SYSTEMS = {"serverless": "trainer (`model_fetch=\"storage\"`)", "prototype": "prototype (`model_fetch=\"none\"`)"}
 MEASURES = {"gradient_improvement_vs_baseline_percent": "p2psim's gradient",
@@ -20,22 +20,16 @@ TIE_POINTS = 0.05
 WHERE = ["model", "peers", "instance_type", "function_memory_mb", "workload/@batch_size"]
 
 
-class HeadlineError(Exception):
-    """A results table this cannot read: one line, exit code 2."""
-
-
 def load(path):
-    if os.path.isdir(path):
-        path = os.path.join(path, "results.csv")
-    if not os.path.isfile(path):
-        raise HeadlineError(f"{path}: no such file (write it with p2psim sweep experiments/paper_reproduction.xml)")
-    df = pd.read_csv(path)
+    """The sweep's table (p2psim_tables.load_results: its folder or its CSV), refused unless it holds the paper's
+    serverless systems and the columns this reads."""
+    df = load_results(path)
     needed = {"system", "status", "total_usd", "cost_ratio_vs_baseline", *MEASURES, *WHERE}
     missing = sorted(needed - set(df.columns))
     if missing:
-        raise HeadlineError(f"{path}: not a sweep of the paper's systems (missing columns {', '.join(missing)})")
+        raise ResultsError(f"{path}: not a sweep of the paper's systems (missing columns {', '.join(missing)})")
     if not set(SYSTEMS) <= set(df["system"]):
-        raise HeadlineError(f"{path}: no rows of system(s) {', '.join(sorted(set(SYSTEMS) - set(df['system'])))}")
+        raise ResultsError(f"{path}: no rows of system(s) {', '.join(sorted(set(SYSTEMS) - set(df['system'])))}")
     return df
 
 
@@ -133,7 +127,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         print(markdown(load(args.results)))
-    except HeadlineError as e:
+    except ResultsError as e:
         print(f"p2psim_paper_headline: error: {e}", file=sys.stderr)
         return 2
     return 0

@@ -176,6 +176,18 @@ def pareto_html(df):
     return table.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0)
 
 
+def design_accuracy_html(df):
+    """How far each design in the results has been from published measurements of real runs (p2psim validate);
+    "" for a table without its systems' strategies."""
+    if "strategy" not in df.columns:
+        return ""
+    try:
+        table = p2psim_validation.design_accuracy(df["strategy"])
+    except p2psim_validation.ValidationError as e:
+        raise ResultsError(str(e)) from e
+    return table.to_html(index=False, border=0)
+
+
 def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scenarios=None, heatmap=None):
     df = load_results(results_dir)
     base = results_dir if os.path.isdir(results_dir) else os.path.dirname(results_dir)
@@ -190,7 +202,10 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
     if os.path.isfile(trace_path):
         p2psim_timeline.write_chrome_trace(load_trace(trace_path), os.path.join(out, "trace.json"), strategies(df))
     page = p2psim_html.page("p2psim report", f"{description}; {len(df)} rows", chart_specs(df),
-                            [("Pareto-optimal configurations (time, cost), per workload", pareto_html(df))],
+                            [("Pareto-optimal configurations (time, cost), per workload", pareto_html(df))] +
+                            [("These designs against published measurements of real runs (p2psim validate, the "
+                              "shipped profile; docs/accuracy.md)", accuracy)
+                             for accuracy in [design_accuracy_html(df)] if accuracy],
                             [(name, base64.b64encode(png).decode()) for name, png in figures])
     tmp = os.path.join(out, "report.html.partial")
     with open(tmp, "w") as f:

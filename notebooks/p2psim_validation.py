@@ -108,6 +108,33 @@ def fig_validation(df, size="screen"):
         return fig
 
 
+# What `p2psim validate --record` keeps of each design's accuracy, beside this folder in the source tree and in an
+# install (share/p2psim/notebooks and share/p2psim/validation).
+ACCURACY_BY_DESIGN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validation",
+                                  "accuracy_by_design.csv")
+
+
+def design_accuracy(strategies, path=ACCURACY_BY_DESIGN):
+    """A row per strategy (in the order given, once each) and kind of its recorded accuracy against published
+    measurements; a strategy with none gets one row saying so. Raises ValidationError on a file it cannot read."""
+    try:
+        recorded = pd.read_csv(path)
+    except Exception as e:  # a missing or malformed file: pandas raises several types
+        raise ValidationError(f"{os.path.normpath(path)}: cannot read the accuracy by design ({e})") from e
+    rows = []
+    for strategy in dict.fromkeys(strategies):
+        mine = recorded[recorded["design"] == strategy]
+        if mine.empty:
+            rows.append({"design": strategy, "measured": "no measured run among the validation cases"})
+        for _, r in mine.iterrows():
+            word = "cheaper" if r["kind"] == "cost" else "faster"
+            rows.append({"design": strategy, "measured": f"{r['kind']}: {r['metrics']} metrics",
+                         "median |error|": f"{r['median_abs_error_percent']:.1f} %",
+                         "worst |error|": f"{r['worst_abs_error_percent']:.1f} %",
+                         "p2psim vs measured": f"{word} in {r['predicted_faster']} of {r['metrics']}"})
+    return pd.DataFrame(rows).fillna("")
+
+
 def time_errors(rows):
     """(error, band low, band high) in percent of each row as a time or a cost: a rate's error is the error in the
     time to move the same bytes at it (a rate 50 % low is a time 100 % long), so that below 0 always means p2psim

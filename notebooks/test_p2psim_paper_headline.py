@@ -10,7 +10,7 @@ import p2psim_paper_headline as h
 
 def row(system, model, peers, memory, improvement, paper, cost_ratio, usd, status="ok"):
     return {"system": system, "model": model, "peers": peers, "instance_type": "t2.small",
-            "function_memory_mb": memory, "workload/@batch_size": 64, "status": status, "total_usd": usd,
+            "function_memory_mb": memory, "workload/@batch_size": 64, "status": status, "total_usd": usd, "total_s": 100.0,
             "gradient_improvement_vs_baseline_percent": improvement,
             "paper_gradient_improvement_vs_baseline_percent": paper, "cost_ratio_vs_baseline": cost_ratio}
 
@@ -48,14 +48,15 @@ class Headline(unittest.TestCase):
 
     def test_a_table_that_is_not_the_sweep_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
-            with self.assertRaisesRegex(h.HeadlineError, "no such file"):
+            with self.assertRaisesRegex(h.ResultsError, "no results.csv"):
                 h.load(d)
-            pd.DataFrame(ROWS).drop(columns=["total_usd"]).to_csv(os.path.join(d, "results.csv"), index=False)
-            with self.assertRaisesRegex(h.HeadlineError, "missing columns total_usd"):
+            pd.DataFrame(ROWS).drop(columns=["cost_ratio_vs_baseline"]).to_csv(os.path.join(d, "results.csv"),
+                                                                               index=False)
+            with self.assertRaisesRegex(h.ResultsError, "missing columns cost_ratio_vs_baseline"):
                 h.load(d)
             pd.DataFrame([r for r in ROWS if r["system"] != "prototype"]).to_csv(os.path.join(d, "results.csv"),
                                                                                index=False)
-            with self.assertRaisesRegex(h.HeadlineError, "no rows of system"):
+            with self.assertRaisesRegex(h.ResultsError, "no rows of system"):
                 h.load(d)
             self.assertEqual(h.main([d]), 2)
 

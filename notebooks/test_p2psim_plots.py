@@ -121,6 +121,30 @@ class OddTables(unittest.TestCase):
             page = open(os.path.join(d, "report", "report.html")).read()
             self.assertIn("1 infeasible run(s)", page)
 
+    def test_the_report_says_how_far_each_design_has_been_from_measured_runs(self):
+        df = table([("a", "sharded", 4, 1024, 1, 10, 0.1), ("a", "peer", 4, 1024, 1, 20, 0.2)]).assign(
+            strategy=["serverless_sharded", "p2p_all_to_all"])
+        with tempfile.TemporaryDirectory() as d:
+            recorded = os.path.join(d, "by_design.csv")
+            with open(recorded, "w") as f:
+                f.write("design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,"
+                        "with_band,inside_band\nserverless_sharded,time,27,22.2,61.4,21,27,1\n"
+                        "serverless_sharded,cost,10,30.6,45.7,9,10,0\n")
+            accuracy = p2psim_validation.design_accuracy(df["strategy"], recorded)
+            self.assertEqual(list(accuracy["design"]), ["serverless_sharded", "serverless_sharded", "p2p_all_to_all"])
+            self.assertEqual(list(accuracy["median |error|"]), ["22.2 %", "30.6 %", ""])
+            self.assertEqual(list(accuracy["p2psim vs measured"]), ["faster in 21 of 27", "cheaper in 9 of 10", ""])
+            self.assertEqual(accuracy["measured"].iloc[2], "no measured run among the validation cases")
+            with self.assertRaisesRegex(p2psim_validation.ValidationError, "cannot read the accuracy by design"):
+                p2psim_validation.design_accuracy(["x"], os.path.join(d, "none.csv"))
+            # The report reads the shipped record (validation/accuracy_by_design.csv).
+            df.to_csv(os.path.join(d, "results.csv"), index=False)
+            p.report(d)
+            page = open(os.path.join(d, "report", "report.html")).read()
+            self.assertIn("These designs against published measurements of real runs", page)
+            self.assertIn("no measured run among the validation cases", page)  # p2p_all_to_all
+            self.assertIn("serverless_sharded", page)
+
     def test_phase_bars_add_up_to_the_iteration(self):
         df = table([("a", "ring", 2, 1024, 4.0, 100, 0.1)]).assign(
             communication_s_per_iteration=2.0, aggregate_update_s_per_iteration=0.5, barrier_s_per_iteration=0.0,

@@ -24,7 +24,7 @@ COLUMN_LIKE = re.compile(r"""["']([a-z][a-z0-9_]*_(?:s|usd|mb|percent|per_iterat
 
 def written_columns():
     names = {schema.SCENARIO_ID}
-    for table in ("result.csv", "groups.csv", "trace.csv", "accuracy.csv", "validation.csv"):
+    for table in ("result.csv", "groups.csv", "trace.csv", "accuracy.csv", "validation.csv", "accuracy_by_design.csv"):
         names |= {c["name"] for c in schema.SCHEMA[table]}
     return names
 

@@ -17,7 +17,7 @@ int cmd_schema(int argc, char** argv) {
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc,
                      "usage: p2psim schema\n"
-                     "Prints the columns of result.csv, groups.csv, trace.csv, validation.csv and accuracy.csv, how a\n"
+                     "Prints the columns of result.csv, groups.csv, trace.csv, validation.csv, accuracy_by_design.csv and accuracy.csv, how a\n"
                      "sweep's results.csv begins, and the phases, with what each means, as JSON\n"
                      "(notebooks/result_schema.json is this output).",
                      vm))

@@ -241,6 +241,26 @@ std::vector<Column<validation::Row>> make_validation_columns() {
   };
 }
 
+std::vector<Column<DesignAccuracy>> make_design_accuracy_columns() {
+  using A = Column<DesignAccuracy>;
+  using R = DesignAccuracy;
+  auto percent = [](double v) { return fmt::format("{:.1f}", v); };
+  return {
+      A{"design", "a strategy's name, or a mechanism a microbenchmark measured alone (a validation case's design)",
+        [](const R& r) { return r.design; }},
+      A{"kind", "time (seconds and rates) or cost", [](const R& r) { return r.kind; }},
+      A{"metrics", "its validation metrics of that kind", [](const R& r) { return std::to_string(r.metrics); }},
+      A{"median_abs_error_percent", "their median |predicted / measured - 1|, %",
+        [percent](const R& r) { return percent(r.median_abs_error_percent); }},
+      A{"worst_abs_error_percent", "their largest, %", [percent](const R& r) { return percent(r.worst_abs_error_percent); }},
+      A{"predicted_faster", "how many p2psim predicts faster (a shorter time, a higher rate) or cheaper than measured",
+        [](const R& r) { return std::to_string(r.predicted_faster); }},
+      A{"with_band", "how many have a replicate band", [](const R& r) { return std::to_string(r.with_band); }},
+      A{"inside_band", "how many measured values lie inside their predicted p10-p90",
+        [](const R& r) { return std::to_string(r.inside_band); }},
+  };
+}
+
 template <class Row>
 nlohmann::ordered_json describe(const std::vector<Column<Row>>& columns) {
   auto list = nlohmann::ordered_json::array();
@@ -273,6 +293,11 @@ const std::vector<Column<validation::Row>>& validation_columns() {
   return columns;
 }
 
+const std::vector<Column<DesignAccuracy>>& design_accuracy_columns() {
+  static const auto columns = make_design_accuracy_columns();
+  return columns;
+}
+
 nlohmann::ordered_json result_schema() {
   auto phases = nlohmann::ordered_json::array();
   for (const auto& p : kPhases) phases.push_back({{"name", p.name}, {"meaning", p.meaning}});
@@ -284,6 +309,7 @@ nlohmann::ordered_json result_schema() {
           {"groups.csv", describe(group_columns())},
           {"trace.csv", describe(trace_columns())},
           {"validation.csv", describe(validation_columns())},
+          {"accuracy_by_design.csv", describe(design_accuracy_columns())},
           {"accuracy.csv", accuracy},
           {"results.csv", {{"first", kScenarioIdColumn},
                            {"then", "a column per sweep axis (its XPath), then result.csv's columns"}}},

@@ -6,14 +6,12 @@
 #include <set>
 
 #include "../util/csv_reader.hpp"
+#include "columns.hpp"
 #include "../util/input_error.hpp"
 
 namespace p2psim {
 
 namespace {
-constexpr const char* kHeader =
-    "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n";
-
 const DesignAccuracy* find(const std::vector<DesignAccuracy>& rows, const std::string& design, const char* kind) {
   const auto it = std::find_if(rows.begin(), rows.end(),
                                [&](const DesignAccuracy& a) { return a.design == design && a.kind == kind; });
@@ -30,10 +28,8 @@ std::string describe(const DesignAccuracy& a) {
 }  // namespace
 
 std::string accuracy_by_design_csv(const std::vector<DesignAccuracy>& rows) {
-  std::string out = kHeader;
-  for (const auto& a : rows)
-    out += fmt::format("{},{},{},{:.1f},{:.1f},{},{},{}\n", a.design, a.kind, a.metrics, a.median_abs_error_percent,
-                       a.worst_abs_error_percent, a.predicted_faster, a.with_band, a.inside_band);
+  std::string out = csv_header(design_accuracy_columns());
+  for (const auto& a : rows) out += csv_row(design_accuracy_columns(), a);
   return out;
 }
 
@@ -41,8 +37,9 @@ std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
   std::vector<DesignAccuracy> out;
   try {
     CsvReader<8> in(path);
-    in.read_header(io::ignore_extra_column, "design", "kind", "metrics", "median_abs_error_percent",
-                   "worst_abs_error_percent", "predicted_faster", "with_band", "inside_band");
+    const auto& c = design_accuracy_columns();  // read in their order
+    in.read_header(io::ignore_extra_column, c[0].name, c[1].name, c[2].name, c[3].name, c[4].name, c[5].name,
+                   c[6].name, c[7].name);
     DesignAccuracy a;
     while (in.read_row(a.design, a.kind, a.metrics, a.median_abs_error_percent, a.worst_abs_error_percent,
                        a.predicted_faster, a.with_band, a.inside_band)) {
