@@ -185,6 +185,8 @@ def design_accuracy_html(df):
         table = p2psim_validation.design_accuracy(df["strategy"])
     except p2psim_validation.ValidationError as e:
         raise ResultsError(str(e)) from e
+    systems = df.groupby("strategy", sort=False)["system"].unique()
+    table.insert(1, "systems", [", ".join(systems[d]) for d in table["design"]])
     return table.to_html(index=False, border=0)
 
 
@@ -203,8 +205,8 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
         p2psim_timeline.write_chrome_trace(load_trace(trace_path), os.path.join(out, "trace.json"), strategies(df))
     page = p2psim_html.page("p2psim report", f"{description}; {len(df)} rows", chart_specs(df),
                             [("Pareto-optimal configurations (time, cost), per workload", pareto_html(df))] +
-                            [("These designs against published measurements of real runs (p2psim validate, the "
-                              "shipped profile; docs/accuracy.md)", accuracy)
+                            [("How far these designs have been from measured runs (p2psim validate; "
+                              "docs/accuracy.md)", accuracy)
                              for accuracy in [design_accuracy_html(df)] if accuracy],
                             [(name, base64.b64encode(png).decode()) for name, png in figures])
     tmp = os.path.join(out, "report.html.partial")
