@@ -381,6 +381,36 @@ TEST_CASE("run: provenance records a target's own calibration, and its hash foll
   CHECK(hash_of_target(hand, "c") == first);
 }
 
+TEST_CASE("run: a damaged record of the validation by design is one clear error, after the results are written") {
+  TempDir dir;
+  // p2psim's data as shipped, except the validation folder: its summary by design has a bad kind on line 2.
+  const std::string data = dir.path("data");
+  std::filesystem::create_directories(data + "/validation");
+  for (const char* sub : {"platforms", "calibration", "experiments", "notebooks"})
+    std::filesystem::create_directory_symlink(P2PSIM_SOURCE_DIR "/" + std::string(sub), data + "/" + sub);
+  std::ofstream(data + "/validation/accuracy_by_design.csv")
+      << "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n"
+         "p2p_all_to_all,speed,1,1.0,1.0,0,0,0\n";
+  std::ofstream(dir.path("e.xml")) << R"(<experiment name="e" seed="1">
+  <profile file=")" P2PSIM_SOURCE_DIR R"(/tests/data/test_profile.xml"/>
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"/>
+  <peers count="1" instance_type="t2.large"/>
+</experiment>
+)";
+  const std::string env = "P2PSIM_DATA_DIR=" + data;
+  auto r = run_cli("run " + dir.path("e.xml") + " --out " + dir.path("out"), env);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("accuracy_by_design.csv:2: field 'kind'") != std::string::npos);
+  CHECK(r.output.find("total (s)") != std::string::npos);                 // the table came first
+  CHECK(std::filesystem::is_regular_file(dir.path("out/result.json")));   // and the results are kept
+  // Without the record: said, not an error.
+  std::filesystem::remove(data + "/validation/accuracy_by_design.csv");
+  r = run_cli("run " + dir.path("e.xml"), env);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("no validation summary at " + data + "/validation/accuracy_by_design.csv") != std::string::npos);
+}
+
 TEST_CASE("run: each function invocation draws the same step noise at two memory sizes (common random numbers)") {
   // Heavy-tailed step times, one minibatch per invocation, all minibatches the same size. At 1,024 MB the
   // functions are slower (and start slower) than at 2,048 MB, so invocations reach their draws in another

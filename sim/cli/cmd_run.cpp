@@ -156,8 +156,10 @@ int cmd_run(int argc, char** argv) {
     // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.
     if (vm.count("out")) options.replay_dir = vm["out"].as<std::string>();
     const auto run = app::run_experiment(options);
-    if (!vm.count("quiet")) print_table(run->result, stdout), print_design_accuracy(run->result);
+    if (!vm.count("quiet")) print_table(run->result, stdout);
     if (vm.count("out")) write_results(run->result, vm["out"].as<std::string>());
+    // After the results are written: a damaged record of the validation must not cost the run.
+    if (!vm.count("quiet")) print_design_accuracy(run->result);
   } catch (const InputError& e) {
     throw UsageError(e.what());
   } catch (const app::ReplayInterrupted& e) {  // Ctrl-C or SIGTERM during the replays: their files are gone

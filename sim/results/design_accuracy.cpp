@@ -6,8 +6,8 @@
 #include <set>
 
 #include "../util/csv_reader.hpp"
-#include "columns.hpp"
 #include "../util/input_error.hpp"
+#include "columns.hpp"
 
 namespace p2psim {
 
@@ -67,7 +67,7 @@ std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recor
     const DesignAccuracy* cost = find(recorded, strategy, "cost");
     if (!time && !cost) {
       out.push_back(strategy + ": no measured run of this design is among the validation cases; only the mechanisms "
-                               "it chains were checked");
+                               "it chains were checked (docs/accuracy.md, \"By design\")");
       continue;
     }
     std::string line = strategy + ": ";
