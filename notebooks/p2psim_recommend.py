@@ -7,6 +7,7 @@ import sys
 
 import p2psim_accuracy
 import p2psim_labels as labels
+import p2psim_validation
 from p2psim_tables import (COST, TIME, ResultsError, apply_where, best_accuracy, config_axes, facets, feasible,
                            load_results, to_target, workload_of)
 
@@ -138,4 +139,24 @@ def recommend_one(df, deadline_s, budget_usd, runners_up, columns):
         scenario = f" (scenario {row['scenario_id']})" if not labels.is_missing(row.get("scenario_id")) else ""
         print(f"{head}: {row[TIME]:.1f} s, {row[COST]:.6f} USD, {row[slack]:.6g} {unit}\n"
               f"  {labels.config_label(row, columns)}{scenario}")
+    if "strategy" in df.columns:
+        print_design_accuracy(list(dict.fromkeys([best["strategy"]] + list(others["strategy"]))))
     return 1
+
+
+def print_design_accuracy(strategies):
+    """How far the answers' designs have been from measured runs: a deadline met by a design predicted fast
+    in most of its measurements leaves less slack than it shows."""
+    try:
+        table = p2psim_validation.design_accuracy(strategies)
+    except p2psim_validation.ValidationError as e:
+        raise ResultsError(str(e)) from e
+    print("how far these designs have been from measured runs (p2psim validate; docs/accuracy.md):")
+    for design, rows in table.groupby("design", sort=False):
+        parts = []
+        for _, r in rows.iterrows():
+            words = [r["measured"]]
+            if r["median |error|"]:
+                words += [f"median |error| {r['median |error|']}", r["p2psim vs measured"]]
+            parts.append(", ".join(words))
+        print(f"  {design}: {'; '.join(parts)}")

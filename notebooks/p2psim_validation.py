@@ -114,6 +114,9 @@ ACCURACY_BY_DESIGN = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".
                                   "accuracy_by_design.csv")
 
 
+DESIGN_ACCURACY_COLUMNS = ["design", "measured", "median |error|", "worst |error|", "p2psim vs measured"]
+
+
 def design_accuracy(strategies, path=ACCURACY_BY_DESIGN):
     """A row per strategy (in the order given, once each) and kind of its recorded accuracy against published
     measurements; a strategy with none gets one row saying so. Raises ValidationError on a file it cannot read."""
@@ -132,7 +135,7 @@ def design_accuracy(strategies, path=ACCURACY_BY_DESIGN):
                          "median |error|": f"{r['median_abs_error_percent']:.1f} %",
                          "worst |error|": f"{r['worst_abs_error_percent']:.1f} %",
                          "p2psim vs measured": f"{word} in {r['predicted_faster']} of {r['metrics']}"})
-    return pd.DataFrame(rows).fillna("")
+    return pd.DataFrame(rows, columns=DESIGN_ACCURACY_COLUMNS).fillna("")
 
 
 def time_errors(rows):

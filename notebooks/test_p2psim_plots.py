@@ -410,6 +410,23 @@ class RecommendCommand(unittest.TestCase):
         self.assertEqual(best["scenario_id"], "a")
         self.assertEqual(list(others["scenario_id"]), ["d"])
 
+    def test_the_answer_says_how_far_its_designs_have_been_from_measured_runs(self):
+        df = table([("a", "sharded", 4, 1024, 1, 100, 0.10), ("b", "peer", 4, 1024, 1, 80, 0.20)]).assign(
+            strategy=["serverless_sharded", "p2p_all_to_all"])
+        code, out, _ = self.run_command(df, 200, None)
+        self.assertEqual(code, 0)
+        # The shipped record (validation/accuracy_by_design.csv), read independently here.
+        recorded = pd.read_csv(p2psim_validation.ACCURACY_BY_DESIGN)
+        sharded = recorded[(recorded["design"] == "serverless_sharded") & (recorded["kind"] == "time")].iloc[0]
+        self.assertIn(f"  serverless_sharded: time: {sharded['metrics']} metrics, median |error| "
+                      f"{sharded['median_abs_error_percent']:.1f} %, faster in {sharded['predicted_faster']} of "
+                      f"{sharded['metrics']}", out)
+        self.assertIn("  p2p_all_to_all: no measured run among the validation cases\n", out)
+        self.assertLess(out.index("cheapest within the deadline"), out.index("how far these designs"))
+        # Designs none of which was measured: each said so, no empty columns.
+        self.assertEqual(list(p2psim_validation.design_accuracy(["x", "y"])["measured"]),
+                         ["no measured run among the validation cases"] * 2)
+
     def test_exit_3_only_when_no_workload_has_an_answer(self):
         df = LikeWithLike.df
         code, out, _ = self.run_command(df, 50, None)  # squeezenet's 10 s fits, vgg11's 100 s does not
