@@ -8,7 +8,7 @@
 namespace p2psim {
 
 struct DesignAccuracy {
-  std::string design;  // a strategy's name (serverless_sharded) or a mechanism measured alone (object_storage)
+  std::string design;  // a strategy's name (serverless_sharded) or a mechanism measured alone (object_storage_from_functions)
   std::string kind;    // "time" (seconds and rates) or "cost"
   int metrics = 0;
   double median_abs_error_percent = 0, worst_abs_error_percent = 0;
