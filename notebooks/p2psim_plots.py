@@ -182,11 +182,14 @@ def design_accuracy_html(df):
     if "strategy" not in df.columns:
         return ""
     try:
-        table = p2psim_validation.design_accuracy(df["strategy"])
+        table = p2psim_validation.design_accuracy(df["strategy"],
+                                                  mechanisms=p2psim_validation.mechanisms_by_design(df))
     except p2psim_validation.ValidationError as e:
         raise ResultsError(str(e)) from e
     systems = df.groupby("strategy", sort=False)["system"].unique()
     table.insert(1, "systems", [", ".join(systems[d]) for d in table["design"]])
+    under = table["mechanism"] != ""  # a mechanism's row sits under its design's, which names both
+    table.loc[under, ["design", "systems"]] = ""
     return table.to_html(index=False, border=0)
 
 

@@ -140,23 +140,25 @@ def recommend_one(df, deadline_s, budget_usd, runners_up, columns):
         print(f"{head}: {row[TIME]:.1f} s, {row[COST]:.6f} USD, {row[slack]:.6g} {unit}\n"
               f"  {labels.config_label(row, columns)}{scenario}")
     if "strategy" in df.columns:
-        print_design_accuracy(list(dict.fromkeys([best["strategy"]] + list(others["strategy"]))))
+        print_design_accuracy(list(dict.fromkeys([best["strategy"]] + list(others["strategy"]))),
+                              p2psim_validation.mechanisms_by_design(df))
     return 1
 
 
-def print_design_accuracy(strategies):
+def print_design_accuracy(strategies, mechanisms=None):
     """How far the answers' designs have been from measured runs: a deadline met by a design predicted fast
-    in most of its measurements leaves less slack than it shows."""
+    in most of its measurements leaves less slack than it shows. Under a design never measured whole, each
+    mechanism its runs used (`mechanisms`: {strategy: names}), measured alone."""
     try:
-        table = p2psim_validation.design_accuracy(strategies)
+        table = p2psim_validation.design_accuracy(strategies, mechanisms=mechanisms)
     except p2psim_validation.ValidationError as e:
         raise ResultsError(str(e)) from e
     print("how far these designs have been from measured runs (p2psim validate; docs/accuracy.md):")
-    for design, rows in table.groupby("design", sort=False):
+    for (design, mechanism), rows in table.groupby(["design", "mechanism"], sort=False):
         parts = []
         for _, r in rows.iterrows():
             words = [r["measured"]]
             if r["median |error|"]:
                 words += [f"median |error| {r['median |error|']}", r["p2psim vs measured"]]
             parts.append(", ".join(words))
-        print(f"  {design}: {'; '.join(parts)}")
+        print(f"  {'  ' + mechanism if mechanism else design}: {'; '.join(parts)}")

@@ -17,6 +17,8 @@ VALIDATION_COLUMNS = [c["name"] for c in SCHEMA["validation.csv"]]
 SCENARIO_ID = SCHEMA["results.csv"]["first"]
 # Every phase, in the order a reader meets them in an iteration (the timeline's order and colours).
 PHASES = [p["name"] for p in SCHEMA["phases"]]
+# The cloud mechanisms a run records in result.csv's `mechanisms` ({name: label}, in their own order).
+MECHANISMS = {m["name"]: m["label"] for m in SCHEMA["mechanisms"]}
 
 
 def column(name, table="result.csv"):

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+import p2psim_schema as schema
 import p2psim_style as style
 
 COLUMNS = ["case", "metric", "role", "design", "kind", "unit", "measured", "predicted", "error_percent"]
@@ -114,28 +115,53 @@ ACCURACY_BY_DESIGN = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".
                                   "accuracy_by_design.csv")
 
 
-DESIGN_ACCURACY_COLUMNS = ["design", "measured", "median |error|", "worst |error|", "p2psim vs measured"]
+DESIGN_ACCURACY_COLUMNS = ["design", "mechanism", "measured", "median |error|", "worst |error|",
+                           "p2psim vs measured"]
 
 
-def design_accuracy(strategies, path=ACCURACY_BY_DESIGN):
+def design_accuracy(strategies, path=ACCURACY_BY_DESIGN, mechanisms=None):
     """A row per strategy (in the order given, once each) and kind of its recorded accuracy against published
-    measurements; a strategy with none gets one row saying so. Raises ValidationError on a file it cannot read."""
+    measurements. A strategy with none gets a row saying so, then, when `mechanisms` ({strategy: names its runs
+    used, as result.csv's `mechanisms` cells hold them}) lists its, the same for each of them measured alone.
+    Raises ValidationError on a file it cannot read."""
     try:
         recorded = pd.read_csv(path)
     except Exception as e:  # a missing or malformed file: pandas raises several types
         raise ValidationError(f"{os.path.normpath(path)}: cannot read the accuracy by design ({e})") from e
     rows = []
-    for strategy in dict.fromkeys(strategies):
-        mine = recorded[recorded["design"] == strategy]
+
+    def add(design, name, mechanism="", nothing="no measured run among the validation cases"):
+        mine = recorded[recorded["design"] == name]
         if mine.empty:
-            rows.append({"design": strategy, "measured": "no measured run among the validation cases"})
+            rows.append({"design": design, "mechanism": mechanism, "measured": nothing})
         for _, r in mine.iterrows():
             word = "cheaper" if r["kind"] == "cost" else "faster"
-            rows.append({"design": strategy, "measured": f"{r['kind']}: {r['metrics']} metrics",
+            rows.append({"design": design, "mechanism": mechanism, "measured": f"{r['kind']}: {r['metrics']} metrics",
                          "median |error|": f"{r['median_abs_error_percent']:.1f} %",
                          "worst |error|": f"{r['worst_abs_error_percent']:.1f} %",
                          "p2psim vs measured": f"{word} in {r['predicted_faster']} of {r['metrics']}"})
+        return not mine.empty
+
+    for strategy in dict.fromkeys(strategies):
+        if add(strategy, strategy):
+            continue
+        used = set((mechanisms or {}).get(strategy, ()))
+        for name, label in schema.MECHANISMS.items():  # in their own order
+            if name in used:
+                add(strategy, name, f"{label} ({name})", "no validation case measures it")
     return pd.DataFrame(rows, columns=DESIGN_ACCURACY_COLUMNS).fillna("")
+
+
+def mechanisms_by_design(df):
+    """{strategy: the mechanisms any of its rows used} from a results table's `mechanisms` cells (';' between
+    names); {} for a table without them (results written before p2psim recorded them)."""
+    if "mechanisms" not in df.columns or "strategy" not in df.columns:
+        return {}
+    used = {}
+    for strategy, cell in zip(df["strategy"], df["mechanisms"]):
+        if isinstance(cell, str) and cell:
+            used.setdefault(strategy, set()).update(cell.split(";"))
+    return used
 
 
 def time_errors(rows):

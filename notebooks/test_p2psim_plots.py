@@ -135,6 +135,18 @@ class OddTables(unittest.TestCase):
             self.assertEqual(list(accuracy["median |error|"]), ["22.2 %", "30.6 %", ""])
             self.assertEqual(list(accuracy["p2psim vs measured"]), ["faster in 21 of 27", "cheaper in 9 of 10", ""])
             self.assertEqual(accuracy["measured"].iloc[2], "no measured run among the validation cases")
+            # Under a design never measured whole, each mechanism its runs used, in the mechanisms' own order,
+            # measured alone or not.
+            with open(recorded, "a") as f:
+                f.write("function_cold_start,time,5,2.9,8.0,3,5,1\n")
+            df = df.assign(mechanisms=["function_compute", "broker;function_cold_start"])
+            accuracy = p2psim_validation.design_accuracy(
+                df["strategy"], recorded, mechanisms=p2psim_validation.mechanisms_by_design(df))
+            self.assertEqual(list(accuracy["design"].iloc[2:]), ["p2p_all_to_all"] * 3)
+            self.assertEqual(list(accuracy["mechanism"].iloc[2:]),
+                             ["", "function cold starts (function_cold_start)", "the message broker (broker)"])
+            self.assertEqual(list(accuracy["median |error|"].iloc[2:]), ["", "2.9 %", ""])
+            self.assertEqual(accuracy["measured"].iloc[4], "no validation case measures it")
             with self.assertRaisesRegex(p2psim_validation.ValidationError, "cannot read the accuracy by design"):
                 p2psim_validation.design_accuracy(["x"], os.path.join(d, "none.csv"))
             # The report reads the shipped record (validation/accuracy_by_design.csv).
@@ -422,6 +434,15 @@ class RecommendCommand(unittest.TestCase):
                       f"{sharded['median_abs_error_percent']:.1f} %, faster in {sharded['predicted_faster']} of "
                       f"{sharded['metrics']}", out)
         self.assertIn("  p2p_all_to_all: no measured run among the validation cases\n", out)
+        # With the mechanisms its runs used, each under it, measured alone or not (the shipped record).
+        df = df.assign(mechanisms=["function_compute", "workflow;broker"])
+        code, out, _ = self.run_command(df, 200, None)
+        workflow = recorded[(recorded["design"] == "workflow") & (recorded["kind"] == "time")].iloc[0]
+        self.assertIn("  p2p_all_to_all: no measured run among the validation cases\n"
+                      f"    the workflow service (start, fan-out) (workflow): time: {workflow['metrics']} metrics, "
+                      f"median |error| {workflow['median_abs_error_percent']:.1f} %, faster in "
+                      f"{workflow['predicted_faster']} of {workflow['metrics']}\n"
+                      "    the message broker (broker): no validation case measures it\n", out)
         self.assertLess(out.index("cheapest within the deadline"), out.index("how far these designs"))
         # Designs none of which was measured: each said so, no empty columns.
         self.assertEqual(list(p2psim_validation.design_accuracy(["x", "y"])["measured"]),

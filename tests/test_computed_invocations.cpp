@@ -159,5 +159,8 @@ TEST_CASE("computed invocations: PUTs over S3's request rate wait for a later se
     CHECK(end_s > 29);  // the 30th PUT is served 29 s after the first at the earliest
   }
   CHECK(computed.ledger.storage_puts == actors.ledger.storage_puts);
+  CHECK(computed.ledger.function_storage_requests == actors.ledger.function_storage_requests);
+  CHECK(computed.ledger.function_storage_requests > 0);
+  CHECK(computed.mechanisms == actors.mechanisms);
   CHECK(computed.ledger.storage_throttled_requests == actors.ledger.storage_throttled_requests);
 }

@@ -73,6 +73,7 @@ TEST_CASE("sharded aggregation, 2 of 4 peers per round: the reducers average the
   }
   CHECK(r.ledger.storage_puts == 2 * 2 + 2);          // the participants' shards, then the averaged ones
   CHECK(r.ledger.storage_gets == 4 + 2 * 2 + 4 * 2);  // data shards, reducers' inputs, every peer's averaged shards
+  CHECK(r.ledger.function_storage_requests == 2 * 2 + 2);  // the reducers': their inputs, then their averages
 }
 
 TEST_CASE("participants: as many each round, drawn anew each round, the same in every design, by the seed") {

@@ -331,6 +331,7 @@ nlohmann::json run_object_storage(const p2psim::ObjectStorageParams& params, Edi
     engine.run();
     out["puts"] = ledger.storage_puts;
     out["gets"] = ledger.storage_gets;
+    out["function_requests"] = ledger.function_storage_requests;
     return out.dump();
   }));
 }
@@ -392,6 +393,7 @@ TEST_CASE("object storage: a sequence of requests takes as long as the same requ
   CHECK(result["single_get_s"].get<double>() == doctest::Approx(one_put_s).epsilon(1e-9));
   CHECK(result["puts"].get<long long>() == 8);
   CHECK(result["gets"].get<long long>() == 1);
+  CHECK(result["function_requests"].get<long long>() == 0);  // a peer's
 }
 
 TEST_CASE("object storage: a LIST lists what is there when it is answered, a key at a time, a DELETE is a free PUT-class request") {
@@ -691,7 +693,9 @@ TEST_CASE("object storage: a GET right after another finds its function's networ
     j["credits_at_second_flow"] = client.bucket->credits_at(false, start + first_byte, route);
     storage.get(client, gb);
     j["second_s"] = sg::now() - start;
+    storage.list(client, [] { return 0; });
   });
+  CHECK(result["function_requests"].get<long long>() == 3);  // a function's: two GETs and a LIST
   // Its first byte (0.03 s) earns 1.5 MB back: 1.5 MB at 100 MB/s (drained at 50 MB/s: 3 MB moved in 0.03 s),
   // then 997 MB at 50 MB/s.
   CHECK(result["credits_at_second_flow"].get<double>() == doctest::Approx(first_byte * 5e7).epsilon(1e-9));

@@ -122,6 +122,12 @@ TEST_CASE("one serverless peer, one function: every phase as computed by hand") 
   CHECK(r.ledger.function_runs[0].run_s == doctest::Approx(fetch + model + 7.0 + upload).epsilon(1e-9));
   CHECK(r.ledger.storage_gets == 2 + trainer);  // the batch, (the model,) then the function's gradient
   CHECK(r.ledger.storage_puts == 2 + trainer);  // (the model,) the function's gradient, then the peer's
+  CHECK(r.ledger.function_storage_requests == 2 + trainer);  // the function's: the batch, (the model,) its gradient
+  // What the run used: functions through the workflow, storage from both sides, the broker; no peer trained on its
+  // own CPU and no gradient crossed between instances.
+  CHECK(mechanism_names(r.mechanisms) ==
+        std::vector<std::string>{"function_cold_start", "function_compute", "workflow", "object_storage_from_ec2",
+                                 "object_storage_from_functions", "broker"});
   CHECK(r.ledger.workflow_transitions == 3 + 1);
   }
 }
@@ -1034,6 +1040,8 @@ TEST_CASE("a run's output comes back from its bytes as it was: function runs, up
   out.failure_detection_wait_s = 37.5;
   out.credits_exhausted_at_s = {-1, 41.0};
   out.void_storage_link_bound = true;
+  out.ledger.function_storage_requests = 43;
+  out.mechanisms = bit(Mechanism::Broker) | bit(Mechanism::Workflow);
   const std::string bytes = to_bytes(out);
   const RunOutput back = run_output_from_bytes(bytes);
   REQUIRE(back.ledger.function_runs.size() == 3);
@@ -1065,6 +1073,8 @@ TEST_CASE("a run's output comes back from its bytes as it was: function runs, up
   CHECK(back.deliveries[1].iteration == 1);
   CHECK(back.schedule_unsupported == "no schedule");
   CHECK(back.transport == "broker");
+  CHECK(back.ledger.function_storage_requests == 43);
+  CHECK(back.mechanisms == out.mechanisms);
   CHECK(back.cold_starts == 23);
   CHECK(back.warm_starts == 29);
   CHECK(back.max_containers == 31);

@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <set>
 #include <tuple>
 
 #include "results/results.hpp"
 #include "results/validation.hpp"
+#include "simulation/strategies/strategy.hpp"
 #include "sim_fixture.hpp"
 #include "util/read_text.hpp"
 
@@ -324,14 +326,34 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
   const auto recorded = p2psim::load_accuracy_by_design(path);
   REQUIRE(recorded.size() == 3);
   CHECK(p2psim::accuracy_by_design_csv(recorded) == p2psim::read_text(path));  // written as read
-  const auto lines = p2psim::accuracy_lines(recorded, {"p2p_all_to_all", "sharded", "p2p_all_to_all", "ring_allreduce"});
-  REQUIRE(lines.size() == 3);  // one line a design, in the systems' order
-  CHECK(lines[0].find("p2p_all_to_all: no measured run of this design") == 0);
-  CHECK(lines[1] == "sharded: time 22.2 % median |error| over 27 measured metrics (worst 61.4 %), faster than measured "
+  // Two systems of a design never measured whole, which used mechanisms of which one was measured alone (the
+  // ring's design doubles as one here), then two measured designs, then the first design again.
+  const auto lines = p2psim::accuracy_lines(
+      recorded, {{"instance", "p2p_all_to_all", {"instance_compute", "broker"}},
+                 {"sharded", "sharded", {"function_compute"}},
+                 {"serverless", "p2p_all_to_all", {"function_cold_start", "broker"}},
+                 {"ring", "ring_allreduce", {"ec2_network"}}});
+  REQUIRE(lines.size() == 6);  // a design a line, in the systems' order; under one never measured, its mechanisms
+  CHECK(lines[0] == "p2p_all_to_all (instance, serverless): no measured run of this design is among the validation "
+                    "cases; what their runs used, each measured alone:");
+  // In the mechanisms' own order, each with the systems that used it.
+  CHECK(lines[1] == "  training steps on an instance's CPU [instance_compute; instance]: no validation case measures it");
+  CHECK(lines[2] == "  function cold starts [function_cold_start; serverless]: no validation case measures it");
+  CHECK(lines[3] == "  the message broker [broker; instance, serverless]: no validation case measures it");
+  CHECK(lines[4] == "sharded: time 22.2 % median |error| over 27 measured metrics (worst 61.4 %), faster than measured "
                     "in 21 of 27; cost 30.6 % median |error| over 10 measured metrics (worst 45.7 %), cheaper than "
                     "measured in 9 of 10");
-  CHECK(lines[2] == "ring_allreduce: time 15.5 % median |error| over 3 measured metrics (worst 22.8 %), faster than "
+  CHECK(lines[5] == "ring_allreduce: time 15.5 % median |error| over 3 measured metrics (worst 22.8 %), faster than "
                     "measured in 3 of 3");
+  // A mechanism measured alone reads as a design does.
+  std::ofstream(path) << header << "function_cold_start,time,5,2.9,8.0,3,5,1\n";
+  const auto alone = p2psim::accuracy_lines(p2psim::load_accuracy_by_design(path),
+                                            {{"serverless", "p2p_all_to_all", {"function_cold_start"}}});
+  REQUIRE(alone.size() == 2);
+  CHECK(alone[0] == "p2p_all_to_all (serverless): no measured run of this design is among the validation cases; "
+                    "what its run used, each measured alone:");
+  CHECK(alone[1] == "  function cold starts [function_cold_start; serverless]: time 2.9 % median |error| over 5 "
+                    "measured metrics (worst 8.0 %), faster than measured in 3 of 5");
 
   // Bad files: the file, the line and the field.
   std::ofstream(path) << header << "ring_allreduce,money,3,15.5,22.8,3,3,0\n";
@@ -343,4 +365,18 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
   CHECK_THROWS_AS(p2psim::load_accuracy_by_design(path), InputError);
   std::ofstream(path) << "design,kind,metrics\nring_allreduce,time,3\n";
   CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains("by_design.csv"), InputError);
+}
+
+TEST_CASE("validate: every shipped case measures a design p2psim runs or a mechanism its runs record") {
+  // `run` finds a design's accuracy, or its mechanisms', by these names: a case under another name would never be
+  // shown to anyone.
+  std::set<std::string> known;
+  for (const auto& name : simulation::strategy_names()) known.insert(name);
+  for (const auto& m : kMechanisms) known.insert(m.name);
+  const auto cases = v::load_cases(P2PSIM_SOURCE_DIR "/validation");
+  REQUIRE(cases.size() > 50);
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    CHECK(known.count(c.design) == 1);
+  }
 }

@@ -35,10 +35,10 @@ void print_design_accuracy(const Result& r) {
     fmt::print("\nno validation summary at {} (p2psim validate --record writes it)\n", path);
     return;
   }
-  std::vector<std::string> strategies;
-  for (const auto& sys : r.systems) strategies.push_back(sys.strategy);
+  std::vector<SystemDesign> systems;
+  for (const auto& sys : r.systems) systems.push_back({sys.name, sys.strategy, mechanism_names(sys.run.mechanisms)});
   fmt::print("\nagainst published measurements of real runs (p2psim validate, the shipped profile; docs/accuracy.md):\n");
-  for (const auto& line : accuracy_lines(load_accuracy_by_design(path), strategies)) fmt::print("  {}\n", line);
+  for (const auto& line : accuracy_lines(load_accuracy_by_design(path), systems)) fmt::print("  {}\n", line);
 }
 
 // `p2psim run --check`: whether every system's peers and functions hold a training step, and what the simulation

@@ -32,6 +32,7 @@ struct Ledger {
   std::vector<FunctionRun> function_runs;  // one per invocation (retries included)
   long long workflow_transitions = 0;
   long long storage_gets = 0, storage_puts = 0;
+  long long function_storage_requests = 0;  // of those (GET- and PUT-class), the ones functions made
   long long storage_throttled_requests = 0;  // served after the second they were asked in (S3's request rate)
   double storage_throttle_wait_s = 0;         // their waits, summed
   std::vector<InstanceRun> instances;  // peers, servers

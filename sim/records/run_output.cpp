@@ -15,7 +15,7 @@ namespace {
 // memo storing it. Plain records go as their bytes in memory, read straight into their vectors: a 1,024-peer
 // all-to-all's 21 M deliveries as JSON arrays took 2 GB and tens of seconds, and the paper grid's function runs
 // and updates as CBOR arrays were 9 % of its CPU (bench/README.md, "A ninth pass").
-constexpr std::string_view kMagic = "p2psim run output 4\n";  // another layout: another string, never misread
+constexpr std::string_view kMagic = "p2psim run output 5\n";  // another layout: another string, never misread
 
 static_assert(sizeof(PhaseRecord) == 4 * sizeof(int) + 2 * sizeof(double) && sizeof(Delivery) == 3 * sizeof(int),
               "no padding: the bytes sent are all defined, so equal outputs send equal bytes");
@@ -144,12 +144,14 @@ std::string to_bytes(const RunOutput& r) {
   w.value(l.workflow_transitions);
   w.value(l.storage_gets);
   w.value(l.storage_puts);
+  w.value(l.function_storage_requests);
   w.value(l.storage_throttled_requests);
   w.value(l.storage_throttle_wait_s);
   w.records(instances);
   w.value(l.broker_uptime_s);
   w.value(l.surplus_credits);
   w.text(r.transport);
+  w.value(r.mechanisms);
   w.records(r.trace);
   w.records(r.deliveries);
   w.records(updates);
@@ -189,12 +191,14 @@ RunOutput run_output_from_bytes(std::string_view bytes) {
   l.workflow_transitions = in.value<long long>();
   l.storage_gets = in.value<long long>();
   l.storage_puts = in.value<long long>();
+  l.function_storage_requests = in.value<long long>();
   l.storage_throttled_requests = in.value<long long>();
   l.storage_throttle_wait_s = in.value<double>();
   for (const auto& i : in.records<InstanceRecord>()) l.instances.push_back({string_at(i.type), i.uptime_s});
   l.broker_uptime_s = in.value<double>();
   l.surplus_credits = in.value<double>();
   r.transport = in.text();
+  r.mechanisms = in.value<MechanismSet>();
   r.trace = in.records<PhaseRecord>();
   r.deliveries = in.records<Delivery>();
   const auto updates = in.records<UpdateRecord>();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ledger.hpp"
+#include "mechanisms.hpp"
 #include "phases.hpp"
 
 namespace p2psim {
@@ -41,6 +42,7 @@ struct Update {
 
 struct RunOutput {
   std::string transport;  // how gradients travel between participants (the strategy says)
+  MechanismSet mechanisms = 0;  // what the run used (simulation/mechanisms_used.hpp)
   Ledger ledger;
   std::vector<PhaseRecord> trace;
   std::vector<Delivery> deliveries;

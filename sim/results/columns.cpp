@@ -171,6 +171,12 @@ std::vector<C> make_result_columns() {
        [](const SystemRow& r) { return compared(r, &Comparison::total_speedup); }},
       {"other_s_per_iteration", "what an iteration spends outside its four parts, s",
        [](const SystemRow& r) { return num(r.system.other_s()); }},
+      {"mechanisms", "the cloud mechanisms the run used, ';' between them (docs/accuracy.md, \"By design\")",
+       [](const SystemRow& r) {
+         std::string joined;
+         for (const auto& name : mechanism_names(r.system.run.mechanisms)) joined += (joined.empty() ? "" : ";") + name;
+         return joined;
+       }},
       {"seed", "the experiment's seed", [](const SystemRow& r) { return text(experiment(r).seed); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
@@ -301,10 +307,13 @@ const std::vector<Column<DesignAccuracy>>& design_accuracy_columns() {
 nlohmann::ordered_json result_schema() {
   auto phases = nlohmann::ordered_json::array();
   for (const auto& p : kPhases) phases.push_back({{"name", p.name}, {"meaning", p.meaning}});
+  auto mechanisms = nlohmann::ordered_json::array();
+  for (const auto& m : kMechanisms) mechanisms.push_back({{"name", m.name}, {"label", m.label}});
   auto accuracy = nlohmann::ordered_json::array();
   for (const auto& c : kAccuracyColumns) accuracy.push_back({{"name", c.name}, {"meaning", c.meaning}});
-  return {{"about", "the columns of p2psim's result tables and its phases, written by `p2psim schema` from the lists "
-                    "the tables are written with (sim/results/columns.cpp, sim/records/phases.hpp)"},
+  return {{"about", "the columns of p2psim's result tables, its phases and the mechanisms a run records, written by "
+                    "`p2psim schema` from the lists the tables are written with (sim/results/columns.cpp, "
+                    "sim/records/phases.hpp, sim/records/mechanisms.hpp)"},
           {"result.csv", describe(result_columns())},
           {"groups.csv", describe(group_columns())},
           {"trace.csv", describe(trace_columns())},
@@ -313,7 +322,8 @@ nlohmann::ordered_json result_schema() {
           {"accuracy.csv", accuracy},
           {"results.csv", {{"first", kScenarioIdColumn},
                            {"then", "a column per sweep axis (its XPath), then result.csv's columns"}}},
-          {"phases", phases}};
+          {"phases", phases},
+          {"mechanisms", mechanisms}};
 }
 
 }  // namespace p2psim

@@ -7,6 +7,7 @@
 
 #include "../util/csv_reader.hpp"
 #include "../util/input_error.hpp"
+#include "../records/mechanisms.hpp"
 #include "columns.hpp"
 
 namespace p2psim {
@@ -58,23 +59,43 @@ std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
 }
 
 std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recorded,
-                                        const std::vector<std::string>& strategies) {
+                                        const std::vector<SystemDesign>& systems) {
+  auto accuracy = [&](const std::string& design) {
+    const DesignAccuracy* time = find(recorded, design, "time");
+    const DesignAccuracy* cost = find(recorded, design, "cost");
+    std::string text;
+    if (time) text += describe(*time);
+    if (time && cost) text += "; ";
+    if (cost) text += describe(*cost);
+    return text;
+  };
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (const auto& strategy : strategies) {
+  for (const auto& first : systems) {
+    const std::string& strategy = first.strategy;
     if (!seen.insert(strategy).second) continue;
-    const DesignAccuracy* time = find(recorded, strategy, "time");
-    const DesignAccuracy* cost = find(recorded, strategy, "cost");
-    if (!time && !cost) {
-      out.push_back(strategy + ": no measured run of this design is among the validation cases; only the mechanisms "
-                               "it chains were checked (docs/accuracy.md, \"By design\")");
+    const std::string measured = accuracy(strategy);
+    if (!measured.empty()) {
+      out.push_back(strategy + ": " + measured);
       continue;
     }
-    std::string line = strategy + ": ";
-    if (time) line += describe(*time);
-    if (time && cost) line += "; ";
-    if (cost) line += describe(*cost);
-    out.push_back(line);
+    std::vector<const SystemDesign*> of_design;
+    for (const auto& sys : systems)
+      if (sys.strategy == strategy) of_design.push_back(&sys);
+    std::string names;
+    for (const auto* sys : of_design) names += (names.empty() ? "" : ", ") + sys->system;
+    out.push_back(fmt::format("{} ({}): no measured run of this design is among the validation cases; what {} used, "
+                              "each measured alone:",
+                              strategy, names, of_design.size() == 1 ? "its run" : "their runs"));
+    for (const auto& m : kMechanisms) {
+      std::string users;
+      for (const auto* sys : of_design)
+        if (std::find(sys->mechanisms.begin(), sys->mechanisms.end(), m.name) != sys->mechanisms.end())
+          users += (users.empty() ? "" : ", ") + sys->system;
+      if (users.empty()) continue;
+      const std::string alone = accuracy(m.name);
+      out.push_back(fmt::format("  {} [{}; {}]: {}", m.label, m.name, users, alone.empty() ? "no validation case measures it" : alone));
+    }
   }
   return out;
 }

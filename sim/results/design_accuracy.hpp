@@ -22,9 +22,18 @@ std::string accuracy_by_design_csv(const std::vector<DesignAccuracy>& rows);
 /// Throws InputError naming the file, line and field.
 std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path);
 
-/// Lines for `run`: for each distinct strategy, its design's recorded time and cost accuracy, or that no measured
-/// run of it is among the validation cases.
+/// A system of a run as the accuracy lines name it: its design, and the mechanisms its run used
+/// (records/mechanisms.hpp's names).
+struct SystemDesign {
+  std::string system, strategy;
+  std::vector<std::string> mechanisms;
+};
+
+/// Lines for `run`: for each distinct strategy, in the systems' order, its design's recorded time and cost
+/// accuracy; or, when no measured run of it is among the validation cases, one line saying so and then, indented,
+/// one a mechanism its systems' runs used: which systems, and its own recorded accuracy or that it was never
+/// measured alone.
 std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recorded,
-                                        const std::vector<std::string>& strategies);
+                                        const std::vector<SystemDesign>& systems);
 
 }  // namespace p2psim

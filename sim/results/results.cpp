@@ -540,6 +540,7 @@ nlohmann::ordered_json result_json(const Result& r) {
         {"status", a->feasible() ? "ok" : "infeasible"},
         {"reason", a->run.failure},
         {"transport", a->run.transport},
+        {"mechanisms", mechanism_names(a->run.mechanisms)},
         {"participation", a->run.participation},  // the share of the peers that compute each round
         {"gradient_s_per_iteration", a->gradient_s},
         {"paper_gradient_s_per_iteration", a->paper_gradient_s},

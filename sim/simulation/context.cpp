@@ -77,7 +77,7 @@ void Context::renew_storage_client(int peer) {
 double Context::computed_function_transfer(StorageClient& client, bool upload, double bytes, double start_s) {
   double end_s = start_s;
   for (const auto& [plan, t] : storage.compute_steps(client, upload, bytes, start_s)) {
-    pending.add_requests(t.end_s, plan.get_requests, plan.put_requests);
+    pending.add_requests(t.end_s, plan.get_requests, plan.put_requests, client.slot);
     if (hosts.storage_watch.watching()) {  // in flight from its first flow on, as ObjectStorage::get and put count it
       pending.add_slot_transfer(t.first_flow_s, PendingRecords::Kind::SlotTransferStarts, client.slot, upload);
       pending.add_slot_transfer(t.end_s, PendingRecords::Kind::SlotTransferEnds, client.slot, upload);

@@ -20,11 +20,11 @@ class PendingRecords {
   enum class Kind { Trace, StorageRequests, SlotTransferStarts, SlotTransferEnds };
   explicit PendingRecords(sg::StorageLinkWatch& watch) : watch_(watch) {}
   /// Records `kind` once the clock reaches `at_s`: a trace row (`row`, ending at `at_s`), storage requests
-  /// (`gets` GET-class and `puts` PUT-class), or a transfer of function slot `slot` to (`upload`) or from storage
-  /// starting or ending.
+  /// (`gets` GET-class and `puts` PUT-class, of function slot `slot`'s client, or an instance's: -1), or a transfer
+  /// of function slot `slot` to (`upload`) or from storage starting or ending.
   void add(double at_s, Kind kind, const PhaseRecord& row = {}) { push({at_s, next_order_++, kind, row, 0, false}); }
-  void add_requests(double at_s, long long gets, long long puts) {
-    push({at_s, next_order_++, Kind::StorageRequests, {}, 0, false, gets, puts});
+  void add_requests(double at_s, long long gets, long long puts, int slot) {
+    push({at_s, next_order_++, Kind::StorageRequests, {}, slot, false, gets, puts});
   }
   void add_slot_transfer(double at_s, Kind kind, int slot, bool upload) {
     push({at_s, next_order_++, kind, {}, slot, upload});
@@ -143,6 +143,7 @@ class PendingRecords {
       case Kind::StorageRequests:
         out.ledger.storage_gets += e.gets;
         out.ledger.storage_puts += e.puts;
+        if (e.slot >= 0) out.ledger.function_storage_requests += e.gets + e.puts;
         break;
       case Kind::SlotTransferStarts: return watch_.slot_transfer_begins(e.slot, e.upload);
       case Kind::SlotTransferEnds: watch_.slot_transfer_ends(e.slot, e.upload); break;

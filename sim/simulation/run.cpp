@@ -11,6 +11,7 @@
 #include "../util/isolate.hpp"
 #include "context.hpp"
 #include "footprint.hpp"
+#include "mechanisms_used.hpp"
 #include "simulate.hpp"
 #include "strategies/computed_invocations.hpp"
 #include "strategies/params.hpp"
@@ -196,6 +197,7 @@ RunOutput simulate(const Scenario& s, const SystemSpec& system, sg::StorageShari
   if (c.broker.used() && !needs.broker)
     throw std::logic_error("strategy '" + system.strategy + "' uses the broker but does not declare it");
   if (needs.broker) c.out.ledger.broker_uptime_s = end_s;
+  c.out.mechanisms = simulation::mechanisms_used(needs, c.out);
   return std::move(c.out);
 }
 

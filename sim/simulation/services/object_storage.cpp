@@ -43,6 +43,7 @@ StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes
     return fb.median_s * std::exp(fb.sigma * client.draws.standard_normal());
   };
   StoragePlan plan;
+  plan.by_function = client.slot >= 0;
   // A request asked `after_s` into the plan: its wait for admission, then its first byte.
   auto request = [&](bool put, double after_s, const p2psim::ObjectStorageParams::FirstByte& fb) {
     const double asked_s = start_s + after_s;
@@ -145,6 +146,7 @@ void ObjectStorage::list(StorageClient& client, const std::function<int()>& keys
   sg::sleep_for(std::min(keys_listed(), params_.list_max_keys) * params_.list_per_key_s);
   sg::transfer_streams(host_, client.host, {{0, 0}});  // the answer's way back: the route's latency
   ledger_.storage_puts += 1;                             // S3 bills a LIST with PUT, COPY and POST
+  if (p.by_function) ledger_.function_storage_requests += 1;
 }
 
 void ObjectStorage::remove(StorageClient& client) {

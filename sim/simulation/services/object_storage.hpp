@@ -77,6 +77,7 @@ struct StoragePlan {
   };
   std::vector<PlannedStream> streams;
   long long get_requests = 0, put_requests = 0;
+  bool by_function = false;  // its client is a function (a slot's), not an instance
   long long throttled_requests = 0;  // requests served after the one-second window they were asked in
   double throttle_wait_s = 0;         // their waits, summed
   /// The flows, each starting after its requests' first bytes and every route latency but its own flow's
@@ -148,6 +149,7 @@ class ObjectStorage {
   void record(const StoragePlan& plan) {
     ledger_.storage_gets += plan.get_requests;
     ledger_.storage_puts += plan.put_requests;
+    if (plan.by_function) ledger_.function_storage_requests += plan.get_requests + plan.put_requests;
   }
 
  private:

@@ -25,6 +25,7 @@ class Spirt : public Strategy {
     PlatformNeeds n = gradient_needs(s_, GradientCompute::Functions);
     n.functions_only_gradient_tasks = false;  // its functions read and write a database
     n.broker = true;  // also the barrier's queue
+    n.database = true;
     n.peer_to_peer = on_peers_;  // databases on the peers copy between peers
     n.functions_reach_peers = on_peers_;
     if (!on_peers_)
