@@ -15,7 +15,8 @@ import pandas as pd
 import p2psim_schema as schema
 import p2psim_style as style
 
-COLUMNS = ["case", "metric", "role", "design", "kind", "unit", "measured", "predicted", "error_percent"]
+COLUMNS = ["case", "metric", "role", "design", "kind", "unit", "measured", "predicted", "error_percent",
+           "time_error_percent"]
 PANELS = [("time", ("time", "throughput"), "s or MB/s"), ("cost", ("cost",), "USD")]
 
 
@@ -165,19 +166,15 @@ def mechanisms_by_design(df):
 
 
 def time_errors(rows):
-    """(error, band low, band high) in percent of each row as a time or a cost: a rate's error is the error in the
-    time to move the same bytes at it (a rate 50 % low is a time 100 % long), so that below 0 always means p2psim
-    predicts faster or cheaper than was measured. The band is NaN where the table has none."""
-    rate = (rows["kind"] == "throughput").to_numpy()
-    measured, predicted = rows["measured"].to_numpy(float), rows["predicted"].to_numpy(float)
+    """(error, band low, band high) in percent of each row as a time or a cost, as `p2psim validate` writes them
+    (validation.csv's time_error_* columns: a rate's error is the error in the time to move the same bytes at it,
+    so that below 0 always means p2psim predicts faster or cheaper than was measured). The band is NaN where the
+    table has none."""
     nan = np.full(len(rows), np.nan)
-    p10 = rows["predicted_p10"].to_numpy(float) if "predicted_p10" in rows.columns else nan
-    p90 = rows["predicted_p90"].to_numpy(float) if "predicted_p90" in rows.columns else nan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        error = np.where(rate, measured / predicted - 1, predicted / measured - 1) * 100
-        low = np.where(rate, measured / p90 - 1, p10 / measured - 1) * 100  # a rate's high end is the short time
-        high = np.where(rate, measured / p10 - 1, p90 / measured - 1) * 100
-    return error, low, high
+
+    def column(name):
+        return rows[name].to_numpy(float) if name in rows.columns else nan
+    return column("time_error_percent"), column("time_error_p10_percent"), column("time_error_p90_percent")
 
 
 def design_label(rows):

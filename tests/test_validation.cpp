@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "results/columns.hpp"
 #include "results/results.hpp"
 #include "results/validation.hpp"
 #include "simulation/strategies/strategy.hpp"
@@ -379,4 +380,39 @@ TEST_CASE("validate: every shipped case measures a design p2psim runs or a mecha
     CAPTURE(c.file);
     CHECK(known.count(c.design) == 1);
   }
+}
+
+TEST_CASE("validate: errors as times, a rate half as fast is a time twice as long, and the bands likewise, by hand") {
+  v::Case c;
+  c.name = "c", c.role = "validation";
+  v::Metric rate, time, cost;
+  rate.kind = "throughput", rate.measured = 100;  // MB/s
+  time.kind = "time", time.measured = 10;         // s
+  cost.kind = "cost", cost.measured = 2;          // USD
+  const v::Row r{&c, &rate, 50, std::make_pair(40.0, 125.0)};
+  const v::Row t{&c, &time, 12, std::make_pair(11.0, 13.0)};
+  const v::Row k{&c, &cost, 1.5, std::make_pair(1.0, 2.0)};
+  // 100 MB/s measured, 50 predicted: the bytes take twice as long (+100 %); the band's 125 MB/s is its short end
+  // (100 / 125 - 1 = -20 %), its 40 MB/s the long one (+150 %). Times and costs as they are.
+  CHECK(r.time_error_percent() == doctest::Approx(100));
+  CHECK(r.error_percent() == doctest::Approx(-50));
+  CHECK(r.time_error_band_percent()->first == doctest::Approx(-20));
+  CHECK(r.time_error_band_percent()->second == doctest::Approx(150));
+  CHECK(t.time_error_percent() == doctest::Approx(20));
+  CHECK(t.time_error_band_percent()->first == doctest::Approx(10));
+  CHECK(t.time_error_band_percent()->second == doctest::Approx(30));
+  CHECK(k.time_error_percent() == doctest::Approx(-25));
+  CHECK(k.time_error_band_percent()->first == doctest::Approx(-50));
+  CHECK(k.time_error_band_percent()->second == doctest::Approx(0));
+  const v::Row unbanded{&c, &rate, 50};
+  CHECK_FALSE(unbanded.time_error_band_percent());
+  // validation.csv carries them, so the figure draws what the summary counts (no second definition).
+  const auto& columns = validation_columns();
+  auto cell = [&](const v::Row& row, const char* name) {
+    return std::find_if(columns.begin(), columns.end(), [&](const auto& col) { return col.name == name; })->cell(row);
+  };
+  CHECK(cell(r, "time_error_percent") == "100.000");
+  CHECK(cell(r, "time_error_p10_percent") == "-20.000");
+  CHECK(cell(r, "time_error_p90_percent") == "150.000");
+  CHECK(cell(unbanded, "time_error_p10_percent").empty());
 }

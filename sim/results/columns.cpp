@@ -240,6 +240,20 @@ std::vector<Column<validation::Row>> make_validation_columns() {
       V{"predicted_p10", "the prediction's 10th percentile over the replicates",
         [](const R& r) { return r.band ? num(r.band->first) : ""; }},
       V{"predicted_p90", "its 90th percentile", [](const R& r) { return r.band ? num(r.band->second) : ""; }},
+      V{"time_error_percent",
+        "the error as a time or a cost: a rate's as the error of the time to move the same bytes at it (a rate 50 % "
+        "low: +100 %), so that below 0 p2psim is always faster or cheaper than measured, %",
+        [](const R& r) { return fmt::format("{:.3f}", r.time_error_percent()); }},
+      V{"time_error_p10_percent", "the band's short (or cheap) end as such an error, %",
+        [](const R& r) {
+          const auto b = r.time_error_band_percent();
+          return b ? fmt::format("{:.3f}", b->first) : std::string();
+        }},
+      V{"time_error_p90_percent", "its long (or dear) end, %",
+        [](const R& r) {
+          const auto b = r.time_error_band_percent();
+          return b ? fmt::format("{:.3f}", b->second) : std::string();
+        }},
       V{"profile_as_of",
         "the date the platform was simulated as of, the measurement's (each constant of the profile's <history> "
         "takes its value measured nearest to it); empty: the profile as written (validate --today, or no date)",

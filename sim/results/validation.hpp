@@ -3,9 +3,11 @@
 // configuration, and the measured values; this layer reads cases, reads predictions out of a simulated
 // Result, and compares them. Pure: it runs no simulation itself (the CLI does) and knows no SimGrid.
 #pragma once
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "design_accuracy.hpp"
@@ -75,8 +77,16 @@ struct Row {
   double error_percent() const { return 100.0 * (predicted / m->measured - 1.0); }
   /// The error in time (or cost): a rate's as the error in the time to move the same bytes at it, so that below
   /// 0 always means p2psim predicts faster (or cheaper) than was measured.
-  double time_error_percent() const {
-    return m->kind == "throughput" ? 100.0 * (m->measured / predicted - 1.0) : error_percent();
+  double time_error_percent() const { return as_time_error(predicted); }
+  /// The band as time errors, low to high (a rate's high end is the short time); empty without a band.
+  std::optional<std::pair<double, double>> time_error_band_percent() const {
+    if (!band) return std::nullopt;
+    const double a = as_time_error(band->first), b = as_time_error(band->second);
+    return std::make_pair(std::min(a, b), std::max(a, b));
+  }
+  /// The error of `value` as a time or a cost (time_error_percent()).
+  double as_time_error(double value) const {
+    return 100.0 * (m->kind == "throughput" ? m->measured / value - 1.0 : value / m->measured - 1.0);
   }
   bool covered() const { return band && m->measured >= band->first && m->measured <= band->second; }
 };
