@@ -28,7 +28,8 @@ namespace {
 constexpr int kExitDoesNotFit = 3;
 
 // Beside the table: how far each system's design has been from measured runs, as `validate --record` last found
-// it with the shipped profile, or that it was never measured; so a reader weighs the numbers above.
+// it with the shipped profile; for a design never measured whole, each mechanism its run used, measured alone or
+// not; so a reader weighs the numbers above.
 void print_design_accuracy(const Result& r) {
   const std::string path = data_dir() + "/validation/" + kAccuracyByDesignFile;
   if (!std::filesystem::is_regular_file(path)) {

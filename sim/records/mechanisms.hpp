@@ -6,7 +6,6 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace p2psim {
@@ -48,13 +47,6 @@ static_assert(lists_every_mechanism_once(), "kMechanisms must name every Mechani
 using MechanismSet = std::uint32_t;
 constexpr MechanismSet bit(Mechanism m) { return MechanismSet{1} << static_cast<int>(m); }
 constexpr bool contains(MechanismSet set, Mechanism m) { return (set & bit(m)) != 0; }
-
-/// Whether `name` is a mechanism's name (kMechanisms).
-constexpr bool is_mechanism(std::string_view name) {
-  for (const auto& info : kMechanisms)
-    if (name == info.name) return true;
-  return false;
-}
 
 /// The names of the set's mechanisms, in kMechanisms' order.
 inline std::vector<std::string> mechanism_names(MechanismSet set) {

@@ -94,7 +94,8 @@ std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recor
           users += (users.empty() ? "" : ", ") + sys->system;
       if (users.empty()) continue;
       const std::string alone = accuracy(m.name);
-      out.push_back(fmt::format("  {} [{}; {}]: {}", m.label, m.name, users, alone.empty() ? "no validation case measures it" : alone));
+      out.push_back(fmt::format("  {} [{}; {}]: {}", m.label, m.name, users,
+                                alone.empty() ? "no validation case measures it" : alone));
     }
   }
   return out;

@@ -31,8 +31,8 @@ struct SystemDesign {
 
 /// Lines for `run`: for each distinct strategy, in the systems' order, its design's recorded time and cost
 /// accuracy; or, when no measured run of it is among the validation cases, one line saying so and then, indented,
-/// one a mechanism its systems' runs used: which systems, and its own recorded accuracy or that it was never
-/// measured alone.
+/// one a mechanism its systems' runs used: which systems, and its own recorded accuracy or that no validation case
+/// measures it alone.
 std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recorded,
                                         const std::vector<SystemDesign>& systems);
 
