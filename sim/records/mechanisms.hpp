@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "enum_list.hpp"
+
 namespace p2psim {
 
 enum class Mechanism {
@@ -34,14 +36,8 @@ constexpr std::array<MechanismInfo, kMechanismCount> kMechanisms{{
     {Mechanism::Ec2Network, "ec2_network", "transfers between instances"},
 }};
 
-constexpr bool lists_every_mechanism_once() {
-  std::array<int, kMechanismCount> seen{};
-  for (const auto& info : kMechanisms) ++seen[static_cast<size_t>(info.mechanism)];
-  for (int n : seen)
-    if (n != 1) return false;
-  return true;
-}
-static_assert(lists_every_mechanism_once(), "kMechanisms must name every Mechanism once");
+static_assert(lists_each_value_once<kMechanismCount>(kMechanisms, &MechanismInfo::mechanism),
+              "kMechanisms must name every Mechanism once");
 
 /// A set of mechanisms, one bit each.
 using MechanismSet = std::uint32_t;

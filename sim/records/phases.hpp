@@ -4,6 +4,8 @@
 #pragma once
 #include <array>
 
+#include "enum_list.hpp"
+
 namespace p2psim {
 
 enum class Phase {
@@ -50,15 +52,7 @@ constexpr std::array<PhaseInfo, kPhaseCount> kPhases{{
     {Phase::ModelFetch, "model_fetch", "a function fetching the current model (and deserialising it) before it computes"},
 }};
 
-// Each phase listed once.
-constexpr bool lists_every_phase_once() {
-  std::array<int, kPhaseCount> seen{};
-  for (const auto& info : kPhases) ++seen[static_cast<size_t>(info.phase)];
-  for (int n : seen)
-    if (n != 1) return false;
-  return true;
-}
-static_assert(lists_every_phase_once(), "kPhases must name every Phase once");
+static_assert(lists_each_value_once<kPhaseCount>(kPhases, &PhaseInfo::phase), "kPhases must name every Phase once");
 
 /// The phase's name (kPhases).
 const char* to_string(Phase p);
