@@ -330,10 +330,10 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
   // Two systems of a design never measured whole, which used mechanisms of which one was measured alone (the
   // ring's design doubles as one here), then two measured designs, then the first design again.
   const auto lines = p2psim::accuracy_lines(
-      recorded, {{"instance", "p2p_all_to_all", {"instance_compute", "broker"}},
-                 {"sharded", "sharded", {"function_compute"}},
-                 {"serverless", "p2p_all_to_all", {"function_cold_start", "broker"}},
-                 {"ring", "ring_allreduce", {"ec2_network"}}});
+      recorded, {{"instance", "p2p_all_to_all", bit(Mechanism::InstanceCompute) | bit(Mechanism::Broker)},
+                 {"sharded", "sharded", bit(Mechanism::FunctionCompute)},
+                 {"serverless", "p2p_all_to_all", bit(Mechanism::FunctionColdStart) | bit(Mechanism::Broker)},
+                 {"ring", "ring_allreduce", bit(Mechanism::Ec2Network)}});
   REQUIRE(lines.size() == 6);  // a design a line, in the systems' order; under one never measured, its mechanisms
   CHECK(lines[0] == "p2p_all_to_all (instance, serverless): no measured run of this design is among the validation "
                     "cases; what their runs used, each measured alone:");
@@ -349,7 +349,7 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
   // A mechanism measured alone reads as a design does.
   std::ofstream(path) << header << "function_cold_start,time,5,2.9,8.0,3,5,1\n";
   const auto alone = p2psim::accuracy_lines(p2psim::load_accuracy_by_design(path),
-                                            {{"serverless", "p2p_all_to_all", {"function_cold_start"}}});
+                                            {{"serverless", "p2p_all_to_all", bit(Mechanism::FunctionColdStart)}});
   REQUIRE(alone.size() == 2);
   CHECK(alone[0] == "p2p_all_to_all (serverless): no measured run of this design is among the validation cases; "
                     "what its run used, each measured alone:");

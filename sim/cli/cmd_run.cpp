@@ -37,7 +37,7 @@ void print_design_accuracy(const Result& r) {
     return;
   }
   std::vector<SystemDesign> systems;
-  for (const auto& sys : r.systems) systems.push_back({sys.name, sys.strategy, mechanism_names(sys.run.mechanisms)});
+  for (const auto& sys : r.systems) systems.push_back({sys.name, sys.strategy, sys.run.mechanisms});
   fmt::print("\nagainst published measurements of real runs (p2psim validate, the shipped profile; docs/accuracy.md):\n");
   for (const auto& line : accuracy_lines(load_accuracy_by_design(path), systems)) fmt::print("  {}\n", line);
 }

@@ -7,7 +7,6 @@
 
 #include "../util/csv_reader.hpp"
 #include "../util/input_error.hpp"
-#include "../records/mechanisms.hpp"
 #include "columns.hpp"
 
 namespace p2psim {
@@ -90,8 +89,7 @@ std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recor
     for (const auto& m : kMechanisms) {
       std::string users;
       for (const auto* sys : of_design)
-        if (std::find(sys->mechanisms.begin(), sys->mechanisms.end(), m.name) != sys->mechanisms.end())
-          users += (users.empty() ? "" : ", ") + sys->system;
+        if (contains(sys->mechanisms, m.mechanism)) users += (users.empty() ? "" : ", ") + sys->system;
       if (users.empty()) continue;
       const std::string alone = accuracy(m.name);
       out.push_back(fmt::format("  {} [{}; {}]: {}", m.label, m.name, users,

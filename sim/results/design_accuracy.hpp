@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "../records/mechanisms.hpp"
+
 namespace p2psim {
 
 struct DesignAccuracy {
@@ -22,11 +24,10 @@ std::string accuracy_by_design_csv(const std::vector<DesignAccuracy>& rows);
 /// Throws InputError naming the file, line and field.
 std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path);
 
-/// A system of a run as the accuracy lines name it: its design, and the mechanisms its run used
-/// (records/mechanisms.hpp's names).
+/// A system of a run as the accuracy lines name it: its design, and the mechanisms its run used.
 struct SystemDesign {
   std::string system, strategy;
-  std::vector<std::string> mechanisms;
+  MechanismSet mechanisms = 0;
 };
 
 /// Lines for `run`: for each distinct strategy, in the systems' order, its design's recorded time and cost
