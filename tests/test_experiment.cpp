@@ -75,6 +75,44 @@ TEST_CASE("a profile value can be overridden from the experiment") {
   CHECK(t.profile.functions.keep_alive_s == 42);
 }
 
+TEST_CASE("the account's network quota: the profile's by default, scaled when the experiment asks, bad ones named") {
+  TempDir dir;
+  CHECK_FALSE(fixture::scenario(write_experiment(dir, kMnist4)).profile.functions.network_quota_scalable);
+  const auto scaled =
+      fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(<functions network_quota="scalable"/>)"));
+  CHECK(scaled.profile.functions.network_quota_scalable);
+  CHECK(scaled.profile.functions.network_quota.size() == 2);  // the test profile's two documented sizes
+
+  const auto fast = write_experiment(dir, std::string(kMnist4) + R"(<functions network_quota="fast"/>)");
+  CHECK(load_error(fast).find(fixture::line_tag(fast, "network_quota=\"fast\"") + " field 'override/@value': 'fast' for "
+                              "function_service/@network_quota is not valid") != std::string::npos);
+
+  // A profile's own mistakes, named at its line and field.
+  const std::string shipped = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  std::ofstream(dir.path("test_prices.xml")) << read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
+  auto profile_error = [&](const std::string& from, const std::string& to) {
+    std::string text = shipped;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    const std::string path = dir.path("profile.xml");
+    std::ofstream(path) << text;
+    try {
+      load_cloud_profile(path);
+    } catch (const InputError& e) {
+      return e.field + ": " + e.message;
+    }
+    return std::string("no error");
+  };
+  CHECK(profile_error("<network_quota memory_mb=\"10240\"", "<network_quota memory_mb=\"2048\"")
+            .find("network_quota/@memory_mb: must increase") != std::string::npos);
+  CHECK(profile_error(" network_quota=\"default\"", "")
+            .find("function_service/@network_quota: required beside <network_quota>") != std::string::npos);
+  CHECK(profile_error("<network_quota memory_mb=\"10240\" bandwidth_bps=\"250000000\"/>",
+                      "<network_quota memory_mb=\"10240\" bandwidth_bps=\"-1\"/>")
+            .find("network_quota/@bandwidth_bps") != std::string::npos);
+}
+
 TEST_CASE("prices: the platform's price book unless the experiment gives another, with overrides of its own") {
   TempDir dir;
   const auto own = fixture::scenario(write_experiment(dir, kMnist4));

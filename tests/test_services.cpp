@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -641,6 +642,51 @@ TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then it
   // The PUT took 18.03 s: the download direction earned 18 s x 50 MB/s back meanwhile, a full bucket again.
   CHECK(result["second_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
   CHECK(result["rested_s"].get<double>() == doctest::Approx(with_burst_s).epsilon(1e-9));
+}
+
+TEST_CASE("object storage: a function's sustained rate under the account's network quota, by default and scaled "
+          "with memory, by hand") {
+  // A function service made here: one stream at most 100 MB/s, a NIC of 400 MB/s, a token bucket of 100 MB over a
+  // sustained 50 MB/s (measured under the default quota), a client that never binds; the quota documented at
+  // 50 MB/s at 2,048 MB and 250 MB/s at 10,240 MB, linear between. Asked to scale, a 3,072 MB function's quota is
+  // 50 + 200 x 1,024 / 8,192 = 75 MB/s, so its sustained rate is 50 x 75 / 50 = 75 MB/s.
+  FunctionServiceParams f;
+  f.memory_per_vcpu_mb = 1769;
+  f.max_vcpus = 6;
+  f.visible_cores = {{10240, 6}};
+  f.network = {{128, 1e8, 4e8}};
+  f.network_sustained_bps = 5e7;
+  f.network_burst_bytes = 1e8;
+  f.network_quota = {{2048, 5e7}, {10240, 2.5e8}};
+  const StorageClientRate unbound{1e15, std::numeric_limits<double>::infinity()};
+  CHECK(f.sustained_bps_at(10240) == 5e7);  // the default quota: the measured rate at every size
+  f.network_quota_scalable = true;
+  CHECK(f.sustained_bps_at(1024) == 5e7);  // below the first documented size: the default
+  CHECK(f.sustained_bps_at(2048) == 5e7);
+  CHECK(f.sustained_bps_at(3072) == doctest::Approx(7.5e7).epsilon(1e-12));
+  CHECK(f.sustained_bps_at(6144) == doctest::Approx(1.5e8).epsilon(1e-12));
+  CHECK(f.sustained_bps_at(10240) == doctest::Approx(2.5e8).epsilon(1e-12));
+  CHECK(f.sustained_bps_at(20000) == doctest::Approx(2.5e8).epsilon(1e-12));  // flat beyond the last
+  // A 1 GB GET on one stream (100 MB/s), 0.03 s to its first byte, spends the bucket at 100 MB/s less the sustained
+  // rate. By default (50): dry after 2 s and 200 MB, the other 800 MB at 50 MB/s take 16 s. Scaled at 3,072 MB (75):
+  // dry after 4 s and 400 MB, 600 MB at 75 MB/s take 8 s. Scaled at 10,240 MB (250, above the stream's rate): never
+  // dry, 10 s. Scaled at 1,024 MB: the default's.
+  const double first_byte = 0.03, gb = 1e9;
+  auto get_s = [&](bool scalable, int memory_mb) {
+    f.network_quota_scalable = scalable;
+    const auto route = function_storage_route(f, 0, memory_mb, unbound);
+    const auto result = run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage,
+                                                                    StorageClient& client, nlohmann::json& j) {
+      const double start = sg::now();
+      storage.get(client, gb);
+      j["get_s"] = sg::now() - start;
+    });
+    return result["get_s"].get<double>();
+  };
+  CHECK(get_s(false, 3072) == doctest::Approx(first_byte + 2 + 16).epsilon(1e-9));
+  CHECK(get_s(true, 3072) == doctest::Approx(first_byte + 4 + 8).epsilon(1e-9));
+  CHECK(get_s(true, 10240) == doctest::Approx(first_byte + 10).epsilon(1e-9));
+  CHECK(get_s(true, 1024) == doctest::Approx(first_byte + 2 + 16).epsilon(1e-9));
 }
 
 TEST_CASE("object storage: a function's download in steps, simulated and computed alike, its bucket spent between "

@@ -80,16 +80,31 @@ double FunctionServiceParams::vcpus(int memory_mb) const {
   return std::min({memory_mb / memory_per_vcpu_mb, max_vcpus, static_cast<double>(visible_cores_for(memory_mb))});
 }
 
-FunctionServiceParams::NetworkPoint FunctionServiceParams::network_at(int memory_mb) const {
-  if (memory_mb <= network.front().memory_mb) return {memory_mb, network.front().stream_bps, network.front().total_bps};
-  for (size_t i = 1; i < network.size(); ++i) {
-    const auto& lo = network[i - 1];
-    const auto& hi = network[i];
+namespace {
+// A value of points given at ascending memory sizes (not empty) at `memory_mb`: linear between them, flat beyond.
+template <class Point>
+double at_memory(const std::vector<Point>& points, int memory_mb, double Point::*value) {
+  if (memory_mb <= points.front().memory_mb) return points.front().*value;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const auto& lo = points[i - 1];
+    const auto& hi = points[i];
     if (memory_mb > hi.memory_mb) continue;
     const double t = static_cast<double>(memory_mb - lo.memory_mb) / (hi.memory_mb - lo.memory_mb);
-    return {memory_mb, lo.stream_bps + t * (hi.stream_bps - lo.stream_bps), lo.total_bps + t * (hi.total_bps - lo.total_bps)};
+    return lo.*value + t * (hi.*value - lo.*value);
   }
-  return {memory_mb, network.back().stream_bps, network.back().total_bps};
+  return points.back().*value;
+}
+}  // namespace
+
+FunctionServiceParams::NetworkPoint FunctionServiceParams::network_at(int memory_mb) const {
+  using P = NetworkPoint;
+  return {memory_mb, at_memory(network, memory_mb, &P::stream_bps), at_memory(network, memory_mb, &P::total_bps)};
+}
+
+double FunctionServiceParams::sustained_bps_at(int memory_mb) const {
+  if (!network_quota_scalable || network_quota.empty()) return network_sustained_bps;
+  const double quota_bps = at_memory(network_quota, memory_mb, &NetworkQuotaPoint::bandwidth_bps);
+  return network_sustained_bps * quota_bps / network_quota.front().bandwidth_bps;
 }
 
 FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int memory_mb,
@@ -97,7 +112,7 @@ FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int mem
   const auto network = network_at(memory_mb);
   const double share = vcpus(memory_mb);
   return {std::min(network.total_bps, client.bps_on(share)),
-          std::min(network.stream_bps, std::min(1.0, share) * client.bps_per_vcpu), network_sustained_bps,
+          std::min(network.stream_bps, std::min(1.0, share) * client.bps_per_vcpu), sustained_bps_at(memory_mb),
           network_burst_bytes};
 }
 
@@ -287,8 +302,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
                    "keep_alive_s", "max_timeout_s", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
                    "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source",
                    "storage_client_bps_per_vcpu", "storage_client_measured_with", "network_sustained_bps",
-                   "network_burst_bytes", kSource},
-                  {"visible_cores", "cold_start", "network", "storage_client"});
+                   "network_burst_bytes", "network_quota", kSource},
+                  {"visible_cores", "cold_start", "network", "network_quota", "storage_client"});
   auto& f = p.functions;
   f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
   f.memory_max_mb = static_cast<int>(xml.integer(fn, "memory_max_mb", f.memory_min_mb, 1 << 20));
@@ -333,6 +348,29 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   if (fn.attribute("network_sustained_bps") || fn.attribute("network_burst_bytes")) {  // a token bucket: both, or neither
     f.network_sustained_bps = xml.number(fn, "network_sustained_bps", 1, 1e13);
     f.network_burst_bytes = xml.number(fn, "network_burst_bytes", 0, 1e15);
+  }
+  for (auto q : fn.children("network_quota")) {
+    xml.check_names(q, {"memory_mb", "bandwidth_bps", kSource});
+    FunctionServiceParams::NetworkQuotaPoint point;
+    point.memory_mb = static_cast<int>(xml.integer(q, "memory_mb", 1, 1 << 20));
+    if (!f.network_quota.empty() && point.memory_mb <= f.network_quota.back().memory_mb)
+      throw xml.error(q, "network_quota/@memory_mb", "must increase from one <network_quota> to the next");
+    point.bandwidth_bps = xml.number(q, "bandwidth_bps", 1, 1e13);
+    f.network_quota.push_back(point);
+  }
+  // Which quota the account has: a choice the profile states whenever it knows the quota, never a silent default.
+  if (fn.attribute("network_quota") || !f.network_quota.empty()) {
+    if (!fn.attribute("network_quota"))
+      throw xml.error(fn, "function_service/@network_quota",
+                      "required beside <network_quota>: \"default\" (the first point's bandwidth at every memory size) or "
+                      "\"scalable\" (the account asked for it to scale with memory)");
+    f.network_quota_scalable = xml.choice(fn, "network_quota", {"default", "scalable"}) == "scalable";
+    if (f.network_quota_scalable && f.network_sustained_bps <= 0)
+      throw xml.error(fn, "function_service/@network_quota",
+                      "\"scalable\" scales network_sustained_bps, which this profile does not give");
+    if (f.network_quota.empty())
+      throw xml.error(fn, "function_service/network_quota",
+                      "required: the documented bandwidth at one memory size at least, for @network_quota");
   }
   for (auto n : fn.children("network")) {
     xml.check_names(n, {"memory_mb", "stream_bps", "total_bps", kSource});

@@ -57,6 +57,19 @@ struct FunctionServiceParams {
   /// Each direction of a function's network is a token bucket (0: none): it moves at its NIC's rate (`total_bps`)
   /// until it has moved `network_burst_bytes` more than `network_sustained_bps` would have, then at that rate.
   double network_sustained_bps = 0, network_burst_bytes = 0;
+  /// The account's "network bandwidth per execution environment" quota (AWS documents it: 625 Mbit/s by default;
+  /// an account may ask for it to scale with memory, since 2026-08): the documented bandwidth at memory sizes
+  /// (ascending; linear between them, flat beyond the ends), and whether this account scales. Its default is the
+  /// first point's. Scaled, a function's sustained rate is `network_sustained_bps` (measured under the default) times
+  /// its memory's quota over the default; nothing else of its network changes. Empty: no quota known, no scaling.
+  struct NetworkQuotaPoint {
+    int memory_mb = 0;
+    double bandwidth_bps = 0;
+  };
+  std::vector<NetworkQuotaPoint> network_quota;
+  bool network_quota_scalable = false;
+  /// The sustained rate of a function of `memory_mb` (network_sustained_bps, scaled as the quota says).
+  double sustained_bps_at(int memory_mb) const;
   /// What a function's storage client (Python's boto3 over TLS) receives or sends per second of one vCPU, measured
   /// on Lambda with the loop `storage_client_measured_with`: below that CPU, a small function moves bytes no faster
   /// than its CPU share lets it.

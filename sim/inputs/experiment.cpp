@@ -361,12 +361,13 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   parse_systems(xml, root, e);
 
   auto fn = root.child("functions");
-  xml.check_names(fn, {"memory_mb", "arch", "minibatches_per_invocation", "keep_alive_s", "concurrency_limit"});
+  xml.check_names(fn, {"memory_mb", "arch", "minibatches_per_invocation", "keep_alive_s", "concurrency_limit",
+                       "network_quota"});
   e.functions.memory_mb = static_cast<int>(xml.integer(fn, "memory_mb", 1, 1 << 20));
   e.functions.arch = xml.choice(fn, "arch", {"x86", "arm"});
   e.functions.minibatches_per_invocation = static_cast<int>(xml.integer(fn, "minibatches_per_invocation", 1, 1 << 20));
-  // These two are profile values the issue lets an experiment set directly: they become overrides.
-  for (const char* a : {"keep_alive_s", "concurrency_limit"})
+  // Profile values of the account that an experiment may set directly: they become overrides.
+  for (const char* a : {"keep_alive_s", "concurrency_limit", "network_quota"})
     if (fn.attribute(a))
       e.overrides.push_back({std::string("function_service/@") + a, fn.attribute(a).value(), path, xml.line_of(fn)});
 

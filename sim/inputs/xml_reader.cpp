@@ -150,7 +150,8 @@ void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string
   check_no_text(node);
   // Elements our schemas allow several of; any other given twice is an error, not a silent first-wins.
   static const std::set<std::string> kRepeatable{"override", "system", "axis", "together", "instance", "group",
-                                                 "visible_cores", "source", "metric", "arch", "storage_client", "value"};
+                                                 "visible_cores", "source", "metric", "arch", "storage_client", "value",
+                                                 "network_quota"};
   std::set<std::string> elements;
   for (auto c : node.children()) {
     if (c.type() != pugi::node_element) continue;
