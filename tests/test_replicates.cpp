@@ -333,3 +333,27 @@ TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a
     CHECK(r.output.find("--replicates") != std::string::npos);
   }
 }
+
+TEST_CASE("run --sensitivity: the main job says what each system rests on, in the table's output and sensitivity.csv") {
+  TempDir dir;
+  const std::string experiment = std::string(P2PSIM_SOURCE_DIR) + "/experiments/vgg11_cifar.xml";
+  const auto r = run_cli("run " + experiment + " --sensitivity --out " + dir.path("out"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("what each prediction rests on (each group of the profile's constants 10 % slower alone") !=
+        std::string::npos);
+  const std::string csv = read_file(dir.path("out/sensitivity.csv"));
+  CHECK(csv.rfind("group,label,system,slowdown,feasible,time_change_percent,cost_change_percent\n", 0) == 0);
+  // The paper's design used these (records/mechanisms.hpp), and no database or network between instances.
+  for (const char* group : {"instance_compute,", "function_compute,", "function_cold_start,", "workflow,",
+                            "object_storage_first_byte,", "object_storage_from_ec2,", "object_storage_from_functions,",
+                            "broker,"})
+    CHECK(csv.find(std::string("\n") + group) != std::string::npos);
+  CHECK(csv.find("\ndatabase,") == std::string::npos);
+  CHECK(csv.find("\nec2_network,") == std::string::npos);
+  // 2 systems x 8 groups, and the header.
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * 8);
+  // Without the option, no such file.
+  REQUIRE(run_cli("run " + experiment + " -q --out " + dir.path("plain")).exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.path("plain/sensitivity.csv")));
+}

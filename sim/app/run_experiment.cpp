@@ -14,6 +14,7 @@
 #include "../util/read_text.hpp"
 #include "replay_runner.hpp"
 #include "replicates.hpp"
+#include "sensitivity.hpp"
 #include "run_memo.hpp"
 
 namespace p2psim::app {
@@ -97,7 +98,7 @@ class Memo {
 // In this process (which ends after the run) or in a forked copy. Here only when the simulation cannot come back
 // void: a void one must be simulated again, exactly, and SimGrid runs one engine per process.
 RunOutput simulate_system(const Scenario& s, const SystemSpec& system, const RunOptions& o, bool last) {
-  const bool here = last && o.last_system_in_process && o.replicates == 0 &&  // replicates fork from this process
+  const bool here = last && o.last_system_in_process && o.replicates == 0 && !o.sensitivity &&  // they fork from here
                     !simulation_may_be_void(s, system, o.storage_sharing);
   if (!here) return simulate_isolated(s, system, o.storage_sharing, o.exact_participants);
   RunOutput out = simulate(s, system, o.storage_sharing, o.exact_participants);
@@ -154,6 +155,7 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
   }
   if (s.experiment.accuracy.enabled) replay(result, o);
   if (o.replicates > 0) result.replicates = run_replicates(s.experiment, s.profile, o.replicates);
+  if (o.sensitivity) result.sensitivity = run_sensitivity(s, result.systems, o, kSensitivitySlowdown);
   return run;
 }
 

@@ -24,6 +24,8 @@ struct RunOptions {
   /// Participants as actors even where their design computes them (simulation/strategies/computed_participants.hpp).
   bool exact_participants = false;
   int replicates = 0;  // 0: none; else p10/p50/p90 over this many (replicates.hpp)
+  /// Also each used mechanism's constants 10 % slower alone, every system again (sensitivity.hpp).
+  bool sensitivity = false;
   /// Where the accuracy replays write schedule.json and accuracy.csv; empty: a temporary folder, removed after.
   std::string replay_dir;
   size_t replays_at_once = 0;  // 0: one per core

@@ -42,6 +42,14 @@ void print_design_accuracy(const Result& r) {
   for (const auto& line : accuracy_lines(load_accuracy_by_design(path), systems)) fmt::print("  {}\n", line);
 }
 
+// `p2psim run --sensitivity`: what each system's prediction moves with, beside the accuracy lines above it.
+void print_sensitivity(const Sensitivity& s) {
+  fmt::print("\nwhat each prediction rests on (each group of the profile's constants {:.0f} % slower alone, every system "
+             "simulated again; its change in total time and cost):\n",
+             100 * (s.slowdown - 1));
+  for (const auto& line : sensitivity_lines(s)) fmt::print("  {}\n", line);
+}
+
 // `p2psim run --check`: whether every system's peers and functions hold a training step, and what the simulation
 // itself will hold; exit 3 when something does not fit.
 int print_memory_check(const Scenario& s, bool exact_participants) {
@@ -123,6 +131,9 @@ int cmd_run(int argc, char** argv) {
       "replicates", po::value<std::string>(),
       "also simulate N replicates (1-1000), each with the profile's constants drawn from their spreads and a seed of "
       "its own, and report p10/p50/p90 of each system's time and cost")(
+      "sensitivity",
+      "also simulate every system again with each used mechanism's constants in the profile 10 % slower alone, and "
+      "report each system's change in time and cost (sensitivity.csv beside the results)")(
       "check", "only check that every system's peers and functions can hold a training step and that the simulation "
                "fits this machine (its estimated peak memory), and exit: 0 when everything fits, 3 when not")(
       "provenance-base", po::value<std::string>(),
@@ -154,6 +165,7 @@ int cmd_run(int argc, char** argv) {
     if (vm.count("exact-storage-sharing")) options.storage_sharing = sg::StorageSharing::Exact;
     options.exact_participants = vm.count("exact-participants") > 0;
     if (vm.count("replicates")) options.replicates = parse_replicates(vm["replicates"].as<std::string>());
+    options.sensitivity = vm.count("sensitivity") > 0;
     // The schedule and the replay's accuracy go beside the results, or into a folder removed afterwards.
     if (vm.count("out")) options.replay_dir = vm["out"].as<std::string>();
     const auto run = app::run_experiment(options);
@@ -161,6 +173,7 @@ int cmd_run(int argc, char** argv) {
     if (vm.count("out")) write_results(run->result, vm["out"].as<std::string>());
     // After the results are written: a damaged record of the validation must not cost the run.
     if (!vm.count("quiet")) print_design_accuracy(run->result);
+    if (!vm.count("quiet") && run->result.sensitivity) print_sensitivity(*run->result.sensitivity);
   } catch (const InputError& e) {
     throw UsageError(e.what());
   } catch (const app::ReplayInterrupted& e) {  // Ctrl-C or SIGTERM during the replays: their files are gone

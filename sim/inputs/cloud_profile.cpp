@@ -12,6 +12,7 @@
 #include <string>
 
 #include "../util/file_stamp.hpp"
+#include "../util/parse_number.hpp"
 #include "profile_history.hpp"
 #include "xml_reader.hpp"
 
@@ -30,6 +31,18 @@ static std::string price_hint(const std::string& select) {
          "override them in <prices><override select=\"...\"/></prices>, docs/experiment_schema.md)";
 }
 
+// A scaling override: each matched attribute and its spread times o.scale. A value that is not a number (a
+// client's max_cores="all") is left for the reader to refuse or accept as it is.
+void scale_attributes(const pugi::xpath_node_set& hits, const ProfileOverride& o) {
+  for (const auto& hit : hits) {
+    if (!hit.attribute()) continue;
+    const std::string name = hit.attribute().name();
+    for (const std::string& n : {name, name + "_sd", name + "_p10", name + "_p90"})
+      if (auto a = hit.parent().attribute(n.c_str()))
+        if (const auto v = parse_real(a.value())) a.set_value(fmt::format("{:.17g}", *v * o.scale).c_str());
+  }
+}
+
 void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides) {
   auto root = xml.document().document_element();
   for (const auto& o : overrides) {
@@ -38,6 +51,10 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
       hits = root.select_nodes(o.select.c_str());
     } catch (const pugi::xpath_exception& e) {
       throw InputError(o.file, o.line, o.element + "/@select", std::string("invalid XPath: ") + e.what());
+    }
+    if (o.scale != 0) {
+      scale_attributes(hits, o);
+      continue;
     }
     int attributes = 0;
     for (const auto& hit : hits) attributes += hit.attribute() ? 1 : 0;

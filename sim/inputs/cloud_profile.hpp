@@ -189,6 +189,9 @@ struct ProfileOverride {
   std::string file;  // where the override was written, for messages
   long line = 0;
   std::string element = "override";  // what wrote it, for messages: an experiment's <override>, a profile's history <value>
+  /// Not 0: instead of setting one attribute to `value`, every attribute `select` matches (several, one or none) is
+  /// multiplied by this, and its spread with it (`run --sensitivity`: a group of constants made slower).
+  double scale = 0;
 };
 
 /// Applies `overrides` to the document of `xml` (a profile or a price book): each sets one attribute.

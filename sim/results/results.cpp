@@ -625,6 +625,7 @@ void write_results(const Result& r, const std::string& dir) {
   files.emplace_back("result.csv", std::move(csv));
   files.emplace_back("trace.csv", std::move(trace));
   if (e.peer_groups.size() > 1) files.emplace_back("groups.csv", groups_csv(r));
+  if (r.sensitivity) files.emplace_back("sensitivity.csv", sensitivity_csv(*r.sensitivity));
   write_files_atomically(dir, files);
 }
 

@@ -11,6 +11,7 @@
 #include "../records/run_output.hpp"
 #include "../scenario/scenario.hpp"
 #include "replicate_bands.hpp"
+#include "sensitivity.hpp"
 
 namespace p2psim {
 
@@ -97,6 +98,7 @@ struct Result {
   std::map<std::string, std::string> input_hashes;  // file -> xxh64, for provenance
   std::vector<SystemResult> systems;               // in the experiment's order
   std::optional<Replicates> replicates;            // when asked for (run --replicates N)
+  std::optional<Sensitivity> sensitivity;          // when asked for (run --sensitivity)
   const SystemResult* baseline() const;
   /// Nothing for the baseline itself, or when either system is infeasible.
   std::optional<Comparison> comparison(const SystemResult& system) const;
