@@ -45,6 +45,14 @@ TEST_CASE("a scaling override multiplies every attribute it matches and its spre
     CAPTURE(name);
     CHECK(p.instance_types.at(name).cpu_speed_factor == doctest::Approx(type.cpu_speed_factor / 2).epsilon(1e-12));
   }
+  // Another factor on the same attribute is another profile, not the one parsed before (profiles are memoised by
+  // their overrides).
+  CHECK(load_cloud_profile(profile_path, {half_cpus}).instance_types.at("t2.large").cpu_speed_factor ==
+        doctest::Approx(nominal.instance_types.at("t2.large").cpu_speed_factor / 2).epsilon(1e-12));
+  half_cpus.scale = 0.25;
+  const auto quarter = load_cloud_profile(profile_path, {half_cpus});
+  CHECK(quarter.instance_types.at("t2.large").cpu_speed_factor ==
+        doctest::Approx(nominal.instance_types.at("t2.large").cpu_speed_factor / 4).epsilon(1e-12));
 }
 
 TEST_CASE("run --sensitivity: a mechanism a system does not use moves it not at all, its own CPU by at most the "

@@ -182,9 +182,10 @@ CloudProfile parse_profile_file(const std::string& path, const std::vector<Profi
 CloudProfile load_cloud_profile(const std::string& path, const std::vector<ProfileOverride>& overrides,
                                 const std::string& as_of) {
   // Parsed once per process for each set of overrides and date (a sweep's scenarios inherit it: file_stamp.hpp).
-  // Where an override was written only matters to an error, which is never remembered.
+  // Where an override was written only matters to an error, which is never remembered; a scaling one's factor is
+  // its value.
   std::vector<std::pair<std::string, std::string>> key{{"as_of", as_of}};
-  for (const auto& o : overrides) key.emplace_back(o.select, o.value);
+  for (const auto& o : overrides) key.emplace_back(o.select, o.scale != 0 ? fmt::format("x{:.17g}", o.scale) : o.value);
   static FileMemo<decltype(key), CloudProfile> parsed;
   return parsed.get({path}, key, [&] { return parse_profile_file(path, overrides, as_of); });
 }
