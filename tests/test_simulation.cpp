@@ -325,6 +325,10 @@ TEST_CASE("the broker delivers each gradient to every other peer exactly once") 
         CHECK(seen.insert({d.consumer, d.producer, d.iteration}).second);
       }
       CHECK(seen.size() == 5u * 4u * 3u);
+      // The instance peers' small gradients go inline through the broker's instance, so across instances' NICs;
+      // the serverless peers' go through storage, their keys alone through the broker.
+      CHECK(contains(r.mechanisms, Mechanism::Ec2Network) == (std::string(arch) == "instance"));
+      CHECK(contains(r.mechanisms, Mechanism::Broker));
     }
 }
 

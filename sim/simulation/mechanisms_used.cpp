@@ -23,8 +23,10 @@ MechanismSet mechanisms_used(const PlatformNeeds& needs, const RunOutput& out) {
   use_if(l.storage_gets + l.storage_puts > l.function_storage_requests, Mechanism::ObjectStorageFromEc2);
   use_if(needs.broker, Mechanism::Broker);
   use_if(needs.database, Mechanism::Database);
-  // Gradients between instances: peer to peer, around a ring, or to servers (a parameter server, a database's).
-  use_if(needs.peer_to_peer || needs.peer_ring || !needs.servers.empty(), Mechanism::Ec2Network);
+  // Gradients between instances: peer to peer, around a ring, to servers (a parameter server, a database's), or
+  // inline through the broker's instance.
+  use_if(needs.peer_to_peer || needs.peer_ring || !needs.servers.empty() || needs.gradients_through_broker,
+         Mechanism::Ec2Network);
   return used;
 }
 

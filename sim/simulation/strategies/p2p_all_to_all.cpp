@@ -21,6 +21,7 @@ class P2pAllToAll : public Strategy {
   PlatformNeeds needs() const override {
     PlatformNeeds n = gradient_needs(s_, compute_);
     n.broker = true;  // the exchange goes through it too
+    n.gradients_through_broker = inline_;
     return n;
   }
   // Per peer-iteration 6 phases of its own and, through storage, a deserialisation per other peer's gradient;

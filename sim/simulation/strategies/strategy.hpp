@@ -21,6 +21,7 @@ struct ServerNeed {
 /// What a design needs of the platform besides the peers, object storage and the broker.
 struct PlatformNeeds {
   bool broker = false;  // the design runs a message broker (billed for the whole run, used or not)
+  bool gradients_through_broker = false;  // gradients go inline through it: across instances' NICs, both ways
   bool database = false;  // its participants read and write an in-memory database (on the peers or servers)
   bool peer_to_peer = false;  // a route between every two peers
   bool peer_ring = false;     // a route from each peer to the next only: peers routes, not peers²
