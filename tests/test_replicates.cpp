@@ -119,24 +119,31 @@ TEST_CASE("spreads: bad ones are refused with file, line and field") {
   CHECK(e.find("name_sd") != std::string::npos);
 }
 
-TEST_CASE("profile: a function network's token bucket takes its sustained rate and its size, or neither") {
+TEST_CASE("profile: a function network's token bucket takes its sustained rate, its size and its refill, or none") {
   TempDir dir;
   // The test profile's bucket never runs dry (its rate above any function's); here it is replaced.
-  const std::string base = R"(network_sustained_bps="1000000000000" network_burst_bytes="0")";
-  const auto both = load_cloud_profile(profile_with(dir, base, R"(network_sustained_bps="77500000" network_burst_bytes="292000000")"));
-  CHECK(both.functions.network_sustained_bps == 7.75e7);
-  CHECK(both.functions.network_burst_bytes == 2.92e8);
-  const auto rates = both.functions.storage_rates(3008, {both.functions.storage_client_bps_per_vcpu, 1});
+  const std::string base = R"(network_sustained_bps="1000000000000" network_burst_bytes="0" network_refill_bps="1000000000000")";
+  const auto all = load_cloud_profile(profile_with(
+      dir, base, R"(network_sustained_bps="77500000" network_burst_bytes="292000000" network_refill_bps="40000000")"));
+  CHECK(all.functions.network_sustained_bps == 7.75e7);
+  CHECK(all.functions.network_burst_bytes == 2.92e8);
+  CHECK(all.functions.network_refill_bps == 4e7);
+  const auto rates = all.functions.storage_rates(3008, {all.functions.storage_client_bps_per_vcpu, 1});
   CHECK(rates.sustained_bps == 7.75e7);
   CHECK(rates.burst_bytes == 2.92e8);
+  CHECK(rates.refill_bps == 4e7);
+  // The quota's attribute stays: without a bucket, "default" has nothing to scale and is accepted as it is.
   CHECK(load_cloud_profile(profile_with(dir, base, "")).functions.network_sustained_bps == 0);  // none: no bucket
-  for (const auto& [given, missing] : {std::pair{R"(network_sustained_bps="77500000")", "network_burst_bytes"},
-                                       std::pair{R"(network_burst_bytes="292000000")", "network_sustained_bps"}}) {
+  for (const auto& [given, missing] :
+       {std::pair{R"(network_sustained_bps="77500000" network_refill_bps="40000000")", "network_burst_bytes"},
+        std::pair{R"(network_burst_bytes="292000000" network_refill_bps="40000000")", "network_sustained_bps"},
+        std::pair{R"(network_sustained_bps="77500000" network_burst_bytes="292000000")", "network_refill_bps"}}) {
     const std::string e = error_of(profile_with(dir, base, given));
     CHECK_MESSAGE(e.find("profile.xml:") != std::string::npos, e);
     CHECK_MESSAGE(e.find(missing) != std::string::npos, e);
   }
-  const std::string e = error_of(profile_with(dir, base, R"(network_sustained_bps="0" network_burst_bytes="1")"));
+  const std::string e =
+      error_of(profile_with(dir, base, R"(network_sustained_bps="0" network_burst_bytes="1" network_refill_bps="1")"));
   CHECK_MESSAGE(e.find("network_sustained_bps") != std::string::npos, e);
 }
 

@@ -604,14 +604,14 @@ TEST_CASE("object storage: only a download in parts begins with its first part, 
 
 TEST_CASE("object storage: a function's network bucket runs dry mid-GET, then its sustained rate, idle, it refills, "
           "simulated and computed alike, by hand") {
-  // A function slot's NIC 400 MB/s, one stream at most 100 MB/s, a token bucket of 100 MB over 50 MB/s each way
-  // (CM02: no factors, no latency), 0.03 s to each first byte. A 1 GB GET moves at 100 MB/s, spending 50 MB of
+  // A function slot's NIC 400 MB/s, one stream at most 100 MB/s, a token bucket of 100 MB over 50 MB/s each way,
+  // refilling at 50 MB/s while idle (CM02: no factors, no latency), 0.03 s to each first byte. A 1 GB GET moves at 100 MB/s, spending 50 MB of
   // credit a second: dry after 2 s and 200 MB; the other 800 MB at 50 MB/s take 16 s. The upload direction has its
   // own bucket: a PUT right after the GET bursts as the GET did, and meanwhile the download direction earns its
   // credit back (a GET after it bursts again); after 10 s idle the bucket is full too (500 MB earned, 100 MB held).
   // A GET right after another: the next test.
   const double first_byte = 0.03, gb = 1e9;
-  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8};
+  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8, 5e7};
   const auto result = run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage,
                                                                   StorageClient& client, nlohmann::json& j) {
     // Computed first, on a bucket of its own (full): what a virtual slot's GET would take.
@@ -714,14 +714,14 @@ TEST_CASE("object storage: a function's download in steps, simulated and compute
       j["simulated_credit"] = client.bucket->credits_at(false, sg::now() + 1, route);
     });
   };
-  const auto roomy = in_steps({0, 4e8, 1e8, 5e7, 1e10});
+  const auto roomy = in_steps({0, 4e8, 1e8, 5e7, 1e10, 5e7});
   CHECK(roomy["computed_steps"].get<int>() == 2);
   CHECK(roomy["computed_gets"].get<int>() == 5);  // no HEAD
   CHECK(roomy["computed_s"].get<double>() == doctest::Approx(2 * (first_byte + 2.0)).epsilon(1e-9));
   CHECK(roomy["simulated_s"].get<double>() == doctest::Approx(2 * (first_byte + 2.0)).epsilon(1e-9));
   // A bucket of 100 MB over 50 MB/s: the first part spends it (2 s x 50 MB/s), the rest moves at the sustained
   // rate but for the credit earned over its first byte; both ways alike, and so is what they leave in the bucket.
-  const auto dry = in_steps({0, 4e8, 1e8, 5e7, 1e8});
+  const auto dry = in_steps({0, 4e8, 1e8, 5e7, 1e8, 5e7});
   CHECK(dry["simulated_s"].get<double>() > 2 * first_byte + 2.0 + 8e8 / 5e7 - 0.1);
   CHECK(dry["computed_s"].get<double>() == doctest::Approx(dry["simulated_s"].get<double>()).epsilon(1e-9));
   CHECK(dry["computed_credit"].get<double>() == doctest::Approx(dry["simulated_credit"].get<double>()).epsilon(1e-9));
@@ -730,7 +730,7 @@ TEST_CASE("object storage: a function's download in steps, simulated and compute
 TEST_CASE("object storage: a GET right after another finds its function's network bucket empty") {
   // As above: the second of two back-to-back 1 GB GETs has no credit left and moves at 50 MB/s from its start.
   const double first_byte = 0.03, gb = 1e9;
-  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8};
+  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8, 5e7};
   const auto result = run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage,
                                                                   StorageClient& client, nlohmann::json& j) {
     storage.get(client, gb);
@@ -748,6 +748,37 @@ TEST_CASE("object storage: a GET right after another finds its function's networ
   const double burst_bytes = std::floor(1e8 * (first_byte * 5e7) / (1e8 - 5e7));
   CHECK(result["second_s"].get<double>() ==
         doctest::Approx(first_byte + burst_bytes / 1e8 + (gb - burst_bytes) / 5e7).epsilon(1e-9));
+}
+
+TEST_CASE("object storage: a function's idle network bucket refills at its own rate, slower than it sustains, by hand") {
+  // As above, but the bucket refills at 20 MB/s while idle. A 1 GB GET empties it (0.03 + 2 + 16 s); 2 s idle earn
+  // 40 MB back, and the next GET's first byte 0.6 MB more: 40.6 MB of credit, spent at 100 - 50 MB/s while the flow
+  // moves 81.2 MB at 100 MB/s; the other 918.8 MB at 50 MB/s. After 10 s idle (200 MB earned) the bucket is full.
+  const double first_byte = 0.03, gb = 1e9;
+  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8, 2e7};
+  const auto result = run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage,
+                                                                  StorageClient& client, nlohmann::json& j) {
+    double start = sg::now();
+    storage.get(client, gb);
+    j["first_s"] = sg::now() - start;
+    sg::sleep_for(2);
+    start = sg::now();
+    j["credits_at_flow"] = client.bucket->credits_at(false, start + first_byte, route);
+    storage.get(client, gb);
+    j["after_2_s"] = sg::now() - start;
+    sg::sleep_for(10);
+    start = sg::now();
+    storage.get(client, gb);
+    j["after_10_s"] = sg::now() - start;
+  });
+  const double full_s = first_byte + 2.0 + 8e8 / 5e7;
+  CHECK(result["first_s"].get<double>() == doctest::Approx(full_s).epsilon(1e-9));
+  CHECK(result["credits_at_flow"].get<double>() == doctest::Approx((2 + first_byte) * 2e7).epsilon(1e-9));
+  const double burst_bytes = std::floor(1e8 * ((2 + first_byte) * 2e7) / (1e8 - 5e7));
+  CHECK(burst_bytes == doctest::Approx(81.2e6).epsilon(1e-6));
+  CHECK(result["after_2_s"].get<double>() ==
+        doctest::Approx(first_byte + burst_bytes / 1e8 + (gb - burst_bytes) / 5e7).epsilon(1e-9));
+  CHECK(result["after_10_s"].get<double>() == doctest::Approx(full_s).epsilon(1e-9));
 }
 
 TEST_CASE("network credits: an 'up to' NIC bursts until its balance is spent mid-transfer, then runs at its baseline") {

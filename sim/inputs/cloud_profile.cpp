@@ -130,7 +130,7 @@ FunctionServiceParams::StorageRates FunctionServiceParams::storage_rates(int mem
   const double share = vcpus(memory_mb);
   return {std::min(network.total_bps, client.bps_on(share)),
           std::min(network.stream_bps, std::min(1.0, share) * client.bps_per_vcpu), sustained_bps_at(memory_mb),
-          network_burst_bytes};
+          network_burst_bytes, network_refill_bps};
 }
 
 double FunctionServiceParams::client_bps_per_vcpu(const std::string& client, double speed_factor) const {
@@ -320,7 +320,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
                    "keep_alive_s", "max_timeout_s", "cpu_speed_factor_x86", "cpu_speed_factor_arm",
                    "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source",
                    "storage_client_bps_per_vcpu", "storage_client_measured_with", "network_sustained_bps",
-                   "network_burst_bytes", "network_quota", kSource},
+                   "network_burst_bytes", "network_refill_bps", "network_quota", kSource},
                   {"visible_cores", "cold_start", "network", "network_quota", "storage_client"});
   auto& f = p.functions;
   f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
@@ -363,9 +363,11 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
       } catch (const std::invalid_argument& e) {
         throw xml.error(c, "storage_client/@cpu_s_per_byte_on_reference_cpu", e.what());
       }
-  if (fn.attribute("network_sustained_bps") || fn.attribute("network_burst_bytes")) {  // a token bucket: both, or neither
+  // A token bucket: its sustained rate, its size and its refill, or none of them.
+  if (fn.attribute("network_sustained_bps") || fn.attribute("network_burst_bytes") || fn.attribute("network_refill_bps")) {
     f.network_sustained_bps = xml.number(fn, "network_sustained_bps", 1, 1e13);
     f.network_burst_bytes = xml.number(fn, "network_burst_bytes", 0, 1e15);
+    f.network_refill_bps = xml.number(fn, "network_refill_bps", 1, 1e13);
   }
   for (auto q : fn.children("network_quota")) {
     xml.check_names(q, {"memory_mb", "bandwidth_bps", kSource});

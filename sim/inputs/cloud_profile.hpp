@@ -55,8 +55,9 @@ struct FunctionServiceParams {
   };
   std::vector<NetworkPoint> network;  // ascending memory; linear between points, flat beyond the ends
   /// Each direction of a function's network is a token bucket (0: none): it moves at its NIC's rate (`total_bps`)
-  /// until it has moved `network_burst_bytes` more than `network_sustained_bps` would have, then at that rate.
-  double network_sustained_bps = 0, network_burst_bytes = 0;
+  /// until it has moved `network_burst_bytes` more than `network_sustained_bps` would have, then at that rate; an
+  /// idle direction's bucket earns its credit back at `network_refill_bps`.
+  double network_sustained_bps = 0, network_burst_bytes = 0, network_refill_bps = 0;
   /// The account's "network bandwidth per execution environment" quota (AWS documents it: 625 Mbit/s by default;
   /// an account may ask for it to scale with memory, since 2026-08): the documented bandwidth at memory sizes
   /// (ascending; linear between them, flat beyond the ends), and whether this account scales. Its default is the
@@ -99,7 +100,7 @@ struct FunctionServiceParams {
   /// caps instances' streams, not these.
   struct StorageRates {
     double all_streams_bps = 0, stream_bps = 0;
-    double sustained_bps = 0, burst_bytes = 0;  // the network's token bucket (network_sustained_bps, _burst_bytes)
+    double sustained_bps = 0, burst_bytes = 0, refill_bps = 0;  // the network's token bucket (network_*)
   };
   StorageRates storage_rates(int memory_mb, const StorageClientRate& client) const;
   /// What a storage client that reads with `client` (a <storage_client name>) moves per second of one vCPU whose

@@ -21,7 +21,8 @@ FunctionService::FunctionService(const p2psim::FunctionServiceParams& params, co
 sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& params, double one_way_latency_s,
                                         int memory_mb, const p2psim::StorageClientRate& client) {
   const auto rates = params.storage_rates(memory_mb, client);
-  return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps, rates.sustained_bps, rates.burst_bytes};
+  return {one_way_latency_s, rates.all_streams_bps, rates.stream_bps, rates.sustained_bps, rates.burst_bytes,
+          rates.refill_bps};
 }
 
 sg::PrivateRoute FunctionService::route(int memory_mb) const {

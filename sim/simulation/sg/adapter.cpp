@@ -91,14 +91,17 @@ double private_flow_bound_bps(const PrivateRoute& route, const NetworkFactors& f
 
 double RouteBucket::credits_at(bool upload, double now_s, const PrivateRoute& route) const {
   const int d = upload ? 1 : 0;
-  return std::min(route.burst_bytes, credits_bytes[d] + route.sustained_bps * std::max(0.0, now_s - idle_since_s[d]));
+  return std::min(route.burst_bytes, credits_bytes[d] + route.refill_bps * std::max(0.0, now_s - idle_since_s[d]));
 }
 
 void RouteBucket::moved(bool upload, double begin_s, double end_s, double bytes, bool emptied, const PrivateRoute& route) {
   const int d = upload ? 1 : 0;
   const double before = credits_at(upload, begin_s, route);
-  // What it moved beyond the sustained rate over its time, spent; less than that, earned back.
-  credits_bytes[d] = emptied ? 0 : std::clamp(before - (bytes - route.sustained_bps * (end_s - begin_s)), 0.0, route.burst_bytes);
+  // What it moved beyond the sustained rate over its time, spent; less than that, earned back, at most at the
+  // refill rate (no faster than idle).
+  const double beyond = bytes - route.sustained_bps * (end_s - begin_s);
+  const double earned = std::min(-beyond, route.refill_bps * (end_s - begin_s));
+  credits_bytes[d] = emptied ? 0 : std::clamp(beyond > 0 ? before - beyond : before + earned, 0.0, route.burst_bytes);
   idle_since_s[d] = end_s;
 }
 

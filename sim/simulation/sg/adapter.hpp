@@ -35,14 +35,15 @@ void transfer(Host* from, Host* to, double bytes);
 /// A client's own route, crossed by its flows only: a NIC of `nic_bps` that its flows share, and a cap of
 /// `flow_cap_bps` on each (the storage service's streams), `latency_s` in all. A NIC with a token bucket (a Lambda
 /// function's: `sustained_bps` > 0) runs at `nic_bps` while its bucket (at most `burst_bytes`) holds credit, which
-/// its flows spend on what they move beyond `sustained_bps`, then at `sustained_bps` (RouteBucket, bucket_phases).
+/// its flows spend on what they move beyond `sustained_bps`, then at `sustained_bps` (RouteBucket, bucket_phases);
+/// an idle direction earns credit back at `refill_bps`, a transfer below the sustained rate at most at that too.
 struct PrivateRoute {
   double latency_s = 0;
   double nic_bps = 0, flow_cap_bps = 0;
-  double sustained_bps = 0, burst_bytes = 0;
+  double sustained_bps = 0, burst_bytes = 0, refill_bps = 0;
 };
 /// One client's token buckets on such a route, one per direction (0: to it, 1: from it), as its transfers leave
-/// them: full when the client starts, refilled at the sustained rate while a direction is idle, up to the bucket.
+/// them: full when the client starts, refilled at `refill_bps` while a direction is idle, up to the bucket.
 struct RouteBucket {
   double credits_bytes[2] = {0, 0};
   double idle_since_s[2] = {0, 0};
