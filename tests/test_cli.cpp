@@ -611,7 +611,7 @@ TEST_CASE("network quota: the shipped experiment's reducers read faster on sever
   std::ofstream(bad) << text;
   const auto r = run_cli("run " + bad + " -q --out " + dir.path("bad"));
   CHECK(r.exit_code == 2);
-  CHECK(r.output.find("field 'override/@value': 'fast' for function_service/@network_quota") != std::string::npos);
+  CHECK(r.output.find("field 'functions/@network_quota': 'fast' for function_service/@network_quota") != std::string::npos);
 }
 
 TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group's size, reports and replays") {

@@ -71,15 +71,16 @@ TEST_CASE("computed invocations: the same run as simulated ones, with LV08 and l
     same_run::check_same_run(computed, simulate_with_actors(s, "serverless"), tolerance_s);
   }
   SUBCASE("a function network's token bucket that runs dry mid-transfer, and refills between invocations") {
-    // A small bucket (0.5 MB over 20 MB/s; the test profile's streams move 55 MB/s): the functions' GETs of their
-    // samples and their gradients' PUTs empty it and move the rest at 20 MB/s; warm containers carry what their
-    // last invocation left.
+    // A small bucket (0.5 MB over 20 MB/s, refilling at 10 MB/s; the test profile's streams move 55 MB/s): the
+    // functions' GETs of their samples and their gradients' PUTs empty it and move the rest at 20 MB/s; warm
+    // containers carry what their last invocation left, and what they earned idle since.
     const std::string experiment = R"(
       <workload model="mnist_cnn" input_shape="1x28x28" dataset="fashion_mnist" batch_size="2000" iterations="3"/>)" +
                                    peers;
     auto s = fixture::scenario(fixture::write_experiment(dir, experiment, overrides + R"(
       <override select="function_service/@network_sustained_bps" value="20000000"/>
-      <override select="function_service/@network_burst_bytes" value="500000"/>)"));
+      <override select="function_service/@network_burst_bytes" value="500000"/>
+      <override select="function_service/@network_refill_bps" value="10000000"/>)"));
     REQUIRE(s.profile.functions.network_sustained_bps == 2e7);
     REQUIRE(computable(s, "serverless"));
     const auto computed = fixture::simulate(s, "serverless");

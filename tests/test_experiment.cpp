@@ -84,7 +84,7 @@ TEST_CASE("the account's network quota: the profile's by default, scaled when th
   CHECK(scaled.profile.functions.network_quota.size() == 2);  // the test profile's two documented sizes
 
   const auto fast = write_experiment(dir, std::string(kMnist4) + R"(<functions network_quota="fast"/>)");
-  CHECK(load_error(fast).find(fixture::line_tag(fast, "network_quota=\"fast\"") + " field 'override/@value': 'fast' for "
+  CHECK(load_error(fast).find(fixture::line_tag(fast, "network_quota=\"fast\"") + " field 'functions/@network_quota': 'fast' for "
                               "function_service/@network_quota is not valid") != std::string::npos);
 
   // A profile's own mistakes, named at its line and field.

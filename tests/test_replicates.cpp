@@ -145,6 +145,11 @@ TEST_CASE("profile: a function network's token bucket takes its sustained rate, 
   const std::string e =
       error_of(profile_with(dir, base, R"(network_sustained_bps="0" network_burst_bytes="1" network_refill_bps="1")"));
   CHECK_MESSAGE(e.find("network_sustained_bps") != std::string::npos, e);
+  // An idle bucket refilling faster than it sustains is refused.
+  const std::string fast = error_of(profile_with(
+      dir, base, R"(network_sustained_bps="77500000" network_burst_bytes="292000000" network_refill_bps="80000000")"));
+  CHECK_MESSAGE(fast.find("function_service/@network_refill_bps': must not exceed network_sustained_bps") !=
+                    std::string::npos, fast);
 }
 
 TEST_CASE("profile: a LIST's page holds at least one key, a listed key takes no negative time, a first byte takes time") {

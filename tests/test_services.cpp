@@ -781,6 +781,26 @@ TEST_CASE("object storage: a function's idle network bucket refills at its own r
   CHECK(result["after_10_s"].get<double>() == doctest::Approx(full_s).epsilon(1e-9));
 }
 
+TEST_CASE("object storage: a transfer slower than the sustained rate earns credit back no faster than idle, by hand") {
+  // A bucket of 100 MB over 50 MB/s, refilling at 20 MB/s. A 1 GB GET at 100 MB/s empties it. Right after, a 60 MB
+  // GET on a stream capped at 30 MB/s (0.03 + 2 s) moves 41.5 MB less than the sustained rate would have over its
+  // 2.03 s, but earns only what 2.03 s idle would: 40.6 MB.
+  const double first_byte = 0.03, gb = 1e9;
+  const sg::PrivateRoute route{0, 4e8, 1e8, 5e7, 1e8, 2e7};
+  const auto result = run_function_storage(route, first_byte, [&](simulation::ObjectStorage& storage,
+                                                                  StorageClient& client, nlohmann::json& j) {
+    storage.get(client, gb);
+    client.route.flow_cap_bps = 3e7;
+    sg::set_function_slot_network(*client.platform, 0, client.route.nic_bps, client.route.flow_cap_bps);
+    const double start = sg::now();
+    storage.get(client, 6e7);
+    j["slow_s"] = sg::now() - start;
+    j["credits_after"] = client.bucket->credits_at(false, sg::now(), client.route);
+  });
+  CHECK(result["slow_s"].get<double>() == doctest::Approx(first_byte + 2).epsilon(1e-9));
+  CHECK(result["credits_after"].get<double>() == doctest::Approx(2e7 * (first_byte + 2)).epsilon(1e-9));
+}
+
 TEST_CASE("network credits: an 'up to' NIC bursts until its balance is spent mid-transfer, then runs at its baseline") {
   // A peer's NIC: 100 MB/s burst, 10 MB/s baseline, 45 MB of credits each way (CM02, no latency, no first byte,
   // a 1 GB/s stream). A 100 MB GET drains the balance at 100 - 10 = 90 MB/s: dry after 0.5 s, having moved 50 MB;

@@ -99,7 +99,7 @@ Sensitivity run_sensitivity(const Scenario& scenario, const std::vector<SystemRe
     }
     const std::vector<SystemResult> slower = simulate_all(resolve_scenario(e), options);
     for (size_t i = 0; i < nominal.size(); ++i) {
-      SensitivityRow row{g.name, g.label, nominal[i].name};
+      SensitivityRow row{g.name, g.label, nominal[i].name, slowdown};
       row.feasible = nominal[i].feasible() && slower[i].feasible();
       if (row.feasible) {
         row.time_change_percent = change_percent(slower[i].total_s, nominal[i].total_s);

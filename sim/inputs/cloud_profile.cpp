@@ -75,7 +75,7 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
         ++changed;
       }
     if (changed == 0)
-      throw InputError(o.file, o.line, "override/@select",
+      throw InputError(o.file, o.line, o.field.empty() ? "override/@select" : o.field,
                        "'" + o.select + "' selects no attribute of " + xml.path() + price_hint(o.select));
   }
 }
@@ -87,7 +87,7 @@ void blame_override(const InputError& e, const std::vector<ProfileOverride>& ove
   for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
     const auto at = o->select.rfind("/@");
     if (at != std::string::npos && what.find("/@" + o->select.substr(at + 2) + "'") != std::string::npos)
-      throw InputError(o->file, o->line, o->element + "/@value",
+      throw InputError(o->file, o->line, o->field.empty() ? o->element + "/@value" : o->field,
                        "'" + o->value + "' for " + o->select + " is not valid: " + what);
   }
   throw e;
@@ -368,6 +368,11 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
     f.network_sustained_bps = xml.number(fn, "network_sustained_bps", 1, 1e13);
     f.network_burst_bytes = xml.number(fn, "network_burst_bytes", 0, 1e15);
     f.network_refill_bps = xml.number(fn, "network_refill_bps", 1, 1e13);
+    // An idle bucket earning faster than a transfer may move for free would let a slow transfer earn less than no
+    // transfer at all.
+    if (f.network_refill_bps > f.network_sustained_bps)
+      throw xml.error(fn, "function_service/@network_refill_bps",
+                      "must not exceed network_sustained_bps (an idle bucket refills no faster than it sustains)");
   }
   for (auto q : fn.children("network_quota")) {
     xml.check_names(q, {"memory_mb", "bandwidth_bps", kSource});

@@ -190,6 +190,9 @@ struct ProfileOverride {
   std::string file;  // where the override was written, for messages
   long line = 0;
   std::string element = "override";  // what wrote it, for messages: an experiment's <override>, a profile's history <value>
+  /// The field a bad value is blamed on when not element/@value: an experiment's attribute that stands for this
+  /// override (<functions network_quota>), as the user wrote it.
+  std::string field = "";
   /// Not 0: instead of setting one attribute to `value`, every attribute `select` matches (several, one or none) is
   /// multiplied by this, and its spread with it (`run --sensitivity`: a group of constants made slower).
   double scale = 0;

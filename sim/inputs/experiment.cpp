@@ -369,7 +369,8 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   // Profile values of the account that an experiment may set directly: they become overrides.
   for (const char* a : {"keep_alive_s", "concurrency_limit", "network_quota"})
     if (fn.attribute(a))
-      e.overrides.push_back({std::string("function_service/@") + a, fn.attribute(a).value(), path, xml.line_of(fn)});
+      e.overrides.push_back({std::string("function_service/@") + a, fn.attribute(a).value(), path, xml.line_of(fn),
+                             "functions", std::string("functions/@") + a});
 
   auto ex = root.child("exchange");
   xml.check_names(ex, {"instance_transport", "serverless_transport", "inline_max_bytes", "consume", "poll_interval_s",

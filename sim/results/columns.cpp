@@ -313,6 +313,32 @@ const std::vector<Column<validation::Row>>& validation_columns() {
   return columns;
 }
 
+namespace {
+std::vector<Column<SensitivityRow>> make_sensitivity_columns() {
+  using S = Column<SensitivityRow>;
+  using R = SensitivityRow;
+  auto if_feasible = [](double R::*field) {
+    return [field](const R& r) { return r.feasible ? fmt::format("{:.6f}", r.*field) : std::string(); };
+  };
+  return {
+      S{"group", "a mechanism's name (its constants), or object_storage_first_byte", [](const R& r) { return r.group; }},
+      S{"label", "what the group's constants are, quoted", [](const R& r) { return "\"" + r.label + "\""; }},
+      S{"system", "the system's name", [](const R& r) { return r.system; }},
+      S{"slowdown", "each of the group's times times this, each rate over it", [](const R& r) { return num(r.slowdown); }},
+      S{"feasible", "true: the system trained both as it is and with the group slower",
+        [](const R& r) { return std::string(r.feasible ? "true" : "false"); }},
+      S{"time_change_percent", "its total time with the group slower over as it is, - 1, %; empty when not feasible",
+        if_feasible(&R::time_change_percent)},
+      S{"cost_change_percent", "its total cost likewise, %", if_feasible(&R::cost_change_percent)},
+  };
+}
+}  // namespace
+
+const std::vector<Column<SensitivityRow>>& sensitivity_columns() {
+  static const auto columns = make_sensitivity_columns();
+  return columns;
+}
+
 const std::vector<Column<DesignAccuracy>>& design_accuracy_columns() {
   static const auto columns = make_design_accuracy_columns();
   return columns;
@@ -333,6 +359,7 @@ nlohmann::ordered_json result_schema() {
           {"trace.csv", describe(trace_columns())},
           {"validation.csv", describe(validation_columns())},
           {"accuracy_by_design.csv", describe(design_accuracy_columns())},
+          {"sensitivity.csv", describe(sensitivity_columns())},
           {"accuracy.csv", accuracy},
           {"results.csv", {{"first", kScenarioIdColumn},
                            {"then", "a column per sweep axis (its XPath), then result.csv's columns"}}},

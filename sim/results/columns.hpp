@@ -1,5 +1,5 @@
 // The result tables' columns, each listed once: its name (units in the name), what it means, and how a row's cell
-// is written. The header and the rows of result.csv, groups.csv, validation.csv and accuracy_by_design.csv come from these lists, and so does the result
+// is written. The header and the rows of result.csv, groups.csv, validation.csv, accuracy_by_design.csv and sensitivity.csv come from these lists, and so does the result
 // schema (`p2psim schema`, shipped as notebooks/result_schema.json), from which the analysis layer takes its
 // column groups and phase order instead of typing them again.
 #pragma once
@@ -47,6 +47,8 @@ const std::vector<Column<PhaseRecord>>& trace_columns();
 const std::vector<Column<validation::Row>>& validation_columns();
 /// validation/accuracy_by_design.csv's (`p2psim validate --record`): a row per design and kind group.
 const std::vector<Column<DesignAccuracy>>& design_accuracy_columns();
+/// sensitivity.csv's (`p2psim run --sensitivity`): a row per group of constants and system.
+const std::vector<Column<SensitivityRow>>& sensitivity_columns();
 /// The column a sweep's results.csv puts first, before its axes and the runs' columns.
 constexpr const char* kScenarioIdColumn = "scenario_id";
 

@@ -2,14 +2,13 @@
 
 #include <fmt/core.h>
 
+#include "columns.hpp"
+
 namespace p2psim {
 
 std::string sensitivity_csv(const Sensitivity& s) {
-  std::string out = "group,label,system,slowdown,feasible,time_change_percent,cost_change_percent\n";
-  for (const auto& r : s.rows) {
-    out += fmt::format("{},\"{}\",{},{},{},", r.group, r.label, r.system, s.slowdown, r.feasible ? "true" : "false");
-    out += r.feasible ? fmt::format("{:.6f},{:.6f}\n", r.time_change_percent, r.cost_change_percent) : ",\n";
-  }
+  std::string out = csv_header(sensitivity_columns());
+  for (const auto& r : s.rows) out += csv_row(sensitivity_columns(), r);
   return out;
 }
 

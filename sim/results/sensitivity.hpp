@@ -11,6 +11,7 @@ struct SensitivityRow {
   std::string group;   // a mechanism's name (records/mechanisms.hpp), or object_storage_first_byte
   std::string label;   // what the group's constants are, for a reader
   std::string system;
+  double slowdown = 0;   // each of the group's times times this, each rate over it
   bool feasible = true;  // false: the system could not train with the group slower (or could not without it)
   double time_change_percent = 0, cost_change_percent = 0;
 };
@@ -20,7 +21,7 @@ struct Sensitivity {
   std::vector<SensitivityRow> rows;  // by group in the groups' order, then by system in the experiment's
 };
 
-/// sensitivity.csv: group,label,system,slowdown,feasible,time_change_percent,cost_change_percent.
+/// sensitivity.csv (its columns: results/columns.hpp).
 std::string sensitivity_csv(const Sensitivity& s);
 /// One line per group: its label and name, then each system's change in time and cost.
 std::vector<std::string> sensitivity_lines(const Sensitivity& s);

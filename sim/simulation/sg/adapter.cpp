@@ -98,7 +98,9 @@ void RouteBucket::moved(bool upload, double begin_s, double end_s, double bytes,
   const int d = upload ? 1 : 0;
   const double before = credits_at(upload, begin_s, route);
   // What it moved beyond the sustained rate over its time, spent; less than that, earned back, at most at the
-  // refill rate (no faster than idle).
+  // refill rate (no faster than idle). Settled once over the transfer's span: serial parts on one stream, fast
+  // parts between idle first bytes, spend while they move and earn only in the gaps, which this nets and so
+  // overstates what they leave (no shipped design reads so; a multi-stream transfer's flows overlap the gaps).
   const double beyond = bytes - route.sustained_bps * (end_s - begin_s);
   const double earned = std::min(-beyond, route.refill_bps * (end_s - begin_s));
   credits_bytes[d] = emptied ? 0 : std::clamp(beyond > 0 ? before - beyond : before + earned, 0.0, route.burst_bytes);

@@ -363,9 +363,11 @@ std::string P2pAllToAll::function_memory_timing() const {
   // get_object / put_object) moves at the smaller of the two; several streams can draw on all its network.
   const auto rates =
       s.profile.functions.storage_rates(s.experiment.functions.memory_mb, function_client_rate(s, transfers()));
-  const std::string storage = transfers().max_streams == 1
-                                  ? fmt::format("{:a}", std::min(rates.all_streams_bps, rates.stream_bps))
-                                  : fmt::format("{:a} {:a}", rates.all_streams_bps, rates.stream_bps);
+  // The network's token bucket too: under a scaled quota its sustained rate follows the memory size.
+  const std::string storage =
+      (transfers().max_streams == 1 ? fmt::format("{:a}", std::min(rates.all_streams_bps, rates.stream_bps))
+                                    : fmt::format("{:a} {:a}", rates.all_streams_bps, rates.stream_bps)) +
+      fmt::format(" bucket {:a} {:a} {:a}", rates.sustained_bps, rates.burst_bytes, rates.refill_bps);
   std::string timing = fmt::format("speed {:a} share {:a} encode {:a} storage {} steps", s.function_speed_factor,
                                    std::min(1.0, s.function_vcpus), s.function_encode_s, storage);
   for (long long b : sizes) timing += fmt::format(" {}:{:a}", b, s.reference_step_s(StepTarget::Function, b));
