@@ -505,6 +505,14 @@ TEST_CASE("sweep: the serverless all-to-all is simulated once for function memor
   CHECK(compute_usd[3538] == doctest::Approx(2 * compute_usd[1769]).epsilon(0.01));
   CHECK(compute_usd[7076] == doctest::Approx(4 * compute_usd[1769]).epsilon(0.01));
 
+  // Under a scaled network quota a function's sustained rate follows its memory above 2,048 MB: 3,538 and 7,076 MB
+  // no longer share 1,769 MB's simulation (the instance system still is shared), and the results are again each's.
+  std::string scaled = read_text(path);
+  scaled.replace(scaled.find("  <systems"), 0, "  <functions network_quota=\"scalable\"/>\n");
+  std::ofstream(dir.path("scaled.xml")) << scaled;
+  CHECK(sweep_with_and_without_memo(dir, dir.path("scaled.xml"), "scaled", 8).find("sweep: 6 simulations were reused") !=
+        std::string::npos);
+
   // With the hand calibration itself two threads are faster: every size computes at its own speed, nothing of
   // the serverless system is shared (the instance system still is), and the results are again simulating each's.
   std::string text = read_text(path);
