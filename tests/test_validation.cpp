@@ -178,8 +178,16 @@ TEST_CASE("validate: the summary leaves calibration cases out, the guard flags g
   rate.name = "r", rate.kind = "throughput", rate.measured = 100;
   auto designed = rows;
   designed.push_back({&d, &rate, 150});
-  CHECK(v::designs(designed, "time") == std::vector<std::string>{"peer", "storage"});  // calibration's design left out
-  CHECK(v::designs(designed, "cost") == std::vector<std::string>{"peer"});
+  auto designs = [&](const char* group) {
+    std::vector<std::string> names;
+    for (const auto& [name, summary] : v::summaries_by_design(designed, group)) {
+      CHECK(summary.n == v::summarise(designed, group, name).n);
+      names.push_back(name);
+    }
+    return names;
+  };
+  CHECK(designs("time") == std::vector<std::string>{"peer", "storage"});  // calibration's design left out
+  CHECK(designs("cost") == std::vector<std::string>{"peer"});
   const auto storage = v::summarise(designed, "time", "storage");
   CHECK(storage.n == 1);
   CHECK(storage.median_abs_percent == doctest::Approx(50));

@@ -122,15 +122,14 @@ void print_alike(const std::vector<validation::AlikeGroup>& groups) {
 // How well each design (or mechanism) is predicted, and which way its errors lean: a user deciding on one design
 // reads its line, not the median over all of them.
 void print_by_design(const std::vector<Row>& rows, const std::string& group) {
-  const auto names = validation::designs(rows, group);
-  if (names.size() < 2) return;
+  const auto by_design = validation::summaries_by_design(rows, group);
+  if (by_design.size() < 2) return;
   size_t w = 6;
-  for (const auto& d : names) w = std::max(w, d.size());
+  for (const auto& [d, s] : by_design) w = std::max(w, d.size());
   const bool cost = group == "cost";
   fmt::print("        by design ({}: p2psim predicts {} than was measured):\n", cost ? "cheaper" : "faster",
              cost ? "a lower cost" : "a shorter time or a higher rate");
-  for (const auto& d : names) {
-    const auto s = validation::summarise(rows, group, d);
+  for (const auto& [d, s] : by_design) {
     fmt::print("          {:<{}} {:>3} metrics, median |error| {:5.1f} %, worst {:5.1f} %, {} {:>2} of {:>2}", d, w, s.n,
                s.median_abs_percent, s.worst_abs_percent, cost ? "cheaper" : "faster", s.faster, s.n);
     if (s.banded > 0) fmt::print(", {} of {} inside p10-p90", s.covered, s.banded);
@@ -175,7 +174,7 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows, const std::string
     const auto s = validation::summarise(rows, group);
     j["summary"][group] = summary_json(s);
     auto& by_design = j["summary"][group]["by_design"] = nlohmann::ordered_json::object();
-    for (const auto& d : validation::designs(rows, group)) by_design[d] = summary_json(validation::summarise(rows, group, d));
+    for (const auto& [d, s] : validation::summaries_by_design(rows, group)) by_design[d] = summary_json(s);
     auto& alike = j["summary"][group]["predicted_alike"] = nlohmann::ordered_json::array();
     for (const auto& g : validation::predicted_alike(rows, group)) {
       auto members = nlohmann::ordered_json::array();

@@ -378,20 +378,25 @@ Summary summarise(const std::vector<Row>& rows, const std::string& group, const 
   return out;
 }
 
-std::vector<std::string> designs(const std::vector<Row>& rows, const std::string& group) {
+// The designs of the validation-role rows of one kind group, sorted.
+static std::vector<std::string> designs(const std::vector<Row>& rows, const std::string& group) {
   std::set<std::string> out;
   for (const auto& row : rows)
     if (in_summary(row, group)) out.insert(row.c->design);
   return {out.begin(), out.end()};
 }
 
+std::vector<std::pair<std::string, Summary>> summaries_by_design(const std::vector<Row>& rows, const std::string& group) {
+  std::vector<std::pair<std::string, Summary>> out;
+  for (const auto& d : designs(rows, group)) out.emplace_back(d, summarise(rows, group, d));
+  return out;
+}
+
 std::vector<DesignAccuracy> accuracy_by_design(const std::vector<Row>& rows) {
   std::vector<DesignAccuracy> out;
   for (const char* group : {"time", "cost"})
-    for (const auto& d : designs(rows, group)) {
-      const Summary s = summarise(rows, group, d);
+    for (const auto& [d, s] : summaries_by_design(rows, group))
       out.push_back({d, group, s.n, s.median_abs_percent, s.worst_abs_percent, s.faster, s.banded, s.covered});
-    }
   return out;
 }
 

@@ -103,12 +103,12 @@ struct Summary {
 /// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost), and of one
 /// case design when `design` is not empty.
 Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design = "");
-/// The designs of the validation-role rows of one kind group, sorted: summarise() each for a user who asks how
-/// well p2psim predicts the design, or the mechanism, they are deciding on.
-std::vector<std::string> designs(const std::vector<Row>& rows, const std::string& group);
-
-/// summarise() of every design of both kind groups, time first, designs sorted: what `validate --record` keeps
-/// in accuracy_by_design.csv for `run` to print.
+/// summarise() of each design of the validation-role rows of one kind group, designs sorted: how well p2psim
+/// predicts the design, or the mechanism, a user is deciding on; what `validate` prints under its summary and
+/// writes into validation.json.
+std::vector<std::pair<std::string, Summary>> summaries_by_design(const std::vector<Row>& rows, const std::string& group);
+/// summaries_by_design() of both kind groups, time first: what `validate --record` keeps in accuracy_by_design.csv
+/// for `run` to print.
 std::vector<DesignAccuracy> accuracy_by_design(const std::vector<Row>& rows);
 
 /// Validation metrics p2psim cannot tell apart: of one summary group and unit, and predicted alike (to a
