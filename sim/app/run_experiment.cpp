@@ -159,9 +159,11 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
   return run;
 }
 
-std::vector<SystemResult> simulate_systems(const Scenario& s, const std::vector<const SystemSpec*>& systems) {
+std::vector<SystemResult> simulate_systems(const Scenario& s, const std::vector<const SystemSpec*>& systems,
+                                           const RunOptions& o) {
   std::vector<SystemResult> out;
-  for (const SystemSpec* system : systems) out.push_back(summarise(s, *system, simulate_isolated(s, *system)));
+  for (const SystemSpec* system : systems)
+    out.push_back(summarise(s, *system, simulate_isolated(s, *system, o.storage_sharing, o.exact_participants)));
   return out;
 }
 

@@ -50,7 +50,9 @@ Scenario load_scenario(const std::string& experiment_path);
 /// ReplayInterrupted when SIGINT or SIGTERM stopped the replays (what they wrote, and a temporary folder, gone).
 std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& options);
 
-/// Simulates `systems` of `scenario` (each in a forked copy of this process, never void) and summarises each.
-std::vector<SystemResult> simulate_systems(const Scenario& scenario, const std::vector<const SystemSpec*>& systems);
+/// Simulates `systems` of `scenario` (each in a forked copy of this process, never void, with `options`' storage
+/// sharing and participants) and summarises each.
+std::vector<SystemResult> simulate_systems(const Scenario& scenario, const std::vector<const SystemSpec*>& systems,
+                                           const RunOptions& options = {});
 
 }  // namespace p2psim::app

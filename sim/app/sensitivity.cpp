@@ -1,7 +1,6 @@
 #include "sensitivity.hpp"
 
 #include "../records/mechanisms.hpp"
-#include "../simulation/simulate.hpp"
 
 namespace p2psim::app {
 namespace {
@@ -68,13 +67,6 @@ const std::vector<Group>& groups() {
   return g;
 }
 
-std::vector<SystemResult> simulate_all(const Scenario& s, const RunOptions& o) {
-  std::vector<SystemResult> out;
-  for (const auto& system : s.experiment.systems)
-    out.push_back(summarise(s, system, simulate_isolated(s, system, o.storage_sharing, o.exact_participants)));
-  return out;
-}
-
 double change_percent(double slower, double nominal) { return nominal > 0 ? 100.0 * (slower / nominal - 1) : 0; }
 
 }  // namespace
@@ -85,8 +77,9 @@ Sensitivity run_sensitivity(const Scenario& scenario, const std::vector<SystemRe
   out.slowdown = slowdown;
   MechanismSet used = 0;
   for (const auto& r : systems) used |= r.run.mechanisms;
-  // The run's own systems as they are, simulated as the slower ones will be (each in a forked process).
-  const std::vector<SystemResult> nominal = simulate_all(scenario, options);
+  // The run's own results are the nominal ones: it simulated each system in a forked process with these options,
+  // as the slower ones are.
+  const std::vector<SystemResult>& nominal = systems;
   for (const Group& g : groups()) {
     if ((g.used_if & used) == 0) continue;
     Experiment e = scenario.experiment;
@@ -97,7 +90,10 @@ Sensitivity run_sensitivity(const Scenario& scenario, const std::vector<SystemRe
       o.element = "sensitivity";
       e.overrides.push_back(o);
     }
-    const std::vector<SystemResult> slower = simulate_all(resolve_scenario(e), options);
+    const Scenario slower_scenario = resolve_scenario(e);
+    std::vector<const SystemSpec*> specs;
+    for (const auto& system : slower_scenario.experiment.systems) specs.push_back(&system);
+    const std::vector<SystemResult> slower = simulate_systems(slower_scenario, specs, options);
     for (size_t i = 0; i < nominal.size(); ++i) {
       SensitivityRow row{g.name, g.label, nominal[i].name, slowdown};
       row.feasible = nominal[i].feasible() && slower[i].feasible();

@@ -14,9 +14,9 @@ namespace p2psim::app {
 /// The factor `run --sensitivity` slows each group by: 10 %.
 inline constexpr double kSensitivitySlowdown = 1.1;
 
-/// Simulates every system of the run's scenario once as it is and once per group that one of `systems` (the run's
-/// results, whose recorded mechanisms say which groups) used, that group slower by `slowdown` (> 1), each system
-/// in its own process as `options` say. A group's attribute the profile lacks, or holds as no number, is left as it
+/// Simulates every system of the run's scenario once per group that one of `systems` (the run's results, simulated
+/// as `options` say, each in its own process: the nominal ones, whose recorded mechanisms say which groups) used,
+/// that group slower by `slowdown` (> 1), each system in its own process as `options` say. A group's attribute the profile lacks, or holds as no number, is left as it
 /// is; a scaled value the profile's reader refuses throws InputError as loading the experiment would.
 Sensitivity run_sensitivity(const Scenario& scenario, const std::vector<SystemResult>& systems, const RunOptions& options,
                             double slowdown);
