@@ -2,6 +2,7 @@
 // summary, and the regression guard.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <tuple>
@@ -201,18 +202,23 @@ TEST_CASE("validate: the summary leaves calibration cases out, the guard flags g
 
   // What `validate --record` keeps for `run`: every design of both groups, time first.
   const auto kept = v::accuracy_by_design(designed);
-  REQUIRE(kept.size() == 3);
+  // Then a row over every design of the group. One source (these cases name none): no spread.
+  REQUIRE(kept.size() == 5);
   CHECK(kept[0].design == "peer");
   CHECK(kept[0].kind == "time");
   CHECK(kept[0].metrics == 2);
   CHECK(kept[1].design == "storage");
   CHECK(kept[1].predicted_faster == 1);
-  CHECK(kept[2].kind == "cost");
+  CHECK(kept[2].design == p2psim::kEveryDesign);
+  CHECK(kept[3].kind == "cost");
   CHECK(p2psim::accuracy_by_design_csv(kept) ==
-        "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n"
-        "peer,time,2,20.0,30.0,1,0,0\n"
-        "storage,time,1,50.0,50.0,1,0,0\n"
-        "peer,cost,1,25.0,25.0,0,0,0\n");
+        "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band,"
+        "sources,error_p10_percent,error_p90_percent,held_out_with_band,held_out_inside_band\n"
+        "peer,time,2,20.0,30.0,1,0,0,1,,,0,0\n"
+        "storage,time,1,50.0,50.0,1,0,0,1,,,0,0\n"
+        "every_design,time,3,30.0,50.0,2,0,0,1,,,0,0\n"
+        "peer,cost,1,25.0,25.0,0,0,0,1,,,0,0\n"
+        "every_design,cost,1,25.0,25.0,0,0,0,1,,,0,0\n");
 
   const std::map<std::pair<std::string, std::string>, double> recorded{
       {{"a", "t"}, 10}, {{"b", "t"}, 24.9}, {{"cal", "t"}, 900}};
@@ -328,10 +334,11 @@ TEST_CASE("validate: a metric is compared as of its own date, its source's, or i
 TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `run` prints from it") {
   TempDir dir;
   const std::string header =
-      "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band\n";
+      "design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,with_band,inside_band,"
+      "sources,error_p10_percent,error_p90_percent,held_out_with_band,held_out_inside_band\n";
   const std::string path = dir.path("by_design.csv");
-  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,3,3,0\nsharded,time,27,22.2,61.4,21,27,1\n"
-                                   "sharded,cost,10,30.6,45.7,9,10,0\n";
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,3,3,0,2,-22.8,-3.1,3,2\n"
+                                   "sharded,time,27,22.2,61.4,21,27,1,1,,,27,16\nsharded,cost,10,30.6,45.7,9,10,0,1,,,10,2\n";
   const auto recorded = p2psim::load_accuracy_by_design(path);
   REQUIRE(recorded.size() == 3);
   CHECK(p2psim::accuracy_by_design_csv(recorded) == p2psim::read_text(path));  // written as read
@@ -355,7 +362,7 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
   CHECK(lines[5] == "ring_allreduce: time 15.5 % median |error| over 3 measured metrics (worst 22.8 %), faster than "
                     "measured in 3 of 3");
   // A mechanism measured alone reads as a design does.
-  std::ofstream(path) << header << "function_cold_start,time,5,2.9,8.0,3,5,1\n";
+  std::ofstream(path) << header << "function_cold_start,time,5,2.9,8.0,3,5,1,1,,,5,5\n";
   const auto alone = p2psim::accuracy_lines(p2psim::load_accuracy_by_design(path),
                                             {{"serverless", "p2p_all_to_all", bit(Mechanism::FunctionColdStart)}});
   REQUIRE(alone.size() == 2);
@@ -365,15 +372,103 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
                     "measured metrics (worst 8.0 %), faster than measured in 3 of 5");
 
   // Bad files: the file, the line and the field.
-  std::ofstream(path) << header << "ring_allreduce,money,3,15.5,22.8,3,3,0\n";
+  std::ofstream(path) << header << "ring_allreduce,money,3,15.5,22.8,3,3,0,1,,,3,3\n";
   CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains("by_design.csv:2: field 'kind'"),
                        InputError);
-  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,4,3,0\n";  // 4 of 3 faster
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,4,3,0,1,,,3,3\n";  // 4 of 3 faster
   CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'metrics'"), InputError);
-  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,3\n";  // 3 inside a band of 2
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,3,1,,,3,3\n";  // 3 inside a band of 2
   CHECK_THROWS_AS(p2psim::load_accuracy_by_design(path), InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,1,1,,,2,3\n";  // 3 inside a held-out 2
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'metrics'"), InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,1,2,5.0,-5.0,3,2\n";  // p10 above p90
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'error_p10_percent'"),
+                       InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,1,2,-5.0,,3,2\n";  // one percentile
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'error_p10_percent'"),
+                       InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,1,2,-100,5.0,3,2\n";  // a time of 0
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'error_p10_percent'"),
+                       InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,1,2,-5.0,ten,3,2\n";
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'error_p90_percent'"),
+                       InputError);
   std::ofstream(path) << "design,kind,metrics\nring_allreduce,time,3\n";
   CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains("by_design.csv"), InputError);
+}
+
+TEST_CASE("validate: the spread of the errors weighs each source alike, and each source is banded by the others") {
+  // Three sources: A over-predicts a time 2x (+100 %), B has two metrics (-50 % and 0 %), C +25 %. Each source
+  // weighs 1, so B's metrics 1/2 each; in logarithms the points, sorted, sit at the middle of their weight over
+  // the total 3: -ln 2 at 0.25/3, 0 at 0.75/3, ln 1.25 at 1.5/3, ln 2 at 2.5/3.
+  v::Case a, b, c, cal;
+  a.name = "a", b.name = "b", c.name = "c", cal.name = "cal";
+  a.role = b.role = c.role = "validation", cal.role = "calibration";
+  a.source.group = "A", b.source.group = "B", c.source.group = "C", cal.source.group = "D";
+  v::Metric t1, t2, cost;
+  t1.name = "t1", t1.kind = "time", t1.measured = 10;
+  t2.name = "t2", t2.kind = "time", t2.measured = 10;
+  cost.name = "usd", cost.kind = "cost", cost.measured = 1;
+  std::vector<v::Row> rows{{&a, &t1, 20}, {&b, &t1, 5}, {&b, &t2, 10}, {&c, &t1, 12.5}, {&cal, &t1, 1000},
+                           {&a, &cost, 3}};
+  std::vector<const v::Row*> time_rows{&rows[0], &rows[1], &rows[2], &rows[3]};
+  const auto spread = v::error_spread(time_rows);
+  REQUIRE(spread);
+  CHECK(spread->sources == 3);
+  // p10: a tenth of the way from 0.25/3 to 0.75/3 (0.1 = 0.25/3 + 0.1 x 0.5/3), from -ln 2 to 0: 2^-0.9 - 1.
+  CHECK(spread->p10_percent == doctest::Approx(100 * (std::pow(2.0, -0.9) - 1)).epsilon(1e-12));
+  CHECK(spread->p90_percent == doctest::Approx(100));  // above the last point: its value
+  // Counting metrics instead, B's -50 % would weigh twice: p10 would be -50 % (0.1 < 0.5/4, the first point).
+  CHECK(spread->p10_percent > -50 + 1);
+  CHECK_FALSE(v::error_spread({&rows[1], &rows[2]}));  // one source
+
+  // Held out: each validation row's band is the spread of the other sources' time rows.
+  v::band_by_other_sources(rows);
+  // A's: B and C (weights 1/2, 1/2, 1 over 2: at 0.125, 0.375, 0.75): p10 below the first (-50 %), p90 above the
+  // last (+25 %); its +100 % is outside.
+  REQUIRE(rows[0].held_out_band_percent);
+  CHECK(rows[0].held_out_band_percent->first == doctest::Approx(-50));
+  CHECK(rows[0].held_out_band_percent->second == doctest::Approx(25));
+  CHECK_FALSE(rows[0].inside_held_out_band());
+  // B's: A and C (at 0.25 and 0.75): +25 % to +100 %; -50 % and 0 % are outside.
+  CHECK(rows[1].held_out_band_percent->first == doctest::Approx(25));
+  CHECK(rows[2].held_out_band_percent->second == doctest::Approx(100));
+  CHECK_FALSE(rows[1].inside_held_out_band());
+  CHECK_FALSE(rows[2].inside_held_out_band());
+  // C's: A and B (at 0.125, 0.375, 0.75): -50 % to +100 %; its +25 % is inside.
+  CHECK(rows[3].held_out_band_percent->first == doctest::Approx(-50));
+  CHECK(rows[3].held_out_band_percent->second == doctest::Approx(100));
+  CHECK(rows[3].inside_held_out_band());
+  CHECK_FALSE(rows[4].held_out_band_percent);  // calibration: none, and its 1000 s is in nobody's spread
+  // A's cost is a time at a price: banded by B's and C's time errors, -50 to +25 %; +200 % is outside.
+  CHECK(rows[5].held_out_band_percent->second == doctest::Approx(25));
+  CHECK_FALSE(rows[5].inside_held_out_band());
+  const auto time = v::summarise(rows, "time");
+  CHECK(time.sources == 3);
+  CHECK(time.held_out_banded == 4);
+  CHECK(time.held_out_covered == 1);
+  CHECK(v::summarise(rows, "cost").held_out_banded == 1);
+  // With two sources, each has one other: no band.
+  std::vector<v::Row> two{{&a, &t1, 20}, {&b, &t1, 5}};
+  v::band_by_other_sources(two);
+  CHECK_FALSE(two[0].held_out_band_percent);
+  CHECK(v::summarise(two, "time").held_out_banded == 0);
+}
+
+TEST_CASE("validate: the record of every design puts a band around each system's predicted time, by hand") {
+  p2psim::DesignAccuracy every{p2psim::kEveryDesign, "time", 10, 12.0, 40.0, 5, 10, 3, 4, -20.0, 25.0, 10, 8};
+  const std::vector<p2psim::SystemDesign> systems{{"fast", "ring_allreduce", 0, 100.0},
+                                                  {"stuck", "ring_allreduce", 0, std::nullopt}};
+  const auto lines = p2psim::record_band_lines({every}, systems);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0].find("p10 -20.0 %, p90 +25.0 %; held out, 8 of 10") != std::string::npos);
+  // 100 s predicted: 100 / 1.25 = 80 s to 100 / 0.8 = 125 s.
+  CHECK(lines[1] == "  fast   80 to 125 s (predicted 100 s)");
+  CHECK(lines[2] == "  stuck  did not finish");
+  every.error_p10_percent = every.error_p90_percent = std::nullopt;  // one source: no spread, no band
+  CHECK(p2psim::record_band_lines({every}, systems).empty());
+  every.design = "ring_allreduce";
+  CHECK(p2psim::record_band_lines({every}, systems).empty());
 }
 
 TEST_CASE("validate: every shipped case measures a design p2psim runs or a mechanism its runs record") {

@@ -6,7 +6,7 @@
 
 namespace p2psim {
 
-Replicates run_replicates(const Experiment& e, const CloudProfile& nominal, int n) {
+Replicates run_replicates(const Experiment& e, const CloudProfile& nominal, int n, const app::RunOptions& o) {
   Replicates out;
   out.n = n;
   out.seed = e.seed;
@@ -15,7 +15,7 @@ Replicates run_replicates(const Experiment& e, const CloudProfile& nominal, int 
     const Experiment x = replicate_experiment(e, nominal, r);
     const Scenario s = resolve_scenario(x);
     for (const auto& system : x.systems) {
-      const SystemResult result = summarise(s, system, simulate_isolated(s, system));
+      const SystemResult result = summarise(s, system, simulate_isolated(s, system, o.storage_sharing, o.exact_participants));
       if (!result.feasible()) continue;
       auto& v = values[system.name];
       v["total_s"].push_back(result.total_s);

@@ -4,11 +4,13 @@
 // same experiment and seed give the same replicates.
 #pragma once
 #include "../inputs/experiment.hpp"
+#include "run_experiment.hpp"
 #include "../results/replicate_bands.hpp"
 
 namespace p2psim {
 
-/// Simulates `n` replicates of `e` (every system, each in its own process) and returns the bands.
-Replicates run_replicates(const Experiment& e, const CloudProfile& nominal, int n);
+/// Simulates `n` replicates of `e` (every system, each in its own process, with the run's storage sharing and
+/// participants) and returns the bands.
+Replicates run_replicates(const Experiment& e, const CloudProfile& nominal, int n, const app::RunOptions& o);
 
 }  // namespace p2psim

@@ -154,7 +154,7 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
     result.systems.push_back(summarise(s, system, std::move(*out)));
   }
   if (s.experiment.accuracy.enabled) replay(result, o);
-  if (o.replicates > 0) result.replicates = run_replicates(s.experiment, s.profile, o.replicates);
+  if (o.replicates > 0) result.replicates = run_replicates(s.experiment, s.profile, o.replicates, o);
   if (o.sensitivity) result.sensitivity = run_sensitivity(s, result.systems, o, kSensitivitySlowdown);
   return run;
 }

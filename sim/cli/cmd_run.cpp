@@ -37,9 +37,13 @@ void print_design_accuracy(const Result& r) {
     return;
   }
   std::vector<SystemDesign> systems;
-  for (const auto& sys : r.systems) systems.push_back({sys.name, sys.strategy, sys.run.mechanisms});
+  for (const auto& sys : r.systems)
+    systems.push_back({sys.name, sys.strategy, sys.run.mechanisms,
+                       sys.feasible() ? std::optional(sys.total_s) : std::nullopt});
+  const auto recorded = load_accuracy_by_design(path);
   fmt::print("\nagainst published measurements of real runs (p2psim validate, the shipped profile; docs/accuracy.md):\n");
-  for (const auto& line : accuracy_lines(load_accuracy_by_design(path), systems)) fmt::print("  {}\n", line);
+  for (const auto& line : accuracy_lines(recorded, systems)) fmt::print("  {}\n", line);
+  for (const auto& line : record_band_lines(recorded, systems)) fmt::print("  {}\n", line);
 }
 
 // `p2psim run --sensitivity`: what each system's prediction moves with, beside the accuracy lines above it.

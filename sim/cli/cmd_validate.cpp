@@ -133,6 +133,7 @@ void print_by_design(const std::vector<Row>& rows, const std::string& group) {
     fmt::print("          {:<{}} {:>3} metrics, median |error| {:5.1f} %, worst {:5.1f} %, {} {:>2} of {:>2}", d, w, s.n,
                s.median_abs_percent, s.worst_abs_percent, cost ? "cheaper" : "faster", s.faster, s.n);
     if (s.banded > 0) fmt::print(", {} of {} inside p10-p90", s.covered, s.banded);
+    if (s.held_out_banded > 0) fmt::print(", {} of {} held out", s.held_out_covered, s.held_out_banded);
     fmt::print("\n");
   }
 }
@@ -151,6 +152,13 @@ void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
       fmt::print("; coverage {:.0f} % ({} of {} measured values inside the predicted p10-p90)", 100.0 * s.covered / s.banded,
                  s.covered, s.banded);
     fmt::print("\n");
+    if (s.spread)
+      fmt::print("        errors p10 {:+.1f} %, p90 {:+.1f} % (each of {} sources weighing alike)\n", s.spread->p10_percent,
+                 s.spread->p90_percent, s.sources);
+    if (s.held_out_banded > 0)
+      fmt::print("        held out: {} of {} ({:.0f} %) inside the p10-p90 of the other sources' time errors (each source "
+                 "judged by the errors of the others; a cost here is a time at a price)\n",
+                 s.held_out_covered, s.held_out_banded, 100.0 * s.held_out_covered / s.held_out_banded);
     print_alike(validation::predicted_alike(rows, group));
     print_by_design(rows, group);
   }
@@ -162,7 +170,14 @@ nlohmann::ordered_json summary_json(const validation::Summary& s) {
           {"worst_abs_error_percent", s.worst_abs_percent},
           {"worst", s.worst ? s.worst->c->name + " " + s.worst->m->name : ""},
           {"with_band", s.banded},
-          {"coverage_percent", s.banded > 0 ? nlohmann::ordered_json(100.0 * s.covered / s.banded) : nlohmann::ordered_json()}};
+          {"coverage_percent", s.banded > 0 ? nlohmann::ordered_json(100.0 * s.covered / s.banded) : nlohmann::ordered_json()},
+          {"sources", s.sources},
+          {"error_p10_percent", s.spread ? nlohmann::ordered_json(s.spread->p10_percent) : nlohmann::ordered_json()},
+          {"error_p90_percent", s.spread ? nlohmann::ordered_json(s.spread->p90_percent) : nlohmann::ordered_json()},
+          {"held_out_with_band", s.held_out_banded},
+          {"held_out_coverage_percent", s.held_out_banded > 0
+                                            ? nlohmann::ordered_json(100.0 * s.held_out_covered / s.held_out_banded)
+                                            : nlohmann::ordered_json()}};
 }
 
 // Each case's experiment named relative to the cases' folder, so that the file is the same bytes wherever the
@@ -192,6 +207,8 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows, const std::string
                          {"error_percent", r.error_percent()},
                          {"predicted_p10", r.band ? nlohmann::ordered_json(r.band->first) : nlohmann::ordered_json()},
                          {"predicted_p90", r.band ? nlohmann::ordered_json(r.band->second) : nlohmann::ordered_json()},
+                         {"held_out_error_p10_percent", r.held_out_band_percent ? nlohmann::ordered_json(r.held_out_band_percent->first) : nlohmann::ordered_json()},
+                         {"held_out_error_p90_percent", r.held_out_band_percent ? nlohmann::ordered_json(r.held_out_band_percent->second) : nlohmann::ordered_json()},
                          {"quantity", m.quantity}, {"system", m.system},
                          {"source_group", c.source.group}, {"reference", c.source.reference},
                          {"url", c.source.url}, {"where", c.source.where}, {"measured_when", c.source.measured},
@@ -285,6 +302,7 @@ int cmd_validate(int argc, char** argv) {
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return std::make_pair(a.c->name, a.m - a.c->metrics.data()) < std::make_pair(b.c->name, b.m - b.c->metrics.data());
   });
+  validation::band_by_other_sources(rows);
   std::set<std::string> groups;
   for (const auto& c : cases)
     if (c.role == "validation") groups.insert(c.source.group);  // the summary's: calibration cases are apart

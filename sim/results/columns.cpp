@@ -254,6 +254,13 @@ std::vector<Column<validation::Row>> make_validation_columns() {
           const auto b = r.time_error_band_percent();
           return b ? fmt::format("{:.3f}", b->second) : std::string();
         }},
+      V{"held_out_error_p10_percent",
+        "the 10th percentile of the time errors of every other validation source (each weighing alike): where this "
+        "row's time_error_percent would fall by p2psim's record on sources other than its own; empty for a "
+        "calibration row, %",
+        [](const R& r) { return r.held_out_band_percent ? fmt::format("{:.3f}", r.held_out_band_percent->first) : std::string(); }},
+      V{"held_out_error_p90_percent", "their 90th percentile, %",
+        [](const R& r) { return r.held_out_band_percent ? fmt::format("{:.3f}", r.held_out_band_percent->second) : std::string(); }},
       V{"profile_as_of",
         "the date the platform was simulated as of, the measurement's (each constant of the profile's <history> "
         "takes its value measured nearest to it); empty: the profile as written (validate --today, or no date)",
@@ -278,6 +285,16 @@ std::vector<Column<DesignAccuracy>> make_design_accuracy_columns() {
       A{"with_band", "how many have a replicate band", [](const R& r) { return std::to_string(r.with_band); }},
       A{"inside_band", "how many measured values lie inside their predicted p10-p90",
         [](const R& r) { return std::to_string(r.inside_band); }},
+      A{"sources", "the independent sources of its metrics", [](const R& r) { return std::to_string(r.sources); }},
+      A{"error_p10_percent",
+        "the 10th percentile of their time errors (predicted over measured time, or cost, - 1; a rate's as the time "
+        "to move the same bytes), each source weighing alike; empty from one source, %",
+        [percent](const R& r) { return r.error_p10_percent ? percent(*r.error_p10_percent) : std::string(); }},
+      A{"error_p90_percent", "their 90th percentile, %",
+        [percent](const R& r) { return r.error_p90_percent ? percent(*r.error_p90_percent) : std::string(); }},
+      A{"held_out_with_band", "how many have a band drawn from the other sources' errors (their p10-p90)",
+        [](const R& r) { return std::to_string(r.held_out_with_band); }},
+      A{"held_out_inside_band", "how many lie inside it", [](const R& r) { return std::to_string(r.held_out_inside_band); }},
   };
 }
 

@@ -7,6 +7,7 @@
 
 #include "../util/csv_reader.hpp"
 #include "../util/input_error.hpp"
+#include "../util/parse_number.hpp"
 #include "columns.hpp"
 
 namespace p2psim {
@@ -25,6 +26,14 @@ std::string describe(const DesignAccuracy& a) {
                      a.kind, a.median_abs_error_percent, a.metrics, a.metrics == 1 ? "" : "s",
                      a.worst_abs_error_percent, cost ? "cheaper" : "faster", a.predicted_faster, a.metrics);
 }
+// A percentile's cell: a number above -100 %, or empty (a spread of one source).
+std::optional<double> percent_or_empty(const std::string& path, long line, const std::string& field,
+                                       const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  const auto v = parse_real(cell);
+  if (!v || !(*v > -100)) throw InputError(path, line, field, "expected a percentage above -100 or nothing");
+  return v;
+}
 }  // namespace
 
 std::string accuracy_by_design_csv(const std::vector<DesignAccuracy>& rows) {
@@ -36,19 +45,29 @@ std::string accuracy_by_design_csv(const std::vector<DesignAccuracy>& rows) {
 std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
   std::vector<DesignAccuracy> out;
   try {
-    CsvReader<8> in(path);
+    CsvReader<13> in(path);
     const auto& c = design_accuracy_columns();  // read in their order
     in.read_header(io::ignore_extra_column, c[0].name, c[1].name, c[2].name, c[3].name, c[4].name, c[5].name,
-                   c[6].name, c[7].name);
+                   c[6].name, c[7].name, c[8].name, c[9].name, c[10].name, c[11].name, c[12].name);
     DesignAccuracy a;
+    std::string p10, p90;
     while (in.read_row(a.design, a.kind, a.metrics, a.median_abs_error_percent, a.worst_abs_error_percent,
-                       a.predicted_faster, a.with_band, a.inside_band)) {
+                       a.predicted_faster, a.with_band, a.inside_band, a.sources, p10, p90, a.held_out_with_band,
+                       a.held_out_inside_band)) {
       const long line = static_cast<long>(in.get_file_line());
       if (a.kind != "time" && a.kind != "cost") throw InputError(path, line, "kind", "expected time or cost");
       if (a.metrics < 1 || a.predicted_faster < 0 || a.predicted_faster > a.metrics || a.inside_band < 0 ||
-          a.inside_band > a.with_band || a.with_band > a.metrics)
+          a.inside_band > a.with_band || a.with_band > a.metrics || a.held_out_inside_band < 0 ||
+          a.held_out_inside_band > a.held_out_with_band || a.held_out_with_band > a.metrics || a.sources < 1 ||
+          a.sources > a.metrics)
         throw InputError(path, line, "metrics", "counts out of order (0 <= inside_band <= with_band <= metrics, "
-                                                "0 <= predicted_faster <= metrics, metrics >= 1)");
+                                                "0 <= held_out_inside_band <= held_out_with_band <= metrics, "
+                                                "0 <= predicted_faster <= metrics, 1 <= sources <= metrics)");
+      a.error_p10_percent = percent_or_empty(path, line, c[9].name, p10);
+      a.error_p90_percent = percent_or_empty(path, line, c[10].name, p90);
+      if (a.error_p10_percent.has_value() != a.error_p90_percent.has_value() ||
+          (a.error_p10_percent && *a.error_p10_percent > *a.error_p90_percent))
+        throw InputError(path, line, c[9].name, "expected both percentiles, p10 <= p90, or neither");
       out.push_back(a);
     }
   } catch (const io::error::base& e) {
@@ -95,6 +114,30 @@ std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recor
       out.push_back(fmt::format("  {} [{}; {}]: {}", m.label, m.name, users,
                                 alone.empty() ? "no validation case measures it" : alone));
     }
+  }
+  return out;
+}
+
+std::vector<std::string> record_band_lines(const std::vector<DesignAccuracy>& recorded,
+                                           const std::vector<SystemDesign>& systems) {
+  const DesignAccuracy* every = find(recorded, kEveryDesign, "time");
+  if (!every || !every->error_p10_percent || !every->error_p90_percent) return {};
+  const double p10 = *every->error_p10_percent, p90 = *every->error_p90_percent;
+  std::vector<std::string> out;
+  out.push_back(fmt::format(
+      "by that record a real run could take (p2psim's time errors over all {} metrics, each of {} sources weighing "
+      "alike: p10 {:+.1f} %, p90 {:+.1f} %; held out, {} of {} measured values fell inside such a band drawn from "
+      "the other sources' errors):",
+      every->metrics, every->sources, p10, p90, every->held_out_inside_band, every->held_out_with_band));
+  size_t w = 0;
+  for (const auto& s : systems) w = std::max(w, s.system.size());
+  for (const auto& s : systems) {
+    if (!s.total_s) {
+      out.push_back(fmt::format("  {:<{}}  did not finish", s.system, w));
+      continue;
+    }
+    out.push_back(fmt::format("  {:<{}}  {:.0f} to {:.0f} s (predicted {:.0f} s)", s.system, w,
+                              *s.total_s / (1 + p90 / 100), *s.total_s / (1 + p10 / 100), *s.total_s));
   }
   return out;
 }

@@ -364,17 +364,24 @@ bool in_summary(const Row& row, const std::string& group) {
 
 Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design) {
   std::vector<double> errors;
+  std::vector<const Row*> summarised;
+  std::set<std::string> sources;
   Summary out;
   for (const auto& row : rows) {
     if (!in_summary(row, group) || (!design.empty() && row.c->design != design)) continue;
     const double e = std::abs(row.error_percent());
     errors.push_back(e);
+    summarised.push_back(&row);
+    sources.insert(row.c->source.group);
     out.faster += row.time_error_percent() < 0 ? 1 : 0;
     if (row.band) ++out.banded, out.covered += row.covered() ? 1 : 0;
+    if (row.held_out_band_percent) ++out.held_out_banded, out.held_out_covered += row.inside_held_out_band() ? 1 : 0;
     if (!out.worst || e > out.worst_abs_percent) out.worst = &row, out.worst_abs_percent = e;
   }
   out.n = static_cast<int>(errors.size());
   if (!errors.empty()) out.median_abs_percent = median(errors);
+  out.sources = static_cast<int>(sources.size());
+  out.spread = error_spread(summarised);
   return out;
 }
 
@@ -394,9 +401,18 @@ std::vector<std::pair<std::string, Summary>> summaries_by_design(const std::vect
 
 std::vector<DesignAccuracy> accuracy_by_design(const std::vector<Row>& rows) {
   std::vector<DesignAccuracy> out;
-  for (const char* group : {"time", "cost"})
-    for (const auto& [d, s] : summaries_by_design(rows, group))
-      out.push_back({d, group, s.n, s.median_abs_percent, s.worst_abs_percent, s.faster, s.banded, s.covered});
+  auto accuracy = [](const std::string& design, const char* group, const Summary& s) {
+    return DesignAccuracy{design, group, s.n, s.median_abs_percent, s.worst_abs_percent, s.faster, s.banded,
+                          s.covered, s.sources,
+                          s.spread ? std::optional(s.spread->p10_percent) : std::nullopt,
+                          s.spread ? std::optional(s.spread->p90_percent) : std::nullopt,
+                          s.held_out_banded, s.held_out_covered};
+  };
+  for (const char* group : {"time", "cost"}) {
+    for (const auto& [d, s] : summaries_by_design(rows, group)) out.push_back(accuracy(d, group, s));
+    const Summary every = summarise(rows, group);
+    if (every.n > 0) out.push_back(accuracy(kEveryDesign, group, every));
+  }
   return out;
 }
 

@@ -89,7 +89,31 @@ struct Row {
     return 100.0 * (m->kind == "throughput" ? m->measured / value - 1.0 : value / m->measured - 1.0);
   }
   bool covered() const { return band && m->measured >= band->first && m->measured <= band->second; }
+  /// The p10-p90 of the errors of the validation sources other than this row's (band_by_other_sources()), as time
+  /// errors in %; empty for a calibration row, or with fewer than two other sources.
+  std::optional<std::pair<double, double>> held_out_band_percent = std::nullopt;
+  bool inside_held_out_band() const {
+    return held_out_band_percent && time_error_percent() >= held_out_band_percent->first &&
+           time_error_percent() <= held_out_band_percent->second;
+  }
 };
+
+/// What p2psim's errors on measured runs say about a prediction's: the 10th and 90th percentiles of a set of
+/// rows' time errors (time_error_percent()), each independent source weighing alike however many metrics it has
+/// (error_spread.cpp says why). Below 0 p2psim predicted faster (or cheaper) than was measured, so a run predicted
+/// to take T took between T / (1 + p90 / 100) and T / (1 + p10 / 100) in 80 % of such comparisons.
+struct ErrorSpread {
+  int sources = 0;
+  double p10_percent = 0, p90_percent = 0;
+};
+/// The fewest sources a spread is drawn from: one source's errors are its setup's, not the model's.
+inline constexpr size_t kMinSourcesForSpread = 2;
+/// The spread of `rows`; empty with fewer than kMinSourcesForSpread sources.
+std::optional<ErrorSpread> error_spread(const std::vector<const Row*>& rows);
+/// Sets each validation row's held_out_band_percent to the spread of the time errors (times and rates) of every
+/// other source's validation rows: how far p2psim's errors on sources it was not held to predict its error on
+/// this one. The share of rows inside is an honest coverage, as no row's band is drawn from its own source.
+void band_by_other_sources(std::vector<Row>& rows);
 
 struct Summary {
   int n = 0;
@@ -99,6 +123,11 @@ struct Summary {
   int faster = 0;
   const Row* worst = nullptr;
   int banded = 0, covered = 0;  // rows with a replicate band, and those whose measured value lies inside it
+  /// The rows' spread (empty with fewer than two sources), and how many have a band drawn from the other sources'
+  /// errors and lie inside it.
+  int sources = 0;
+  std::optional<ErrorSpread> spread = std::nullopt;
+  int held_out_banded = 0, held_out_covered = 0;
 };
 /// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost), and of one
 /// case design when `design` is not empty.
