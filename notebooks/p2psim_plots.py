@@ -190,7 +190,14 @@ def design_accuracy_html(df):
     table.insert(1, "systems", [", ".join(systems[d]) for d in table["design"]])
     under = table["mechanism"] != ""  # a mechanism's row sits under its design's, which names both
     table.loc[under, ["design", "systems"]] = ""
-    return table.to_html(index=False, border=0)
+    html = table.to_html(index=False, border=0)
+    rec = p2psim_validation.record()
+    if rec:
+        short, long = p2psim_validation.record_band(1.0, rec)
+        html += (f"<p>By p2psim's record a predicted time T was a real run's between {short:.2f} T and {long:.2f} T "
+                 f"({p2psim_validation.record_text(rec)}). It bounds one system's time, not a comparison of two, whose "
+                 "errors share the mechanisms they share.</p>")
+    return html
 
 
 def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scenarios=None, heatmap=None):

@@ -139,10 +139,29 @@ def recommend_one(df, deadline_s, budget_usd, runners_up, columns):
         scenario = f" (scenario {row['scenario_id']})" if not labels.is_missing(row.get("scenario_id")) else ""
         print(f"{head}: {row[TIME]:.1f} s, {row[COST]:.6f} USD, {row[slack]:.6g} {unit}\n"
               f"  {labels.config_label(row, columns)}{scenario}")
+    print_record_band(best[TIME], deadline_s)
     if "strategy" in df.columns:
         print_design_accuracy(list(dict.fromkeys([best["strategy"]] + list(others["strategy"]))),
                               p2psim_validation.mechanisms_by_design(df))
     return 1
+
+
+def print_record_band(time_s, deadline_s):
+    """What a real run of the answer could take by p2psim's record on measured runs, and whether a deadline holds
+    at the band's long end: a deadline met by the prediction alone may not be met by the run."""
+    try:
+        rec = p2psim_validation.record()
+    except p2psim_validation.ValidationError as e:
+        raise ResultsError(str(e)) from e
+    if not rec:
+        return
+    short, long = p2psim_validation.record_band(time_s, rec)
+    verdict = ""
+    if deadline_s is not None:
+        verdict = (f"; the deadline of {deadline_s:g} s holds at its long end" if long <= deadline_s else
+                   f"; its long end is past the deadline of {deadline_s:g} s")
+    print(f"by p2psim's record a real run of the answer could take {short:.1f} to {long:.1f} s{verdict} "
+          f"({p2psim_validation.record_text(rec)})")
 
 
 def print_design_accuracy(strategies, mechanisms=None):

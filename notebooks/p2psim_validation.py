@@ -153,6 +153,39 @@ def design_accuracy(strategies, path=ACCURACY_BY_DESIGN, mechanisms=None):
     return pd.DataFrame(rows, columns=DESIGN_ACCURACY_COLUMNS).fillna("")
 
 
+def record(path=ACCURACY_BY_DESIGN):
+    """p2psim's record over every validation metric of time, the `every_design` row `p2psim validate --record`
+    keeps: {"metrics", "sources", "p10", "p90", "held_out_inside", "held_out_with"}, p10 and p90 the percentiles of
+    its time errors (predicted over measured time, less 1) in %, each source weighing alike; None for a record
+    without them. Raises ValidationError on a file it cannot read."""
+    try:
+        recorded = pd.read_csv(path)
+    except Exception as e:  # a missing or malformed file: pandas raises several types
+        raise ValidationError(f"{os.path.normpath(path)}: cannot read the accuracy by design ({e})") from e
+    if "error_p10_percent" not in recorded.columns:
+        return None
+    rows = recorded[(recorded["design"] == "every_design") & (recorded["kind"] == "time")]
+    if rows.empty or rows["error_p10_percent"].isna().iloc[0]:
+        return None
+    r = rows.iloc[0]
+    return {"metrics": int(r["metrics"]), "sources": int(r["sources"]), "p10": float(r["error_p10_percent"]),
+            "p90": float(r["error_p90_percent"]), "held_out_inside": int(r["held_out_inside_band"]),
+            "held_out_with": int(r["held_out_with_band"])}
+
+
+def record_band(time_s, rec):
+    """(short, long) end of what a real run predicted at `time_s` took by the record `rec` (record()): a time error
+    e is predicted / measured - 1, so the measured time is time_s / (1 + e)."""
+    return time_s / (1 + rec["p90"] / 100), time_s / (1 + rec["p10"] / 100)
+
+
+def record_text(rec):
+    """The record in words, as `p2psim run` prints it."""
+    return (f"p2psim's time errors over all {rec['metrics']} validation metrics, each of {rec['sources']} sources "
+            f"weighing alike: p10 {rec['p10']:+.1f} %, p90 {rec['p90']:+.1f} %; held out, {rec['held_out_inside']} of "
+            f"{rec['held_out_with']} measured values fell inside such a band drawn from the other sources' errors")
+
+
 def mechanisms_by_design(df):
     """{strategy: the mechanisms any of its rows used} from a results table's `mechanisms` cells (';' between
     names); {} for a table without them (results written before p2psim recorded them)."""

@@ -157,6 +157,35 @@ class OddTables(unittest.TestCase):
             self.assertIn("<td>serverless_sharded</td>\n      <td>sharded</td>", page)  # its systems beside it
             self.assertIn("no measured run among the validation cases", page)  # p2p_all_to_all
             self.assertIn("serverless_sharded", page)
+            # And the record's band under the table, from the shipped record's every_design row, read here.
+            recorded = pd.read_csv(p2psim_validation.ACCURACY_BY_DESIGN)
+            every = recorded[(recorded["design"] == "every_design") & (recorded["kind"] == "time")].iloc[0]
+            self.assertIn(f"between {1 / (1 + every['error_p90_percent'] / 100):.2f} T and "
+                          f"{1 / (1 + every['error_p10_percent'] / 100):.2f} T", page)
+            self.assertIn(f"held out, {every['held_out_inside_band']} of {every['held_out_with_band']}", page)
+
+    def test_the_record_band_by_hand_and_a_record_without_one(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "by_design.csv")
+            header = ("design,kind,metrics,median_abs_error_percent,worst_abs_error_percent,predicted_faster,"
+                      "with_band,inside_band,sources,error_p10_percent,error_p90_percent,held_out_with_band,"
+                      "held_out_inside_band\n")
+            with open(path, "w") as f:
+                f.write(header + "ring_allreduce,time,3,15.5,22.8,3,3,0,1,,,3,2\n"
+                                 "every_design,time,10,12.0,40.0,5,10,3,4,-20.0,25.0,10,8\n")
+            rec = p2psim_validation.record(path)
+            self.assertEqual((rec["metrics"], rec["sources"], rec["held_out_inside"], rec["held_out_with"]), (10, 4, 8, 10))
+            # 100 s predicted: errors of +25 % put the real run at 100 / 1.25 = 80 s, of -20 % at 100 / 0.8 = 125 s.
+            short, long = p2psim_validation.record_band(100.0, rec)
+            self.assertAlmostEqual(short, 80.0)
+            self.assertAlmostEqual(long, 125.0)
+            self.assertIn("p10 -20.0 %, p90 +25.0 %; held out, 8 of 10", p2psim_validation.record_text(rec))
+            with open(path, "w") as f:  # one source: no percentiles
+                f.write(header + "every_design,time,10,12.0,40.0,5,10,3,1,,,10,8\n")
+            self.assertIsNone(p2psim_validation.record(path))
+            with open(path, "w") as f:  # a record written before it kept them
+                f.write("design,kind,metrics\nring_allreduce,time,3\n")
+            self.assertIsNone(p2psim_validation.record(path))
 
     def test_phase_bars_add_up_to_the_iteration(self):
         df = table([("a", "ring", 2, 1024, 4.0, 100, 0.1)]).assign(
@@ -445,6 +474,13 @@ class RecommendCommand(unittest.TestCase):
                       f"{workflow['predicted_faster']} of {workflow['metrics']}\n"
                       "    the message broker (broker): no validation case measures it\n", out)
         self.assertLess(out.index("cheapest within the deadline"), out.index("how far these designs"))
+        # The answer's band by the shipped record: a's 100 s, the record's p90 and p10 as time errors.
+        every = recorded[(recorded["design"] == "every_design") & (recorded["kind"] == "time")].iloc[0]
+        short, long = 100 / (1 + every["error_p90_percent"] / 100), 100 / (1 + every["error_p10_percent"] / 100)
+        self.assertIn(f"by p2psim's record a real run of the answer could take {short:.1f} to {long:.1f} s; the "
+                      "deadline of 200 s holds at its long end", out)
+        code, out, _ = self.run_command(df, 110, None)  # 100 s meets 110 s, its band's long end does not
+        self.assertIn(f"to {long:.1f} s; its long end is past the deadline of 110 s", out)
         # Designs none of which was measured: each said so, no empty columns.
         self.assertEqual(list(p2psim_validation.design_accuracy(["x", "y"])["measured"]),
                          ["no measured run among the validation cases"] * 2)
