@@ -150,7 +150,8 @@ def folder_figures(base, df, size):
             try:
                 table = p2psim_validation.load_validation(folder)
                 yield "validation", p2psim_validation.fig_validation(table, size)
-                yield "validation_errors", p2psim_validation.fig_validation_errors(table, size)
+                yield "validation_errors", p2psim_validation.fig_validation_errors(
+                    table, size, p2psim_validation.load_spread(folder))
             except p2psim_validation.ValidationError as e:
                 raise ResultsError(str(e)) from e
             break

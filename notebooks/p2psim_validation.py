@@ -4,6 +4,7 @@ each design in its colour and marker (p2psim_style), each prediction's p10-p90 b
 vertical bar (when the table has one); cases whose data derived a constant (role calibration) are drawn hollow
 and not counted. Beside it, validation_errors.png/.svg: the validation metrics' errors, a row per design, on a linear
 scale that shows how far and which way each misses, which the log-log figure hides."""
+import json
 import os
 
 import matplotlib.lines
@@ -228,11 +229,28 @@ def row_spans(counts, pt):
     return (edges[:-1] + edges[1:]) / 2, np.array(heights) / 2
 
 
-def fig_validation_errors(df, size="screen"):
+def load_spread(folder):
+    """(p10, p90) of the time errors over every validation metric, each source weighing alike, as `p2psim validate`
+    wrote them into validation.json beside validation.csv (summary.time); None without that file or those values."""
+    path = os.path.join(folder, "validation.json")
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path) as f:
+            summary = json.load(f)["summary"]["time"]
+        spread = summary.get("error_p10_percent"), summary.get("error_p90_percent")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValidationError(f"{path}: cannot read the summary ({e})") from e
+    return None if None in spread else tuple(float(v) for v in spread)
+
+
+def fig_validation_errors(df, size="screen", spread=None):
     """Each validation metric's error as a time (or a cost), a row per design (its colour and marker, as in every
     figure), its p10-p90 band as a line through it; +-10 % and +-25 % shaded; a linear scale, so that a 45 % miss
     looks like one. The scale is set by the errors: a band that reaches past them runs off the edge. Calibration
-    cases set constants and are left out, as from the summary."""
+    cases set constants and are left out, as from the summary. `spread`, (p10, p90) of every time error with each
+    source weighing alike (load_spread()), is drawn dashed on the time panel: p2psim's record, the band `run`
+    puts around a prediction."""
     validated = df[df["role"] == "validation"]
     panels = [(title, validated[validated["kind"].isin(kinds)]) for title, kinds, _ in PANELS]
     panels = [(title, rows) for title, rows in panels if not rows.empty]
@@ -251,10 +269,14 @@ def fig_validation_errors(df, size="screen"):
         for ax, (title, rows) in zip(axes, panels):
             names, centres, halves = layout[title]
             error, low, high = time_errors(rows)
-            lo, hi = min(-30.0, error.min() - 8), max(30.0, error.max() + 8)
+            record = spread if spread is not None and title == "time" else ()
+            lo = min([-30.0, error.min() - 8] + [v - 8 for v in record])
+            hi = max([30.0, error.max() + 8] + [v + 8 for v in record])
             ax.axvspan(-25, 25, color="#dddddd", zorder=0)
             ax.axvspan(-10, 10, color="#bbbbbb", zorder=0)
             ax.axvline(0, color="black", linewidth=0.8, zorder=1)
+            for v in record:
+                ax.axvline(v, color="black", linestyle="--", linewidth=0.8, zorder=1)
             for d, centre, half in zip(names, centres, halves):
                 mine = (rows["design"] == d).to_numpy()
                 order = np.argsort(error[mine], kind="stable")
@@ -277,8 +299,10 @@ def fig_validation_errors(df, size="screen"):
             width_in = style.SIZES[size] * 0.6  # the axes' share of the width, beside the row labels
             ax.set_xlabel(style.wrap("error in cost (%)" if title == "cost" else
                                      "error in time (%; a rate's as the time to move its bytes at it)", width_in, pt))
+            dashed = ("; dashed: p10 and p90 of all of them, each source weighing alike (p2psim's record)"
+                      if record else "")
             ax.set_title(style.wrap(f"{title}: {len(rows)} validation metrics; a line: a prediction's p10-p90; "
-                                    "shaded: \u00b110\u00a0% and \u00b125\u00a0%", width_in, pt))
+                                    f"shaded: \u00b110\u00a0% and \u00b125\u00a0%{dashed}", width_in, pt))
         style.thin_tick_labels(fig)
         return fig
 
@@ -286,7 +310,8 @@ def fig_validation_errors(df, size="screen"):
 def draw(path):
     out = path if os.path.isdir(path) else os.path.dirname(path)
     df = load_validation(path)
-    for name, fig in (("validation", fig_validation(df)), ("validation_errors", fig_validation_errors(df))):
+    spread = load_spread(out)
+    for name, fig in (("validation", fig_validation(df)), ("validation_errors", fig_validation_errors(df, spread=spread))):
         for fmt in ("png", "svg"):
             fig.savefig(os.path.join(out, f"{name}.{fmt}"), format=fmt, dpi=style.PNG_DPI,
                         metadata={"Date": None} if fmt == "svg" else None)

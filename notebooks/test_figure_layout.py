@@ -53,7 +53,7 @@ def every_figure(size):
     yield "accuracy", p.fig_accuracy(accuracy_dir, accuracy, size)
     yield "time_and_cost_to_target", p2psim_accuracy.fig_to_target(accuracy, size=size)
     yield "validation", p2psim_validation.fig_validation(VALIDATION, size)
-    yield "validation_errors", p2psim_validation.fig_validation_errors(VALIDATION, size)
+    yield "validation_errors", p2psim_validation.fig_validation_errors(VALIDATION, size, spread=(-22.4, 93.4))
 
 
 class Layout(unittest.TestCase):

@@ -415,6 +415,28 @@ class ValidationFigure(unittest.TestCase):
             self.assertLessEqual(time_ax.get_xlim()[0], -30)  # at least +-30 %, so that the shaded bands show
             self.assertGreaterEqual(time_ax.get_xlim()[1], 110 + 8)  # and the largest error with room
             self.assertEqual(len(cost_ax.get_yticks()), 1)
+            # No validation.json beside the table: no record drawn.
+            self.assertIsNone(p2psim_validation.load_spread(d))
+            dashed = lambda ax: sorted(line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == "--")
+            self.assertEqual(dashed(time_ax), [])
+            # With one, p2psim's record as two dashed lines on the time panel, the scale wide enough for both.
+            with open(os.path.join(d, "validation.json"), "w") as f:
+                f.write('{"summary": {"time": {"error_p10_percent": -22.4, "error_p90_percent": 140.0}}}')
+            spread = p2psim_validation.load_spread(d)
+            self.assertEqual(spread, (-22.4, 140.0))
+            time_ax, cost_ax = p2psim_validation.fig_validation_errors(p2psim_validation.load_validation(d),
+                                                                       spread=spread).axes
+            self.assertEqual(dashed(time_ax), [-22.4, 140.0])
+            self.assertEqual(dashed(cost_ax), [])  # a cost is banded by time errors only in the summary
+            self.assertGreaterEqual(time_ax.get_xlim()[1], 140 + 8)
+            self.assertIn("dashed: p10 and p90", time_ax.get_title())
+            with open(os.path.join(d, "validation.json"), "w") as f:  # written before p2psim kept a record
+                f.write('{"summary": {"time": {"metrics": 3}}}')
+            self.assertIsNone(p2psim_validation.load_spread(d))
+            with open(os.path.join(d, "validation.json"), "w") as f:
+                f.write('{"summary": ')
+            with self.assertRaisesRegex(p2psim_validation.ValidationError, "validation.json: cannot read"):
+                p2psim_validation.load_spread(d)
 
     def test_a_malformed_table_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
