@@ -192,7 +192,10 @@ def design_accuracy_html(df):
     under = table["mechanism"] != ""  # a mechanism's row sits under its design's, which names both
     table.loc[under, ["design", "systems"]] = ""
     html = table.to_html(index=False, border=0)
-    rec = p2psim_validation.record()
+    try:
+        rec = p2psim_validation.record()
+    except p2psim_validation.ValidationError as e:
+        raise ResultsError(str(e)) from e
     if rec:
         short, long = p2psim_validation.record_band(1.0, rec)
         html += (f"<p>By p2psim's record a predicted time T was a real run's between {short:.2f} T and {long:.2f} T "

@@ -164,14 +164,28 @@ def record(path=ACCURACY_BY_DESIGN):
     except Exception as e:  # a missing or malformed file: pandas raises several types
         raise ValidationError(f"{os.path.normpath(path)}: cannot read the accuracy by design ({e})") from e
     if "error_p10_percent" not in recorded.columns:
-        return None
+        return None  # written before p2psim kept a record
     rows = recorded[(recorded["design"] == "every_design") & (recorded["kind"] == "time")]
-    if rows.empty or rows["error_p10_percent"].isna().iloc[0]:
+    if rows.empty:
         return None
+    where = f"{os.path.normpath(path)}: line {int(rows.index[0]) + 2}"
+    if len(rows) > 1:
+        raise ValidationError(f"{where}: a second row of every_design time")
     r = rows.iloc[0]
-    return {"metrics": int(r["metrics"]), "sources": int(r["sources"]), "p10": float(r["error_p10_percent"]),
-            "p90": float(r["error_p90_percent"]), "held_out_inside": int(r["held_out_inside_band"]),
-            "held_out_with": int(r["held_out_with_band"])}
+    try:
+        counts = {k: int(r[c]) for k, c in (("metrics", "metrics"), ("sources", "sources"),
+                                              ("held_out_inside", "held_out_inside_band"),
+                                              ("held_out_with", "held_out_with_band"))}
+        p10, p90 = float(r["error_p10_percent"]), float(r["error_p90_percent"])
+    except (TypeError, ValueError) as e:  # an empty or non-numeric cell
+        raise ValidationError(f"{where}: a count or percentile that is not a number ({e})") from e
+    if np.isnan(p10) and np.isnan(p90) and counts["sources"] < 2:
+        return None  # one source: no spread
+    if not (-100 < p10 <= p90 < np.inf) or counts["sources"] < 2 or \
+            not 0 <= counts["held_out_inside"] <= counts["held_out_with"] <= counts["metrics"]:
+        raise ValidationError(f"{where}: expected -100 < error_p10_percent <= error_p90_percent from two sources or "
+                              "more, and 0 <= held_out_inside_band <= held_out_with_band <= metrics")
+    return dict(counts, p10=p10, p90=p90)
 
 
 def record_band(time_s, rec):

@@ -186,6 +186,22 @@ class OddTables(unittest.TestCase):
             with open(path, "w") as f:  # a record written before it kept them
                 f.write("design,kind,metrics\nring_allreduce,time,3\n")
             self.assertIsNone(p2psim_validation.record(path))
+            # Malformed: one clear error naming the file and line, never a band from it.
+            for row in ("every_design,time,10,12.0,40.0,5,10,3,4,-20.0,,10,8",  # one percentile
+                        "every_design,time,10,12.0,40.0,5,10,3,4,-120.0,25.0,10,8",  # a time below 0
+                        "every_design,time,10,12.0,40.0,5,10,3,4,30.0,25.0,10,8",  # p10 above p90
+                        "every_design,time,10,12.0,40.0,5,10,3,,-20.0,25.0,10,8",  # no sources
+                        "every_design,time,10,12.0,40.0,5,10,3,4,ten,25.0,10,8",
+                        "every_design,time,10,12.0,40.0,5,10,3,4,-20.0,25.0,10,11",  # 11 of 10 inside
+                        "every_design,time,10,12.0,40.0,5,10,3,1,-20.0,25.0,10,8"):  # percentiles of one source
+                with open(path, "w") as f:
+                    f.write(header + "ring_allreduce,time,3,15.5,22.8,3,3,0,1,,,3,2\n" + row + "\n")
+                with self.assertRaisesRegex(p2psim_validation.ValidationError, "by_design.csv: line 3", msg=row):
+                    p2psim_validation.record(path)
+            with open(path, "w") as f:
+                f.write(header + "every_design,time,10,12.0,40.0,5,10,3,4,-20.0,25.0,10,8\n" * 2)
+            with self.assertRaisesRegex(p2psim_validation.ValidationError, "a second row"):
+                p2psim_validation.record(path)
 
     def test_phase_bars_add_up_to_the_iteration(self):
         df = table([("a", "ring", 2, 1024, 4.0, 100, 0.1)]).assign(
@@ -501,8 +517,9 @@ class RecommendCommand(unittest.TestCase):
         short, long = 100 / (1 + every["error_p90_percent"] / 100), 100 / (1 + every["error_p10_percent"] / 100)
         self.assertIn(f"by p2psim's record a real run of the answer could take {short:.1f} to {long:.1f} s; the "
                       "deadline of 200 s holds at its long end", out)
-        code, out, _ = self.run_command(df, 110, None)  # 100 s meets 110 s, its band's long end does not
-        self.assertIn(f"to {long:.1f} s; its long end is past the deadline of 110 s", out)
+        deadline = (100 + long) / 2  # a's 100 s meets it, its band's long end does not
+        code, out, _ = self.run_command(df, deadline, None)
+        self.assertIn(f"to {long:.1f} s; its long end is past the deadline of {deadline:g} s", out)
         # Designs none of which was measured: each said so, no empty columns.
         self.assertEqual(list(p2psim_validation.design_accuracy(["x", "y"])["measured"]),
                          ["no measured run among the validation cases"] * 2)

@@ -906,6 +906,13 @@ TEST_CASE("validate: predicted against measured, written and drawn, the guard fa
   CHECK(j["rows"][0]["predicted"].get<double>() == doctest::Approx(expected).epsilon(1e-6));
   CHECK(j["rows"][0]["experiment"] == "experiment.xml");  // relative to the cases' folder: no checkout's path
   CHECK(j["summary"]["time"]["median_abs_error_percent"].get<double>() == doctest::Approx(100 - expected));
+  // One source: no spread of errors and no other source to band it by (tests/test_validation.cpp, by hand).
+  CHECK(j["summary"]["time"]["sources"] == 1);
+  CHECK(j["summary"]["time"]["error_p10_percent"].is_null());
+  CHECK(j["summary"]["time"]["held_out_with_band"] == 0);
+  CHECK(j["summary"]["time"]["held_out_coverage_percent"].is_null());
+  CHECK(j["rows"][0]["held_out_error_p10_percent"].is_null());
+  CHECK(r.output.find("held out:") == std::string::npos);
   CHECK(std::filesystem::file_size(out + "/validation.png") > 1000);
   CHECK(std::filesystem::file_size(out + "/validation_errors.png") > 1000);
   CHECK(std::filesystem::is_regular_file(out + "/validation.csv"));

@@ -273,7 +273,8 @@ std::vector<Column<DesignAccuracy>> make_design_accuracy_columns() {
   using R = DesignAccuracy;
   auto percent = [](double v) { return fmt::format("{:.1f}", v); };
   return {
-      A{"design", "a strategy's name, or a mechanism a microbenchmark measured alone (a validation case's design)",
+      A{"design", "a strategy's name, or a mechanism a microbenchmark measured alone (a validation case's design); "
+                  "every_design: every validation metric of the kind",
         [](const R& r) { return r.design; }},
       A{"kind", "time (seconds and rates) or cost", [](const R& r) { return r.kind; }},
       A{"metrics", "its validation metrics of that kind", [](const R& r) { return std::to_string(r.metrics); }},

@@ -45,7 +45,8 @@ const std::vector<Column<GroupRow>>& group_columns();
 const std::vector<Column<PhaseRecord>>& trace_columns();
 /// validation.csv's (`p2psim validate`): a row per metric of a case.
 const std::vector<Column<validation::Row>>& validation_columns();
-/// validation/accuracy_by_design.csv's (`p2psim validate --record`): a row per design and kind group.
+/// validation/accuracy_by_design.csv's (`p2psim validate --record`): a row per design and kind group, and one over
+/// every design (kEveryDesign) per kind group.
 const std::vector<Column<DesignAccuracy>>& design_accuracy_columns();
 /// sensitivity.csv's (`p2psim run --sensitivity`): a row per group of constants and system.
 const std::vector<Column<SensitivityRow>>& sensitivity_columns();

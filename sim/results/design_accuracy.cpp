@@ -26,6 +26,13 @@ std::string describe(const DesignAccuracy& a) {
                      a.kind, a.median_abs_error_percent, a.metrics, a.metrics == 1 ? "" : "s",
                      a.worst_abs_error_percent, cost ? "cheaper" : "faster", a.predicted_faster, a.metrics);
 }
+// A count's cell: a whole number, not empty.
+int count(const std::string& path, long line, const std::string& field, const std::string& cell) {
+  const auto v = parse_integer(cell);
+  if (!v || *v < 0 || *v > 1000000000) throw InputError(path, line, field, "expected a count");
+  return static_cast<int>(*v);
+}
+
 // A percentile's cell: a number above -100 %, or empty (a spread of one source).
 std::optional<double> percent_or_empty(const std::string& path, long line, const std::string& field,
                                        const std::string& cell) {
@@ -50,11 +57,17 @@ std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
     in.read_header(io::ignore_extra_column, c[0].name, c[1].name, c[2].name, c[3].name, c[4].name, c[5].name,
                    c[6].name, c[7].name, c[8].name, c[9].name, c[10].name, c[11].name, c[12].name);
     DesignAccuracy a;
-    std::string p10, p90;
+    std::string sources, p10, p90, held_out_with, held_out_inside;
+    std::set<std::pair<std::string, std::string>> seen;
     while (in.read_row(a.design, a.kind, a.metrics, a.median_abs_error_percent, a.worst_abs_error_percent,
-                       a.predicted_faster, a.with_band, a.inside_band, a.sources, p10, p90, a.held_out_with_band,
-                       a.held_out_inside_band)) {
+                       a.predicted_faster, a.with_band, a.inside_band, sources, p10, p90, held_out_with,
+                       held_out_inside)) {
       const long line = static_cast<long>(in.get_file_line());
+      a.sources = count(path, line, c[8].name, sources);
+      a.held_out_with_band = count(path, line, c[11].name, held_out_with);
+      a.held_out_inside_band = count(path, line, c[12].name, held_out_inside);
+      if (!seen.insert({a.design, a.kind}).second)
+        throw InputError(path, line, "design", "a second row of " + a.design + " " + a.kind);
       if (a.kind != "time" && a.kind != "cost") throw InputError(path, line, "kind", "expected time or cost");
       if (a.metrics < 1 || a.predicted_faster < 0 || a.predicted_faster > a.metrics || a.inside_band < 0 ||
           a.inside_band > a.with_band || a.with_band > a.metrics || a.held_out_inside_band < 0 ||
@@ -68,6 +81,8 @@ std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
       if (a.error_p10_percent.has_value() != a.error_p90_percent.has_value() ||
           (a.error_p10_percent && *a.error_p10_percent > *a.error_p90_percent))
         throw InputError(path, line, c[9].name, "expected both percentiles, p10 <= p90, or neither");
+      if (a.error_p10_percent.has_value() != (a.sources >= 2))
+        throw InputError(path, line, c[9].name, "expected percentiles from two sources or more, and none from one");
       out.push_back(a);
     }
   } catch (const io::error::base& e) {
@@ -127,7 +142,7 @@ std::vector<std::string> record_band_lines(const std::vector<DesignAccuracy>& re
   out.push_back(fmt::format(
       "by that record a real run could take (p2psim's time errors over all {} metrics, each of {} sources weighing "
       "alike: p10 {:+.1f} %, p90 {:+.1f} %; held out, {} of {} measured values fell inside such a band drawn from "
-      "the other sources' errors):",
+      "the other sources' errors; --replicates bands draw only the constants' spreads, not the model's error):",
       every->metrics, every->sources, p10, p90, every->held_out_inside_band, every->held_out_with_band));
   size_t w = 0;
   for (const auto& s : systems) w = std::max(w, s.system.size());

@@ -46,13 +46,13 @@ struct SystemDesign {
 /// accuracy; or, when no measured run of it is among the validation cases, one line saying so and then, indented,
 /// one a mechanism its systems' runs used: which systems, and its own recorded accuracy or that no validation case
 /// measures it alone.
+std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recorded,
+                                        const std::vector<SystemDesign>& systems);
+
 /// Lines for `run`: what the record of every design (the kEveryDesign time row's p10 and p90) says a real run of
 /// each finished system would take, a prediction T giving T / (1 + p90 / 100) to T / (1 + p10 / 100); none when
 /// the record has no such row or no percentiles.
 std::vector<std::string> record_band_lines(const std::vector<DesignAccuracy>& recorded,
                                            const std::vector<SystemDesign>& systems);
-
-std::vector<std::string> accuracy_lines(const std::vector<DesignAccuracy>& recorded,
-                                        const std::vector<SystemDesign>& systems);
 
 }  // namespace p2psim

@@ -4,11 +4,14 @@
 // (GradsSharding's 41 lean one way). Counting metrics would let one large study decide the band; the independent
 // units are the sources. Why in logarithms: a prediction half the measured time and one twice it are the same
 // size of miss, and the quantiles of ln(predicted / measured) map back to time errors whatever the sign.
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
+#include "../util/input_error.hpp"
 #include "validation.hpp"
 
 namespace p2psim::validation {
@@ -24,8 +27,14 @@ double weighted_quantile(const std::vector<const Row*>& rows, double q) {
   std::map<std::string, int> per_source;
   for (const Row* r : rows) ++per_source[r->c->source.group];
   std::vector<std::pair<double, double>> points;  // log error, weight
-  for (const Row* r : rows)
+  for (const Row* r : rows) {
+    // A time or rate of 0 (or not a number) would be an infinite error and a NaN between points.
+    if (!(std::isfinite(r->predicted) && r->predicted > 0))
+      throw InputError(r->c->file, r->m->line, "predicted",
+                       fmt::format("{} {}: predicted {}, expected a finite value above 0", r->c->name, r->m->name,
+                                   r->predicted));
     points.emplace_back(std::log1p(r->time_error_percent() / 100.0), 1.0 / per_source.at(r->c->source.group));
+  }
   std::sort(points.begin(), points.end());
   const double total = static_cast<double>(per_source.size());
   double before = 0, last_position = 0, last_value = points.front().first;
