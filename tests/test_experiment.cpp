@@ -113,6 +113,35 @@ TEST_CASE("the account's network quota: the profile's by default, scaled when th
             .find("network_quota/@bandwidth_bps") != std::string::npos);
 }
 
+TEST_CASE("a function's network may be given at several memory sizes, the profile's network once") {
+  // The test profile's one point (55 MB/s a stream and in all at 128 MB) and a second at 1,128 MB (155 and 255
+  // MB/s): 628 MB lies halfway, 105 and 155 MB/s; below the first and above the last, their values.
+  TempDir dir;
+  const std::string shipped = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  std::ofstream(dir.path("test_prices.xml")) << read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
+  const std::string point = R"(<network memory_mb="128" stream_bps="55000000" total_bps="55000000"/>)";
+  const auto at = shipped.find(point);
+  REQUIRE(at != std::string::npos);
+  std::string text = shipped;
+  text.insert(at + point.size(), R"(<network memory_mb="1128" stream_bps="155000000" total_bps="255000000"/>)");
+  std::ofstream(dir.path("profile.xml")) << text;
+  const auto f = load_cloud_profile(dir.path("profile.xml")).functions;
+  REQUIRE(f.network.size() == 2);
+  CHECK(f.network_at(628).stream_bps == doctest::Approx(105e6));
+  CHECK(f.network_at(628).total_bps == doctest::Approx(155e6));
+  CHECK(f.network_at(64).stream_bps == doctest::Approx(55e6));
+  CHECK(f.network_at(4096).total_bps == doctest::Approx(255e6));
+  // The profile's own <network> (the instances' and the model's) stays one.
+  const auto top = text.find("<network ");
+  REQUIRE(top != std::string::npos);
+  REQUIRE(top < at);  // the profile's, before function_service's
+  const auto end = text.find('>', top);
+  text.insert(end + 1, text.substr(top, end + 1 - top) + (text[end - 1] == '/' ? "" : "</network>"));
+  std::ofstream(dir.path("profile.xml")) << text;
+  CHECK_THROWS_WITH_AS(load_cloud_profile(dir.path("profile.xml")),
+                       doctest::Contains("<network> is given twice inside <"), InputError);
+}
+
 TEST_CASE("prices: the platform's price book unless the experiment gives another, with overrides of its own") {
   TempDir dir;
   const auto own = fixture::scenario(write_experiment(dir, kMnist4));

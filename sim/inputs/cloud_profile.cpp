@@ -321,7 +321,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
                    "cpu_single_core_score_x86", "cpu_single_core_score_arm", "cpu_source",
                    "storage_client_bps_per_vcpu", "storage_client_measured_with", "network_sustained_bps",
                    "network_burst_bytes", "network_refill_bps", "network_quota", kSource},
-                  {"visible_cores", "cold_start", "network", "network_quota", "storage_client"});
+                  {"visible_cores", "cold_start", "network", "network_quota", "storage_client"},
+                  {"network", "network_quota"});  // points by memory size
   auto& f = p.functions;
   f.memory_min_mb = static_cast<int>(xml.integer(fn, "memory_min_mb", 1, 1 << 20));
   f.memory_max_mb = static_cast<int>(xml.integer(fn, "memory_max_mb", f.memory_min_mb, 1 << 20));

@@ -132,7 +132,7 @@ std::string xpath_below_root(const pugi::xml_node& node) {
 }  // namespace
 
 void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string>& allowed_names,
-                          const std::set<std::string>& children) const {
+                          const std::set<std::string>& children, const std::set<std::string>& repeatable) const {
   std::set<std::string> allowed = allowed_names;
   if (spreads_allowed_)
     for (const auto& name : allowed_names)
@@ -148,14 +148,15 @@ void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string
     }
   }
   check_no_text(node);
-  // Elements our schemas allow several of; any other given twice is an error, not a silent first-wins.
+  // Elements our schemas allow several of wherever they appear, and those `repeatable` under this node alone (a
+  // name repeatable in one place, as a function's <network> points, is singular in another, as the profile's
+  // <network>); any other given twice is an error, not a silent first-wins.
   static const std::set<std::string> kRepeatable{"override", "system", "axis", "together", "instance", "group",
-                                                 "visible_cores", "source", "metric", "arch", "storage_client", "value",
-                                                 "network_quota"};
+                                                 "visible_cores", "source", "metric", "arch", "storage_client", "value"};
   std::set<std::string> elements;
   for (auto c : node.children()) {
     if (c.type() != pugi::node_element) continue;
-    if (!kRepeatable.count(c.name()) && !elements.insert(c.name()).second)
+    if (!kRepeatable.count(c.name()) && !repeatable.count(c.name()) && !elements.insert(c.name()).second)
       throw error(c, field_name(c, ""), "<" + std::string(c.name()) + "> is given twice inside <" + node.name() + ">");
     if (!children.count(c.name())) {
       std::string list;

@@ -28,9 +28,10 @@ class XmlFile {
   /// An error about `field` (e.g. "peers/@count") of `node`.
   InputError error(const pugi::xml_node& node, const std::string& field, const std::string& what) const;
 
-  /// Rejects attributes of `node` not in `allowed`, child elements not in `children`, and text inside it.
+  /// Rejects attributes of `node` not in `allowed`, child elements not in `children`, and text inside it; a child
+  /// given twice, unless it is one every schema repeats (override, system, ...) or in `repeatable` here.
   void check_names(const pugi::xml_node& node, const std::set<std::string>& allowed,
-                   const std::set<std::string>& children = {}) const;
+                   const std::set<std::string>& children = {}, const std::set<std::string>& repeatable = {}) const;
   /// Rejects text inside `node` (white space and comments aside): no p2psim element reads its text.
   void check_no_text(const pugi::xml_node& node) const;
   /// Rejects any element or text inside `node`; `why` says where its content goes instead.
