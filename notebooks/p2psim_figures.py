@@ -80,7 +80,8 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
         banded = _banded(feasible(df))
         title = "Time against cost of every feasible configuration; lines join each system's Pareto front"
         if not banded.empty:
-            title += "; crosses: p10-p90 over the replicates"
+            title += ("; crosses: p10-p90 over the replicates, the constants' spreads only (p2psim's errors on measured "
+                      "runs are wider: docs/accuracy.md, \"The record's band\")")
         fig, axes, legend_ax = style.panel_figure(
             size, len(panels), MAX_COLS[size], panel_aspect=0.85, legend_entries=len(names),
             legend_chars=max(map(len, names)), title=title)
