@@ -468,6 +468,9 @@ TEST_CASE("validate: the spread of the errors weighs each source alike, and each
   std::vector<v::Row> zero{{&a, &t1, 0}, {&b, &t1, 5}, {&c, &t1, 12.5}};
   CHECK_THROWS_WITH_AS(v::band_by_other_sources(zero), doctest::Contains("a.case.xml:7: field 'predicted'"),
                        InputError);
+  // A cost of 0 too, though no time spread holds costs: the cost summary's spread would be a NaN.
+  std::vector<v::Row> free{{&a, &cost, 0}, {&b, &t1, 5}, {&c, &t1, 12.5}};
+  CHECK_THROWS_WITH_AS(v::band_by_other_sources(free), doctest::Contains("field 'predicted'"), InputError);
 }
 
 TEST_CASE("validate: the spread between its points, rates as the time to move their bytes, by hand") {

@@ -302,7 +302,11 @@ int cmd_validate(int argc, char** argv) {
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return std::make_pair(a.c->name, a.m - a.c->metrics.data()) < std::make_pair(b.c->name, b.m - b.c->metrics.data());
   });
-  validation::band_by_other_sources(rows);
+  try {
+    validation::band_by_other_sources(rows);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   std::set<std::string> groups;
   for (const auto& c : cases)
     if (c.role == "validation") groups.insert(c.source.group);  // the summary's: calibration cases are apart

@@ -1,9 +1,10 @@
 // The spread of p2psim's errors on measured runs, and the band it puts around a prediction (validation.hpp).
 //
 // Why each source weighs alike: a source's metrics share its setup, its client and its day, so they miss together
-// (GradsSharding's 41 lean one way). Counting metrics would let one large study decide the band; the independent
-// units are the sources. Why in logarithms: a prediction half the measured time and one twice it are the same
-// size of miss, and the quantiles of ln(predicted / measured) map back to time errors whatever the sign.
+// (GradsSharding's 29 time metrics lean one way). Counting metrics would let one large study decide the band;
+// the independent units are the sources. Why in logarithms: a prediction half the measured time and one twice it
+// are the same size of miss, and the quantiles of ln(predicted / measured) map back to time errors whatever the
+// sign.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -20,6 +21,14 @@ namespace {
 
 bool in_time_group(const Row& r) { return r.c->role == "validation" && r.m->kind != "cost"; }
 
+// A time, rate or cost of 0 (or not a number) would be an infinite error and a NaN between points.
+void check_predicted(const Row& r) {
+  if (!(std::isfinite(r.predicted) && r.predicted > 0))
+    throw InputError(r.c->file, r.m->line, "predicted",
+                     fmt::format("{} {}: predicted {}, expected a finite value above 0", r.c->name, r.m->name,
+                                 r.predicted));
+}
+
 // The q-quantile of the rows' log time errors, each row weighing 1 / (its source's rows): the points sit at the
 // middle of their weight (Hazen's plotting positions, weighted) and are joined by straight lines; below the first
 // point or above the last, the end value.
@@ -28,11 +37,7 @@ double weighted_quantile(const std::vector<const Row*>& rows, double q) {
   for (const Row* r : rows) ++per_source[r->c->source.group];
   std::vector<std::pair<double, double>> points;  // log error, weight
   for (const Row* r : rows) {
-    // A time or rate of 0 (or not a number) would be an infinite error and a NaN between points.
-    if (!(std::isfinite(r->predicted) && r->predicted > 0))
-      throw InputError(r->c->file, r->m->line, "predicted",
-                       fmt::format("{} {}: predicted {}, expected a finite value above 0", r->c->name, r->m->name,
-                                   r->predicted));
+    check_predicted(*r);
     points.emplace_back(std::log1p(r->time_error_percent() / 100.0), 1.0 / per_source.at(r->c->source.group));
   }
   std::sort(points.begin(), points.end());
@@ -63,6 +68,8 @@ std::optional<ErrorSpread> error_spread(const std::vector<const Row*>& rows) {
 }
 
 void band_by_other_sources(std::vector<Row>& rows) {
+  for (const auto& row : rows)
+    if (row.c->role == "validation") check_predicted(row);  // every summary's rows, before any is summarised
   for (auto& row : rows) {
     row.held_out_band_percent = std::nullopt;
     if (row.c->role != "validation") continue;

@@ -113,6 +113,7 @@ std::optional<ErrorSpread> error_spread(const std::vector<const Row*>& rows);
 /// Sets each validation row's held_out_band_percent to the spread of the time errors (times and rates) of every
 /// other source's validation rows: how far p2psim's errors on sources it was not held to predict its error on
 /// this one. The share of rows inside is an honest coverage, as no row's band is drawn from its own source.
+/// Throws InputError (the case's file, the metric's line) for a validation row predicted at 0 or not finite.
 void band_by_other_sources(std::vector<Row>& rows);
 
 struct Summary {
