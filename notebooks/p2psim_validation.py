@@ -4,7 +4,9 @@ each design in its colour and marker (p2psim_style), each prediction's p10-p90 b
 vertical bar (when the table has one); cases whose data derived a constant (role calibration) are drawn hollow
 and not counted. Beside it, validation_errors.png/.svg: the validation metrics' errors, a row per design, on a linear
 scale that shows how far and which way each misses, which the log-log figure hides."""
+import csv
 import json
+import math
 import os
 
 import matplotlib.lines
@@ -154,38 +156,71 @@ def design_accuracy(strategies, path=ACCURACY_BY_DESIGN, mechanisms=None):
     return pd.DataFrame(rows, columns=DESIGN_ACCURACY_COLUMNS).fillna("")
 
 
+RECORD_COLUMNS = ["design", "kind", "metrics", "sources", "error_p10_percent", "error_p90_percent",
+                  "held_out_with_band", "held_out_inside_band"]
+
+
 def record(path=ACCURACY_BY_DESIGN):
     """p2psim's record over every validation metric of time, the `every_design` row `p2psim validate --record`
     keeps: {"metrics", "sources", "p10", "p90", "held_out_inside", "held_out_with"}, p10 and p90 the percentiles of
-    its time errors (predicted over measured time, less 1) in %, each source weighing alike; None for a record
-    without them. Raises ValidationError on a file it cannot read."""
+    its time errors (predicted over measured time, less 1) in %, each source weighing alike; None when that row
+    has no percentiles (one source). The row is held to the rules `p2psim run` holds it to: anything else is a
+    ValidationError naming the file and line."""
+    name = os.path.normpath(path)
     try:
-        recorded = pd.read_csv(path)
-    except Exception as e:  # a missing or malformed file: pandas raises several types
-        raise ValidationError(f"{os.path.normpath(path)}: cannot read the accuracy by design ({e})") from e
-    if "error_p10_percent" not in recorded.columns:
-        return None  # written before p2psim kept a record
-    rows = recorded[(recorded["design"] == "every_design") & (recorded["kind"] == "time")]
-    if rows.empty:
+        with open(path, newline="") as f:
+            lines = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ValidationError(f"{name}: cannot read the accuracy by design ({e})") from e
+    header = lines[0] if lines else []
+    missing = [c for c in RECORD_COLUMNS if c not in header]
+    if missing:
+        raise ValidationError(f"{name}: not a record of p2psim validate --record (missing columns "
+                              f"{', '.join(missing)}); write it with p2psim validate --record")
+    at = {c: header.index(c) for c in RECORD_COLUMNS}
+    found = None
+    for number, cells in enumerate(lines[1:], start=2):
+        if cells[:2] == ["every_design", "time"] and len(cells) != len(header):
+            raise ValidationError(f"{name}: line {number}: {len(cells)} cells under {len(header)} columns")
+        if len(cells) == len(header) and cells[at["design"]] == "every_design" and cells[at["kind"]] == "time":
+            if found:
+                raise ValidationError(f"{name}: line {number}: a second row of every_design time")
+            found = number, cells
+    if not found:
         return None
-    where = f"{os.path.normpath(path)}: line {int(rows.index[0]) + 2}"
-    if len(rows) > 1:
-        raise ValidationError(f"{where}: a second row of every_design time")
-    r = rows.iloc[0]
-    try:
-        counts = {k: int(r[c]) for k, c in (("metrics", "metrics"), ("sources", "sources"),
-                                              ("held_out_inside", "held_out_inside_band"),
-                                              ("held_out_with", "held_out_with_band"))}
-        p10, p90 = float(r["error_p10_percent"]), float(r["error_p90_percent"])
-    except (TypeError, ValueError) as e:  # an empty or non-numeric cell
-        raise ValidationError(f"{where}: a count or percentile that is not a number ({e})") from e
-    if np.isnan(p10) and np.isnan(p90) and counts["sources"] < 2:
-        return None  # one source: no spread
-    if not (-100 < p10 <= p90 < np.inf) or counts["sources"] < 2 or \
-            not 0 <= counts["held_out_inside"] <= counts["held_out_with"] <= counts["metrics"]:
-        raise ValidationError(f"{where}: expected -100 < error_p10_percent <= error_p90_percent from two sources or "
-                              "more, and 0 <= held_out_inside_band <= held_out_with_band <= metrics")
-    return dict(counts, p10=p10, p90=p90)
+    number, cells = found
+    where = f"{name}: line {number}"
+
+    def whole(column):
+        cell = cells[at[column]]
+        if not cell.isdigit():
+            raise ValidationError(f"{where}: {column} '{cell}' is not a count")
+        return int(cell)
+
+    def percent(column):
+        cell = cells[at[column]]
+        if cell == "":
+            return None
+        try:
+            value = float(cell)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value <= -100:
+            raise ValidationError(f"{where}: {column} '{cell}' is not a finite percentage above -100")
+        return value
+
+    counts = {"metrics": whole("metrics"), "sources": whole("sources"),
+              "held_out_inside": whole("held_out_inside_band"), "held_out_with": whole("held_out_with_band")}
+    p10, p90 = percent("error_p10_percent"), percent("error_p90_percent")
+    if not 1 <= counts["sources"] <= counts["metrics"] or \
+            not counts["held_out_inside"] <= counts["held_out_with"] <= counts["metrics"]:
+        raise ValidationError(f"{where}: expected 1 <= sources <= metrics and held_out_inside_band <= "
+                              "held_out_with_band <= metrics")
+    if (p10 is None) != (p90 is None) or (p10 is not None) != (counts["sources"] >= 2) or \
+            (p10 is not None and p10 > p90):
+        raise ValidationError(f"{where}: expected error_p10_percent <= error_p90_percent from two sources or more, "
+                              "and neither from one")
+    return None if p10 is None else dict(counts, p10=p10, p90=p90)
 
 
 def record_band(time_s, rec):
@@ -245,17 +280,24 @@ def row_spans(counts, pt):
 
 def load_spread(folder):
     """(p10, p90) of the time errors over every validation metric, each source weighing alike, as `p2psim validate`
-    wrote them into validation.json beside validation.csv (summary.time); None without that file or those values."""
+    wrote them into validation.json beside validation.csv (summary.time); None without that file or those values
+    (written before p2psim kept them, or from one source). Anything else is a ValidationError."""
     path = os.path.join(folder, "validation.json")
     if not os.path.isfile(path):
         return None
     try:
         with open(path) as f:
             summary = json.load(f)["summary"]["time"]
-        spread = summary.get("error_p10_percent"), summary.get("error_p90_percent")
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        values = summary.get("error_p10_percent"), summary.get("error_p90_percent")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise ValidationError(f"{path}: cannot read the summary ({e})") from e
-    return None if None in spread else tuple(float(v) for v in spread)
+    if values == (None, None):
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values) or \
+            not -100 < values[0] <= values[1]:
+        raise ValidationError(f"{path}: summary.time's error_p10_percent and error_p90_percent: expected two finite "
+                              f"percentages, -100 < p10 <= p90, got {values[0]!r} and {values[1]!r}")
+    return float(values[0]), float(values[1])
 
 
 def fig_validation_errors(df, size="screen", spread=None):
@@ -263,8 +305,8 @@ def fig_validation_errors(df, size="screen", spread=None):
     figure), its p10-p90 band as a line through it; +-10 % and +-25 % shaded; a linear scale, so that a 45 % miss
     looks like one. The scale is set by the errors: a band that reaches past them runs off the edge. Calibration
     cases set constants and are left out, as from the summary. `spread`, (p10, p90) of every time error with each
-    source weighing alike (load_spread()), is drawn dashed on the time panel: p2psim's record, the band `run`
-    puts around a prediction."""
+    source weighing alike (load_spread()), is drawn dashed on the time panel, the scale widened to hold it:
+    p2psim's record, the band `run` puts around a prediction."""
     validated = df[df["role"] == "validation"]
     panels = [(title, validated[validated["kind"].isin(kinds)]) for title, kinds, _ in PANELS]
     panels = [(title, rows) for title, rows in panels if not rows.empty]
@@ -283,7 +325,7 @@ def fig_validation_errors(df, size="screen", spread=None):
         for ax, (title, rows) in zip(axes, panels):
             names, centres, halves = layout[title]
             error, low, high = time_errors(rows)
-            record = spread if spread is not None and title == "time" else ()
+            record = spread if spread is not None and title == "time" else ()  # (p10, p90), or nothing
             lo = min([-30.0, error.min() - 8] + [v - 8 for v in record])
             hi = max([30.0, error.max() + 8] + [v + 8 for v in record])
             ax.axvspan(-25, 25, color="#dddddd", zorder=0)
@@ -295,8 +337,8 @@ def fig_validation_errors(df, size="screen", spread=None):
                 mine = (rows["design"] == d).to_numpy()
                 order = np.argsort(error[mine], kind="stable")
                 n = int(mine.sum())
-                spread = min(n - 1, 2 * half - 2) / 2  # one metric's height apart, within the row
-                y = centre + (np.linspace(-spread, spread, n) if n > 1 else np.zeros(1))
+                reach = min(n - 1, 2 * half - 2) / 2  # one metric's height apart, within the row
+                y = centre + (np.linspace(-reach, reach, n) if n > 1 else np.zeros(1))
                 color, marker = styles[d]
                 e, l, h = error[mine][order], low[mine][order], high[mine][order]
                 banded = np.isfinite(l) & np.isfinite(h)

@@ -183,11 +183,16 @@ class OddTables(unittest.TestCase):
             with open(path, "w") as f:  # one source: no percentiles
                 f.write(header + "every_design,time,10,12.0,40.0,5,10,3,1,,,10,8\n")
             self.assertIsNone(p2psim_validation.record(path))
-            with open(path, "w") as f:  # a record written before it kept them
+            with open(path, "w") as f:  # a record written before it kept them: refused, as `run` refuses it
                 f.write("design,kind,metrics\nring_allreduce,time,3\n")
-            self.assertIsNone(p2psim_validation.record(path))
+            with self.assertRaisesRegex(p2psim_validation.ValidationError, "missing columns sources"):
+                p2psim_validation.record(path)
             # Malformed: one clear error naming the file and line, never a band from it.
             for row in ("every_design,time,10,12.0,40.0,5,10,3,4,-20.0,,10,8",  # one percentile
+                        "every_design,time,10.7,12.0,40.0,5,10,3,4,-20.0,25.0,10,8",  # a fraction of a metric
+                        "every_design,time,3,12.0,40.0,5,10,3,4,-20.0,25.0,3,2",  # 4 sources of 3 metrics
+                        "every_design,time,10,12.0,40.0,5,10,3,4,-20.0,inf,10,8",
+                        "every_design,time,10,12.0,40.0,5,10,3,4,-20.0,25.0,10",  # a cell short
                         "every_design,time,10,12.0,40.0,5,10,3,4,-120.0,25.0,10,8",  # a time below 0
                         "every_design,time,10,12.0,40.0,5,10,3,4,30.0,25.0,10,8",  # p10 above p90
                         "every_design,time,10,12.0,40.0,5,10,3,,-20.0,25.0,10,8",  # no sources
@@ -453,6 +458,13 @@ class ValidationFigure(unittest.TestCase):
                 f.write('{"summary": ')
             with self.assertRaisesRegex(p2psim_validation.ValidationError, "validation.json: cannot read"):
                 p2psim_validation.load_spread(d)
+            for time in ('null', '[1, 2]', '{"error_p10_percent": "93.4x", "error_p90_percent": 140}',
+                         '{"error_p10_percent": -22.4}', '{"error_p10_percent": 50, "error_p90_percent": 40}',
+                         '{"error_p10_percent": -120, "error_p90_percent": 40}'):
+                with open(os.path.join(d, "validation.json"), "w") as f:
+                    f.write('{"summary": {"time": %s}}' % time)
+                with self.assertRaisesRegex(p2psim_validation.ValidationError, "validation.json", msg=time):
+                    p2psim_validation.load_spread(d)
 
     def test_a_malformed_table_is_refused(self):
         with tempfile.TemporaryDirectory() as d:

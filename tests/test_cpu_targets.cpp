@@ -140,7 +140,9 @@ TEST_CASE("peer groups: each group's steps are checked and timed on its own cali
 TEST_CASE("a target calibration names one target, once") {
   TempDir dir;
   std::ofstream(dir.path("x.csv")) << read_text(fixture::kSource + "/tests/data/hand_calibration.csv");
-  auto path = fixture::write_experiment(dir, R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist"/>)");
+  auto path = fixture::write_experiment(
+      dir, R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1"/>
+    <peers count="2" instance_type="m5.large"/>)");
   std::string text = read_text(path);
   const std::string cal = "/tests/data/hand_calibration.csv\"/>";
   const auto at = text.find(cal);
@@ -149,5 +151,25 @@ TEST_CASE("a target calibration names one target, once") {
                                    dir.path("x.csv") + "\"/></calibration>");
   std::ofstream(path) << text;
   CHECK_THROWS_WITH_AS(fixture::scenario(path), doctest::Contains("give exactly one of instance_type and function_arch"),
+                       InputError);
+  // Two targets, an instance type and a function architecture, as experiments/vgg11_cifar.xml documents; the
+  // same target twice is refused, naming it.
+  auto with_targets = [&](const std::string& targets) {
+    std::string t = read_text(path);
+    const auto open = t.find("<target ");
+    const auto close = t.find("</calibration>");
+    REQUIRE(open != std::string::npos);
+    REQUIRE(close != std::string::npos);
+    t.replace(open, close - open, targets);
+    std::ofstream(path) << t;
+  };
+  const std::string m5 = "<target instance_type=\"m5.large\" files=\"" + dir.path("x.csv") + "\"/>";
+  with_targets(m5 + "<target function_arch=\"arm\" files=\"" + dir.path("x.csv") + "\"/>");
+  const auto two = fixture::scenario(path);
+  CHECK(two.experiment.target_calibration_paths.size() == 2);
+  CHECK(two.experiment.target_calibration_paths.count("instance:m5.large") == 1);
+  CHECK(two.experiment.target_calibration_paths.count("function:arm") == 1);
+  with_targets(m5 + m5);
+  CHECK_THROWS_WITH_AS(fixture::scenario(path), doctest::Contains("a second calibration for the same target (instance:m5.large)"),
                        InputError);
 }

@@ -300,6 +300,9 @@ TEST_CASE("validate: a malformed case is refused with its file, line and field")
   refused(R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="1" spread="2" spread_kind="a,b"/>)",
           "metric/@spread_kind");
   refused("", "case/metric");
+  // A second <source>: which group the case counts in would be whichever came first.
+  refused(R"(<source group="H" reference="R2" url="https://example.org/other.csv" where="row 2" measured="2021"/>
+    <metric name="m" kind="time" unit="s" quantity="total_s" measured="1"/>)", "<source> is given twice");
 }
 
 TEST_CASE("validate: a metric is compared as of its own date, its source's, or its source's bound, else none") {
@@ -399,6 +402,12 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
   std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,1,3,,,3,2\n";  // three, none
   CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'error_p10_percent'"),
                        InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,,2,1,1,,,3,2\n";  // read as 0 before
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'predicted_faster'"),
+                       InputError);
+  std::ofstream(path) << header << "ring_allreduce,time,3,25.5,22.8,1,2,1,1,,,3,2\n";  // median above the worst
+  CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path),
+                       doctest::Contains(":2: field 'median_abs_error_percent'"), InputError);
   std::ofstream(path) << header << "ring_allreduce,time,3,15.5,22.8,1,2,1,1,,,,\n";  // counts left empty
   CHECK_THROWS_WITH_AS(p2psim::load_accuracy_by_design(path), doctest::Contains(":2: field 'held_out_with_band'"),
                        InputError);
@@ -513,9 +522,10 @@ TEST_CASE("validate: the record of every design puts a band around each system's
   // 100 s predicted: 100 / 1.25 = 80 s to 100 / 0.8 = 125 s.
   CHECK(lines[1] == "  fast   80 to 125 s (predicted 100 s)");
   CHECK(lines[2] == "  stuck  did not finish");
+  auto design = every;  // a design's own row is not the record of every design
+  design.design = "ring_allreduce";
+  CHECK(p2psim::record_band_lines({design}, systems).empty());
   every.error_p10_percent = every.error_p90_percent = std::nullopt;  // one source: no spread, no band
-  CHECK(p2psim::record_band_lines({every}, systems).empty());
-  every.design = "ring_allreduce";
   CHECK(p2psim::record_band_lines({every}, systems).empty());
 }
 

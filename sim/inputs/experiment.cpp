@@ -290,7 +290,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   }
 
   auto cal = root.child("calibration");
-  xml.check_names(cal, {"files", "models"}, {"target"});
+  xml.check_names(cal, {"files", "models"}, {"target"}, {"target"});  // one per target, checked below
   // A list of CSV files; a directory stands for every *.csv in it, in name order.
   auto csv_files = [&](const pugi::xml_node& n, const std::string& field) {
     std::vector<std::string> paths;

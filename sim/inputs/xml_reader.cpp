@@ -152,7 +152,7 @@ void XmlFile::check_names(const pugi::xml_node& node, const std::set<std::string
   // name repeatable in one place, as a function's <network> points, is singular in another, as the profile's
   // <network>); any other given twice is an error, not a silent first-wins.
   static const std::set<std::string> kRepeatable{"override", "system", "axis", "together", "instance", "group",
-                                                 "visible_cores", "source", "metric", "arch", "storage_client", "value"};
+                                                 "visible_cores", "metric", "arch", "storage_client", "value"};
   std::set<std::string> elements;
   for (auto c : node.children()) {
     if (c.type() != pugi::node_element) continue;

@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <set>
 
 #include "../util/csv_reader.hpp"
@@ -33,12 +35,13 @@ int count(const std::string& path, long line, const std::string& field, const st
   return static_cast<int>(*v);
 }
 
-// A percentile's cell: a number above -100 %, or empty (a spread of one source).
+// A percentage's cell: a finite number above -100 %, or empty (a spread of one source).
 std::optional<double> percent_or_empty(const std::string& path, long line, const std::string& field,
                                        const std::string& cell) {
   if (cell.empty()) return std::nullopt;
   const auto v = parse_real(cell);
-  if (!v || !(*v > -100)) throw InputError(path, line, field, "expected a percentage above -100 or nothing");
+  if (!v || !(*v > -100) || !std::isfinite(*v))
+    throw InputError(path, line, field, "expected a finite percentage above -100, or nothing");
   return v;
 }
 }  // namespace
@@ -57,27 +60,32 @@ std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
     in.read_header(io::ignore_extra_column, c[0].name, c[1].name, c[2].name, c[3].name, c[4].name, c[5].name,
                    c[6].name, c[7].name, c[8].name, c[9].name, c[10].name, c[11].name, c[12].name);
     DesignAccuracy a;
-    std::string sources, p10, p90, held_out_with, held_out_inside;
+    // Every number read as text and parsed here: the reader would take an empty cell for 0.
+    std::array<std::string, 11> cells;
     std::set<std::pair<std::string, std::string>> seen;
-    while (in.read_row(a.design, a.kind, a.metrics, a.median_abs_error_percent, a.worst_abs_error_percent,
-                       a.predicted_faster, a.with_band, a.inside_band, sources, p10, p90, held_out_with,
-                       held_out_inside)) {
+    while (in.read_row(a.design, a.kind, cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6],
+                       cells[7], cells[8], cells[9], cells[10])) {
       const long line = static_cast<long>(in.get_file_line());
-      a.sources = count(path, line, c[8].name, sources);
-      a.held_out_with_band = count(path, line, c[11].name, held_out_with);
-      a.held_out_inside_band = count(path, line, c[12].name, held_out_inside);
+      auto whole = [&](int i) { return count(path, line, c[i + 2].name, cells[i]); };
+      auto percent = [&](int i) { return percent_or_empty(path, line, c[i + 2].name, cells[i]); };
+      a.metrics = whole(0);
+      const auto median = percent(1), worst = percent(2);
+      if (!median || !worst || *median < 0 || *median > *worst)
+        throw InputError(path, line, c[3].name, "expected 0 <= median_abs_error_percent <= worst_abs_error_percent");
+      a.median_abs_error_percent = *median, a.worst_abs_error_percent = *worst;
+      a.predicted_faster = whole(3), a.with_band = whole(4), a.inside_band = whole(5), a.sources = whole(6);
+      a.held_out_with_band = whole(9), a.held_out_inside_band = whole(10);
       if (!seen.insert({a.design, a.kind}).second)
         throw InputError(path, line, "design", "a second row of " + a.design + " " + a.kind);
       if (a.kind != "time" && a.kind != "cost") throw InputError(path, line, "kind", "expected time or cost");
-      if (a.metrics < 1 || a.predicted_faster < 0 || a.predicted_faster > a.metrics || a.inside_band < 0 ||
-          a.inside_band > a.with_band || a.with_band > a.metrics || a.held_out_inside_band < 0 ||
+      if (a.metrics < 1 || a.predicted_faster > a.metrics || a.inside_band > a.with_band || a.with_band > a.metrics ||
           a.held_out_inside_band > a.held_out_with_band || a.held_out_with_band > a.metrics || a.sources < 1 ||
           a.sources > a.metrics)
         throw InputError(path, line, "metrics", "counts out of order (0 <= inside_band <= with_band <= metrics, "
                                                 "0 <= held_out_inside_band <= held_out_with_band <= metrics, "
                                                 "0 <= predicted_faster <= metrics, 1 <= sources <= metrics)");
-      a.error_p10_percent = percent_or_empty(path, line, c[9].name, p10);
-      a.error_p90_percent = percent_or_empty(path, line, c[10].name, p90);
+      a.error_p10_percent = percent(7);
+      a.error_p90_percent = percent(8);
       if (a.error_p10_percent.has_value() != a.error_p90_percent.has_value() ||
           (a.error_p10_percent && *a.error_p10_percent > *a.error_p90_percent))
         throw InputError(path, line, c[9].name, "expected both percentiles, p10 <= p90, or neither");
