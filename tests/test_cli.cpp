@@ -889,6 +889,23 @@ void write_validation_cases(const TempDir& dir, const std::string& recorded_abs_
 
 }  // namespace
 
+TEST_CASE("validate: a case predicted at 0 is bad input, exit 2, naming its file, line and field") {
+  // The peer system runs no workflow: a cost metric of the workflow alone is predicted at 0 USD, an infinite
+  // error, which no spread of errors can hold.
+  TempDir dir;
+  write_validation_cases(dir, "40");
+  write_download_case(dir, "other", "80");  // a second source, so that spreads are drawn
+  std::ofstream(dir.path("free.case.xml"))
+      << "<case name=\"free\" role=\"validation\" design=\"object_storage\">\n"
+         "  <source group=\"G-free\" reference=\"R\" url=\"https://example.org/t\" where=\"row 1\" measured=\"2020\"/>\n"
+         "  <experiment file=\"experiment.xml\" system=\"peer\"/>\n"
+         "  <metric name=\"usd\" kind=\"cost\" unit=\"USD\" quantity=\"cost_usd_per_iteration\" services=\"workflow\"\n"
+         "          measured=\"0.01\"/>\n</case>\n";
+  const auto r = run_cli("validate --cases " + dir.root.string() + " -q --replicates 0");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("free.case.xml:4: field 'predicted'") != std::string::npos, r.output);
+}
+
 TEST_CASE("validate: predicted against measured, written and drawn, the guard fails when an error grows") {
   TempDir dir;
   // 188.16 MB at the t2.large NIC's 62.5 MB/s after a 0.15 s first byte: 59.53 MB/s, 40.47 % under 100.
