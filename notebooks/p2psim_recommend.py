@@ -179,5 +179,7 @@ def print_design_accuracy(strategies, mechanisms=None):
             words = [r["measured"]]
             if r["median |error|"]:
                 words += [f"median |error| {r['median |error|']}", r["p2psim vs measured"]]
+            if r["errors p10 to p90"]:
+                words += [f"errors {r['errors p10 to p90']}"]
             parts.append(", ".join(words))
         print(f"  {'  ' + mechanism if mechanism else design}: {'; '.join(parts)}")

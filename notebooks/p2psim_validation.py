@@ -120,7 +120,16 @@ ACCURACY_BY_DESIGN = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".
 
 
 DESIGN_ACCURACY_COLUMNS = ["design", "mechanism", "measured", "median |error|", "worst |error|",
-                           "p2psim vs measured"]
+                           "p2psim vs measured", "errors p10 to p90"]
+
+
+def spread_text(row):
+    """A recorded row's p10 and p90 of its errors, where two sources or more drew them; "" otherwise (or in a
+    record written before p2psim kept them)."""
+    p10, p90 = row.get("error_p10_percent"), row.get("error_p90_percent")
+    if p10 is None or p90 is None or pd.isna(p10) or pd.isna(p90):
+        return ""
+    return f"{p10:+.1f} to {p90:+.1f} % ({int(row['sources'])} sources)"
 
 
 def design_accuracy(strategies, path=ACCURACY_BY_DESIGN, mechanisms=None):
@@ -143,7 +152,8 @@ def design_accuracy(strategies, path=ACCURACY_BY_DESIGN, mechanisms=None):
             rows.append({"design": design, "mechanism": mechanism, "measured": f"{r['kind']}: {r['metrics']} metrics",
                          "median |error|": f"{r['median_abs_error_percent']:.1f} %",
                          "worst |error|": f"{r['worst_abs_error_percent']:.1f} %",
-                         "p2psim vs measured": f"{word} in {r['predicted_faster']} of {r['metrics']}"})
+                         "p2psim vs measured": f"{word} in {r['predicted_faster']} of {r['metrics']}",
+                         "errors p10 to p90": spread_text(r)})
         return not mine.empty
 
     for strategy in dict.fromkeys(strategies):

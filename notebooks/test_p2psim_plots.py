@@ -175,6 +175,12 @@ class OddTables(unittest.TestCase):
                                  "every_design,time,10,12.0,40.0,5,10,3,4,-20.0,25.0,10,8\n")
             rec = p2psim_validation.record(path)
             self.assertEqual((rec["metrics"], rec["sources"], rec["held_out_inside"], rec["held_out_with"]), (10, 4, 8, 10))
+            # A design's own spread beside its accuracy, where two sources or more drew it.
+            with open(path, "a") as f:
+                f.write("sharded,time,27,22.2,61.4,21,27,1,1,,,27,16\n"
+                        "lambdaml,time,4,31.5,50.3,4,4,0,2,-45.0,-20.5,4,0\n")
+            self.assertEqual(list(p2psim_validation.design_accuracy(["sharded", "lambdaml"], path)["errors p10 to p90"]),
+                             ["", "-45.0 to -20.5 % (2 sources)"])
             # 100 s predicted: errors of +25 % put the real run at 100 / 1.25 = 80 s, of -20 % at 100 / 0.8 = 125 s.
             short, long = p2psim_validation.record_band(100.0, rec)
             self.assertAlmostEqual(short, 80.0)

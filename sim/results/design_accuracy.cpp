@@ -23,10 +23,14 @@ const DesignAccuracy* find(const std::vector<DesignAccuracy>& rows, const std::s
 
 std::string describe(const DesignAccuracy& a) {
   const bool cost = a.kind == "cost";
-  return fmt::format("{} {:.1f} % median |error| over {} measured metric{} (worst {:.1f} %), {} than measured in {} "
-                     "of {}",
-                     a.kind, a.median_abs_error_percent, a.metrics, a.metrics == 1 ? "" : "s",
-                     a.worst_abs_error_percent, cost ? "cheaper" : "faster", a.predicted_faster, a.metrics);
+  std::string text = fmt::format("{} {:.1f} % median |error| over {} measured metric{} (worst {:.1f} %), {} than "
+                                 "measured in {} of {}",
+                                 a.kind, a.median_abs_error_percent, a.metrics, a.metrics == 1 ? "" : "s",
+                                 a.worst_abs_error_percent, cost ? "cheaper" : "faster", a.predicted_faster, a.metrics);
+  if (a.error_p10_percent && a.error_p90_percent)  // which way and how far, where two sources or more say
+    text += fmt::format(", its errors p10 {:+.1f} % to p90 {:+.1f} % ({} sources)", *a.error_p10_percent,
+                        *a.error_p90_percent, a.sources);
+  return text;
 }
 // A count's cell: a whole number, not empty.
 int count(const std::string& path, long line, const std::string& field, const std::string& cell) {
