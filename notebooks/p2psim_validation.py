@@ -178,8 +178,8 @@ def record(path=ACCURACY_BY_DESIGN):
     ValidationError naming the file and line."""
     name = os.path.normpath(path)
     try:
-        with open(path, newline="") as f:
-            lines = list(csv.reader(f))
+        with open(path, newline="") as f:  # as p2psim reads it: spaces around a cell trimmed, no quoting
+            lines = [[cell.strip(" ") for cell in row] for row in csv.reader(f, quoting=csv.QUOTE_NONE)]
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise ValidationError(f"{name}: cannot read the accuracy by design ({e})") from e
     header = lines[0] if lines else []
