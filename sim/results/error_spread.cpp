@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include "../util/input_error.hpp"
 #include "validation.hpp"
@@ -29,42 +28,48 @@ void check_predicted(const Row& r) {
                                  r.predicted));
 }
 
-// The q-quantile of the rows' log time errors, each row weighing 1 / (its source's rows): the points sit at the
-// middle of their weight (Hazen's plotting positions, weighted) and are joined by straight lines; below the first
-// point or above the last, the end value.
-double weighted_quantile(const std::vector<const Row*>& rows, double q) {
+// The rows' log time errors, sorted, each at the middle of its weight (1 / its source's rows) over the total
+// weight, the sources' count: Hazen's plotting positions, weighted.
+struct WeightedErrors {
+  std::vector<std::pair<double, double>> points;  // position in (0, 1), log error
+  int sources = 0;
+};
+WeightedErrors weighted_errors(const std::vector<const Row*>& rows) {
   std::map<std::string, int> per_source;
   for (const Row* r : rows) ++per_source[r->c->source.group];
-  std::vector<std::pair<double, double>> points;  // log error, weight
+  std::vector<std::pair<double, double>> sorted;  // log error, weight
   for (const Row* r : rows) {
     check_predicted(*r);
-    points.emplace_back(std::log1p(r->time_error_percent() / 100.0), 1.0 / per_source.at(r->c->source.group));
+    sorted.emplace_back(std::log1p(r->time_error_percent() / 100.0), 1.0 / per_source.at(r->c->source.group));
   }
-  std::sort(points.begin(), points.end());
-  const double total = static_cast<double>(per_source.size());
-  double before = 0, last_position = 0, last_value = points.front().first;
-  for (size_t i = 0; i < points.size(); ++i) {
-    const auto [value, weight] = points[i];
-    const double position = (before + weight / 2) / total;
+  std::sort(sorted.begin(), sorted.end());
+  WeightedErrors out;
+  out.sources = static_cast<int>(per_source.size());
+  double before = 0;
+  for (const auto& [value, weight] : sorted) {
+    out.points.emplace_back((before + weight / 2) / out.sources, value);
     before += weight;
-    if (q <= position) {
-      if (i == 0) return value;
-      return last_value + (value - last_value) * (q - last_position) / (position - last_position);
-    }
-    last_position = position, last_value = value;
   }
-  return points.back().first;
+  return out;
+}
+
+// The q-quantile: the points joined by straight lines; below the first point or above the last, the end value.
+double quantile(const WeightedErrors& e, double q) {
+  const auto& p = e.points;
+  if (q <= p.front().first) return p.front().second;
+  for (size_t i = 1; i < p.size(); ++i)
+    if (q <= p[i].first)
+      return p[i - 1].second + (p[i].second - p[i - 1].second) * (q - p[i - 1].first) / (p[i].first - p[i - 1].first);
+  return p.back().second;
 }
 
 }  // namespace
 
 std::optional<ErrorSpread> error_spread(const std::vector<const Row*>& rows) {
-  std::set<std::string> sources;
-  for (const Row* r : rows) sources.insert(r->c->source.group);
-  if (sources.size() < kMinSourcesForSpread) return std::nullopt;
+  const WeightedErrors errors = weighted_errors(rows);
+  if (errors.sources < static_cast<int>(kMinSourcesForSpread)) return std::nullopt;
   auto as_percent = [](double log_error) { return 100.0 * std::expm1(log_error); };
-  return ErrorSpread{static_cast<int>(sources.size()), as_percent(weighted_quantile(rows, 0.1)),
-                     as_percent(weighted_quantile(rows, 0.9))};
+  return ErrorSpread{errors.sources, as_percent(quantile(errors, 0.1)), as_percent(quantile(errors, 0.9))};
 }
 
 void band_by_other_sources(std::vector<Row>& rows) {
