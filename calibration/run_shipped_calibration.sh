@@ -63,6 +63,22 @@ if [ -n "${SEBS_DATA:-}" ] && [ -n "${SEBS_RESULTS:-}" ]; then
 else
   echo "skipped sebs_zip_compression.txt and lambda_x86_cpu_speed.txt: set SEBS_DATA and SEBS_RESULTS" >&2
 fi
+# SeBS 411.image-recognition's work on the calibration CPU, the stand-in of validation/sebs/sebs_resnet50_inference_*
+# (validation cases: they set nothing): its image's transforms (set SEBS_IMAGE to serverless-benchmarks-data's
+# 400.inference/411.image-recognition/fake-resnet/800px-Porsche_991_silver_IAA.jpg) and ResNet-50's forward pass.
+if [ -n "${SEBS_IMAGE:-}" ]; then
+  /usr/bin/python3 calibration/python/sebs_image_preprocess.py --image "$SEBS_IMAGE" --out "$out/sebs_image_preprocess.txt"
+else
+  echo "skipped sebs_image_preprocess.txt: set SEBS_IMAGE" >&2
+fi
+resnet_bin=$(mktemp)
+c++ -O2 -std=c++17 calibration/tools/resnet50_inference.cpp -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu \
+  -lc10 -o "$resnet_bin"
+{ echo "# ResNet-50's forward pass on one 3x224x224 image (SeBS 411.image-recognition's model call) on the calibration CPU: calibration/tools/resnet50_inference.cpp, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# cpu_identity: $(cd calibration/python && /usr/bin/python3 -c 'from cpu_identity import cpu_identity; print(cpu_identity())')"
+  echo "# LibTorch $(dpkg-query -W -f='${Version}' libtorch-dev) (Debian's libtorch-dev), eval mode, no autograd, random weights; this script's allocator settings; SeBS's functions: PyTorch 1.0.1.post2 (CPU wheel), Python 3.7"
+  "$resnet_bin" 21; } > "$out/sebs_resnet50_inference.txt"
+rm -f "$resnet_bin"
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \
