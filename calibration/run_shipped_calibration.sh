@@ -19,8 +19,8 @@ export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296 MALLO
 # inferred (platforms/aws_us_east_1.xml): measured before and after the timings, beside them. A VM's clock
 # moves with its host's load (2026-12-05: 4.30 GHz right after the timings, 4.46-4.47 minutes later).
 # x86-64 only (one add per cycle is an x86 property); elsewhere the file says so.
-clock_bin=$(mktemp)
-trap 'rm -f "$clock_bin"' EXIT
+clock_bin=$(mktemp) resnet_bin=$(mktemp)
+trap 'rm -f "$clock_bin" "$resnet_bin"' EXIT
 measure_clock() {
   if [ "$(uname -m)" != x86_64 ]; then echo "# $1: not measured, $(uname -m) is not x86-64" >> "$out/effective_clock.txt"; return; fi
   [ -s "$clock_bin" ] || c++ -O2 -o "$clock_bin" calibration/tools/effective_clock.cpp
@@ -71,14 +71,16 @@ if [ -n "${SEBS_IMAGE:-}" ]; then
 else
   echo "skipped sebs_image_preprocess.txt: set SEBS_IMAGE" >&2
 fi
-resnet_bin=$(mktemp)
+if [ -f /usr/include/torch/csrc/api/include/torch/torch.h ]; then
 c++ -O2 -std=c++17 calibration/tools/resnet50_inference.cpp -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu \
   -lc10 -o "$resnet_bin"
-{ echo "# ResNet-50's forward pass on one 3x224x224 image (SeBS 411.image-recognition's model call) on the calibration CPU: calibration/tools/resnet50_inference.cpp, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+{ echo "# ResNet-50's forward pass on one 3x224x224 image without autograd (SeBS 411.image-recognition's model call) on this host (cpu_identity below): calibration/tools/resnet50_inference.cpp, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "# cpu_identity: $(cd calibration/python && /usr/bin/python3 -c 'from cpu_identity import cpu_identity; print(cpu_identity())')"
   echo "# LibTorch $(dpkg-query -W -f='${Version}' libtorch-dev) (Debian's libtorch-dev), eval mode, no autograd, random weights; this script's allocator settings; SeBS's functions: PyTorch 1.0.1.post2 (CPU wheel), Python 3.7"
   "$resnet_bin" 21; } > "$out/sebs_resnet50_inference.txt"
-rm -f "$resnet_bin"
+else
+  echo "skipped sebs_resnet50_inference.txt: no libtorch-dev" >&2
+fi
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \

@@ -61,7 +61,7 @@ def main():
         samples.append((float(stdout.split()[0]), foreign))
     print(write_timing_file(
         args.out, "SeBS 411.image-recognition's image work (open, Resize 256, CenterCrop 224, ToTensor, Normalize) on "
-        "one core of the calibration CPU: calibration/python/sebs_image_preprocess.py",
+        "one core of this host (cpu_identity below): calibration/python/sebs_image_preprocess.py",
         f"Python {sys.version.split()[0]}, Pillow {PIL.__version__} (SeBS's functions: Pillow 6.1, torchvision 0.2.1)",
         samples, retried, digits=4))
     return 0

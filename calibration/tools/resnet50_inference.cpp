@@ -1,5 +1,6 @@
-// ResNet-50's forward pass on one 3 x 224 x 224 image in eval mode without autograd, as SeBS 411.image-recognition's
-// function runs it (torchvision's resnet50 layout: bottleneck blocks with the stride on the 3 x 3 convolution), on
+// ResNet-50's forward pass on one 3 x 224 x 224 image in eval mode without autograd, the model SeBS
+// 411.image-recognition's function runs (torchvision's resnet50 layout: bottleneck blocks with the stride on the 3 x 3
+// convolution; SeBS calls it with autograd on and then sorts the scores, which this leaves out: a lighter step), on
 // one and on two threads of LibTorch: the model part of the stand-in step of validation/sebs/
 // sebs_resnet50_inference_*mb (its image work: calibration/python/sebs_image_preprocess.py). The weights are
 // random: a forward pass costs the same whatever they are, and SeBS's trained weights are not needed for time.
