@@ -72,12 +72,12 @@ else
   echo "skipped sebs_image_preprocess.txt: set SEBS_IMAGE" >&2
 fi
 if [ -f /usr/include/torch/csrc/api/include/torch/torch.h ]; then
-c++ -O2 -std=c++17 calibration/tools/resnet50_inference.cpp -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu \
-  -lc10 -o "$resnet_bin"
-{ echo "# ResNet-50's forward pass on one 3x224x224 image without autograd (SeBS 411.image-recognition's model call) on this host (cpu_identity below): calibration/tools/resnet50_inference.cpp, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "# cpu_identity: $(cd calibration/python && /usr/bin/python3 -c 'from cpu_identity import cpu_identity; print(cpu_identity())')"
-  echo "# LibTorch $(dpkg-query -W -f='${Version}' libtorch-dev) (Debian's libtorch-dev), eval mode, no autograd, random weights; this script's allocator settings; SeBS's functions: PyTorch 1.0.1.post2 (CPU wheel), Python 3.7"
-  "$resnet_bin" 21; } > "$out/sebs_resnet50_inference.txt"
+  c++ -O2 -std=c++17 calibration/tools/resnet50_inference.cpp -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu \
+    -lc10 -o "$resnet_bin"
+  { echo "# ResNet-50's forward pass on one 3x224x224 image with autograd on, its softmax and sort (SeBS 411.image-recognition's model call) on this host (cpu_identity below): calibration/tools/resnet50_inference.cpp, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "# cpu_identity: $(cd calibration/python && /usr/bin/python3 -c 'from cpu_identity import cpu_identity; print(cpu_identity())')"
+    echo "# LibTorch $(dpkg-query -W -f='${Version}' libtorch-dev) (Debian's libtorch-dev), eval mode, autograd on, random weights; this script's allocator settings; SeBS's functions: PyTorch 1.0.1.post2 (CPU wheel), Python 3.7"
+    "$resnet_bin" 41; } > "$out/sebs_resnet50_inference.txt"
 else
   echo "skipped sebs_resnet50_inference.txt: no libtorch-dev" >&2
 fi
