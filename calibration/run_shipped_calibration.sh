@@ -81,6 +81,13 @@ if [ -f /usr/include/torch/csrc/api/include/torch/torch.h ]; then
 else
   echo "skipped sebs_resnet50_inference.txt: no libtorch-dev" >&2
 fi
+# SeBS 503.graph-bfs's handler, each sample paired with SeBS's zip kernel (SEBS_DATA, above): the stand-in of
+# validation/sebs/sebs_graph_bfs_* (validation cases: they set nothing). Needs python3-igraph.
+if [ -n "${SEBS_DATA:-}" ] && /usr/bin/python3 -c "import igraph" 2>/dev/null; then
+  /usr/bin/python3 calibration/python/sebs_graph_bfs.py --zip-data "$SEBS_DATA" --out "$out/sebs_graph_bfs.txt" --samples 61
+else
+  echo "skipped sebs_graph_bfs.txt: set SEBS_DATA and install python3-igraph" >&2
+fi
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \
