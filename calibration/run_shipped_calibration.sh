@@ -84,7 +84,7 @@ fi
 # SeBS 503.graph-bfs's handler, each sample paired with SeBS's zip kernel (SEBS_DATA, above): the stand-in of
 # validation/sebs/sebs_graph_bfs_* (validation cases: they set nothing). Needs python3-igraph.
 if [ -n "${SEBS_DATA:-}" ] && /usr/bin/python3 -c "import igraph" 2>/dev/null; then
-  /usr/bin/python3 calibration/python/sebs_graph_bfs.py --zip-data "$SEBS_DATA" --out "$out/sebs_graph_bfs.txt" --samples 61
+  /usr/bin/python3 calibration/python/sebs_graph_bfs.py --zip-data "$SEBS_DATA" --out "$out/sebs_graph_bfs.txt"
 else
   echo "skipped sebs_graph_bfs.txt: set SEBS_DATA and install python3-igraph" >&2
 fi

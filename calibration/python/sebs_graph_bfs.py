@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Times SeBS 503.graph-bfs's handler on one core of this machine: python-igraph's Graph.Barabasi(size, 10) (the
 psumtree generator, igraph's default then and now) and a breadth-first search from vertex 0, what the handler runs
-between its first timer and its return. SeBS timed the whole call on one EC2 t2.micro in its local deployment in
-2020 (python-igraph 0.7.1, size 10,000); the time here, brought to the calibration CPU, is the stand-in step of the
-validation case validation/sebs/sebs_graph_bfs_t2_micro.
+between its first timer and its return. SeBS timed it on one EC2 t2.micro in its local deployment and on AWS Lambda
+in 2020 (python-igraph 0.7.1, size 10,000); the time here, brought to the calibration CPU, is the stand-in step of
+the validation cases validation/sebs/sebs_graph_bfs_*.
 
 Each sample is a fresh interpreter pinned to one core (calibration/python/pinned_sample.py) that calls the handler
 ten times as SeBS's harness did, in one process, and prints the median of the last five: the harness called it
 200 times in one process, and a process's first calls are slower (its heap grows):
   /usr/bin/python3 calibration/python/sebs_graph_bfs.py --zip-data DIR/300.utilities/311.compression/acmart-master \
-      [--size 10000] [--out calibration/kernels/sebs_graph_bfs.txt] [--samples 41]
+      [--size 10000] [--out calibration/kernels/sebs_graph_bfs.txt] [--samples 61]
 This host need not be the calibration CPU: each bfs sample is paired with a sample of SeBS's zip kernel
 (calibration/python/sebs_zip_compression.py, whose time on the calibration CPU is in
 calibration/kernels/lambda_x86_cpu_speed.txt), one after the other, and the file's last line is the median of the
@@ -76,7 +76,7 @@ def main():
     parser.add_argument("--zip-data", required=True, help="the acmart-master directory of serverless-benchmarks-data")
     parser.add_argument("--size", type=int, default=10000, help="vertices (SeBS's 'small' input, its IaaS runs')")
     parser.add_argument("--out", default="calibration/kernels/sebs_graph_bfs.txt")
-    parser.add_argument("--samples", type=int, default=41)
+    parser.add_argument("--samples", type=int, default=61)
     args = parser.parse_args()
     if args.size < 1:
         print(f"error: --size {args.size}: at least 1 vertex", file=sys.stderr)

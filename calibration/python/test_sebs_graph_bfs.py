@@ -65,12 +65,20 @@ class Options(unittest.TestCase):
         self.assertIn("python-igraph is missing (Debian: apt-get install python3-igraph)", result.stderr)
 
 
-class MedianRatio(unittest.TestCase):
-    def test_median_of_the_ratios(self):
-        # Ratios 0.1, 0.5 and 0.6: their median is 0.5; the medians, 2 and 5, would give 0.4.
-        pairs = [(1, 10, 0, 0), (2, 4, 0, 0), (3, 5, 0, 0)]
-        self.assertAlmostEqual(sebs_graph_bfs.median_ratio(pairs), 0.5)
-        self.assertAlmostEqual(sorted(p[0] for p in pairs)[1] / sorted(p[1] for p in pairs)[1], 0.4)
+class PairsFile(unittest.TestCase):
+    def test_the_median_of_the_ratios_is_the_last_line(self):
+        # Ratios 0.1, 0.5 and 0.6: their median is 0.5, where the medians, 2 and 5, would give 0.4.
+        pairs = [(1, 10, 0.01, 0), (2, 4, 0, 0.02), (3, 5, 0, 0)]
+        with tempfile.TemporaryDirectory() as out:
+            path = os.path.join(out, "pairs.txt")
+            line = sebs_graph_bfs.write_pairs_file(path, 10000, "0.10.2", pairs, retried=1)
+            with open(path) as f:
+                lines = f.read().splitlines()
+        self.assertEqual(line, "bfs median 2.0000 s, zip median 5.0000 s, bfs over zip (median of 3 pairs) 0.5000")
+        self.assertEqual(lines[-1], line)
+        self.assertEqual(lines[4:7], ["1.0000 10.0000 0.010 0.000", "2.0000 4.0000 0.000 0.020",
+                                      "3.0000 5.0000 0.000 0.000"])
+        self.assertIn("1 samples measured again", lines[2])
 
 
 if __name__ == "__main__":
