@@ -59,11 +59,15 @@ StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes
                          (rest || bytes_each >= cfg.threshold_bytes);
   const long long parts = multipart ? std::max(1LL, static_cast<long long>(std::ceil(bytes_each / cfg.part_bytes))) : 1;
   const int streams = static_cast<int>(std::min<long long>(cfg.max_streams, parts));
+  // boto3's transfer manager asks for a download's size (HEAD) before it reads, a small object's too: s3transfer's
+  // DownloadSubmissionTask heads any object whose size it was not given, then GETs it whole below the threshold.
+  // The Go downloader learns the size from its first part instead (its downloads come in steps, never whole).
+  const bool head_first = !upload && step == TransferStep::Section::Whole && cfg.max_streams > 1;
   plan.streams.resize(static_cast<size_t>(streams));
   for (int object = 0; object < count; ++object) {
-    // A multipart object first asks for its size (HEAD) or opens its upload, and an upload is completed at the
-    // end: requests every stream of this object waits for, in series with the objects before and after.
-    if (multipart && !rest) {
+    // A download first asks for its size (HEAD), a multipart upload opens its upload and is completed at the end:
+    // requests every stream of this object waits for, in series with the objects before and after.
+    if (upload ? multipart && !rest : head_first) {
       const double after_s = std::max_element(plan.streams.begin(), plan.streams.end(), [](const auto& a, const auto& b) {
                                return a.first_bytes_s < b.first_bytes_s;
                              })->first_bytes_s;

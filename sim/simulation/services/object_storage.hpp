@@ -30,7 +30,8 @@ namespace p2psim::simulation {
 /// How a client moves an object (boto3's s3transfer TransferConfig, https://boto3.amazonaws.com/v1/
 /// documentation/api/latest/reference/customizations/s3.html): objects of `threshold_bytes` or more go in parts
 /// of `part_bytes` on up to `max_streams` streams at once; smaller ones, or any with max_streams 1, in one
-/// request (get_object / put_object).
+/// request (get_object / put_object), a smaller download with max_streams above 1 after a HEAD, as boto3's
+/// download_file does it.
 struct TransferConfig {
   int max_streams = 1;
   double part_bytes = 8.0 * 1024 * 1024;       // boto3's multipart_chunksize: 8 MiB
