@@ -145,7 +145,8 @@ void ObjectStorage::spend_bucket(StorageClient& client, bool upload, const Stora
 }
 
 void ObjectStorage::list(StorageClient& client, const std::function<int()>& keys_listed) {
-  const StoragePlan p = plan(client, false, 0, 1, sg::now());  // its admission and first byte, as a GET's
+  // Its admission and first byte, as a GET's; one request, never a download's HEAD before it.
+  const StoragePlan p = plan(client, false, 0, 1, sg::now(), TransferStep::Section::FirstPart);
   sg::sleep_for(p.streams[0].first_bytes_s);
   sg::sleep_for(std::min(keys_listed(), params_.list_max_keys) * params_.list_per_key_s);
   sg::transfer_streams(host_, client.host, {{0, 0}});  // the answer's way back: the route's latency

@@ -1,9 +1,9 @@
 // S3-like object storage. A request waits for its first byte (a draw of the service's first-byte latency, GET
 // and PUT each their own), then its bytes cross the platform's routes at most one stream's rate each (the
 // client's NIC, the service's aggregate link). A client moves an object as boto3's transfer manager does
-// (TransferConfig): in one request below a threshold, else in parts on several streams at once (ranged GETs
-// after a HEAD, or after the first part alone for a client that learns the size from it; a multipart upload's parts
-// between its create and complete requests). A function's network is a
+// (TransferConfig): in one request below a threshold (a download after a HEAD where max_streams > 1), else in parts
+// on several streams at once (ranged GETs after a HEAD, or after the first part alone for a client that learns the
+// size from it; a multipart upload's parts between its create and complete requests). A function's network is a
 // token bucket each way (sg::RouteBucket): a transfer that empties it moves the rest at its sustained rate. A LIST
 // and a DELETE carry no object: a first byte each (a LIST's then its keys). Counts every billed request in the
 // ledger by S3's price classes (GET-class: GET and HEAD; PUT-class: PUT, create, upload part, complete, LIST;

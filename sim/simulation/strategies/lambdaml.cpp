@@ -252,6 +252,7 @@ void LambdaMl::worker(Context& c, int w) {
     // others' timing, and its transfers' draws must not.
     auto control = c.function_client(
         container, c.random.stream(Draw::StorageRequest, {w, invocation}, Random::id_of("lambdaml-worker-control")));
+    control.transfers.max_streams = 1;  // get_object and list_objects, whatever the design's transfers: no HEAD
     const double run_start = sg::now();
     const double load_start = sg::now();
     if (invocation > 0) c.storage.get(client, model_bytes);  // the checkpoint
