@@ -46,6 +46,14 @@ def quiet_sample(code, core, cwd=None):
             return stdout, foreign, attempt
 
 
+def timing_file_header(title, details, retried):
+    """A timing file's first three lines: `# title, <UTC time>`, the CPU's identity, `# details; N samples measured
+    again ...`."""
+    return (f"# {title}, {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n"
+            f"# cpu_identity: {cpu_identity()}\n"
+            f"# {details}; {retried} samples measured again for other processes' CPU\n")
+
+
 def write_timing_file(path, title, details, samples, retried, digits=3):
     """A timing file: `# title, <UTC time>`, the CPU's identity, `# details; N samples measured again ...`, one
     `seconds foreign_cpu_share` row per sample, and a last line `median S s (p10 .., p90 .., N samples)`, the line
@@ -55,9 +63,7 @@ def write_timing_file(path, title, details, samples, retried, digits=3):
     summary = (f"median {statistics.median(values):.{digits}f} s (p10 {deciles[0]:.{digits}f}, "
                f"p90 {deciles[-1]:.{digits}f}, {len(values)} samples)")
     with open(path, "w") as f:
-        f.write(f"# {title}, {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
-        f.write(f"# cpu_identity: {cpu_identity()}\n")
-        f.write(f"# {details}; {retried} samples measured again for other processes' CPU\n")
+        f.write(timing_file_header(title, details, retried))
         f.write("# seconds foreign_cpu_share\n")
         for seconds, foreign in samples:
             f.write(f"{seconds:.4f} {foreign:.3f}\n")

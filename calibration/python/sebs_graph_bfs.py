@@ -17,15 +17,13 @@ pairs' ratios, bfs over zip: a ratio in the same minute, which a shared machine'
 Needs Debian's python3-igraph.
 """
 import argparse
-import datetime
 import os
 import shutil
 import statistics
 import sys
 import tempfile
 
-from cpu_identity import cpu_identity
-from pinned_sample import quiet_sample
+from pinned_sample import quiet_sample, timing_file_header
 import sebs_zip_compression as zip_kernel
 
 # SeBS's handler (spcl/serverless-benchmarks, benchmarks/500.scientific/503.graph-bfs/python/function.py, 2020-11).
@@ -58,12 +56,10 @@ def write_pairs_file(path, size, igraph_version, pairs, retried):
                f"{statistics.median(p[1] for p in pairs):.4f} s, bfs over zip (median of {len(pairs)} pairs) "
                f"{median_ratio(pairs):.4f}")
     with open(path, "w") as f:
-        f.write(f"# SeBS 503.graph-bfs's handler (Graph.Barabasi({size}, 10) and bfs(0)), each sample paired with one of "
-                "SeBS 311.compression's zip kernel, on one core of this host (cpu_identity below): "
-                f"calibration/python/sebs_graph_bfs.py, {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
-        f.write(f"# cpu_identity: {cpu_identity()}\n")
-        f.write(f"# Python {sys.version.split()[0]}, python-igraph {igraph_version} (SeBS's: 0.7.1.post6, Python 3.6); "
-                f"{retried} samples measured again for other processes' CPU\n")
+        f.write(timing_file_header(
+            f"SeBS 503.graph-bfs's handler (Graph.Barabasi({size}, 10) and bfs(0)), each sample paired with one of SeBS "
+            "311.compression's zip kernel, on one core of this host (cpu_identity below): calibration/python/sebs_graph_bfs.py",
+            f"Python {sys.version.split()[0]}, python-igraph {igraph_version} (SeBS's: 0.7.1.post6, Python 3.6)", retried))
         f.write("# bfs_seconds zip_seconds bfs_foreign_cpu_share zip_foreign_cpu_share\n")
         for bfs, zip_s, bfs_foreign, zip_foreign in pairs:
             f.write(f"{bfs:.4f} {zip_s:.4f} {bfs_foreign:.3f} {zip_foreign:.3f}\n")
