@@ -565,6 +565,10 @@ TEST_CASE("object storage: a GET that learns its object's size from its first pa
       const double list_start_s = sg::now();
       storage.list(client, [] { return 0; });
       j["list_s"] = sg::now() - list_start_s;
+      // A DELETE too: one PUT-class request, never a multipart upload's opening and completion.
+      const double delete_start_s = sg::now();
+      storage.remove(client);
+      j["delete_s"] = sg::now() - delete_start_s;
     });
   });
   // The first part alone: its first byte, the route, 8 MiB at one stream's cap; then the other 4 parts, one a
@@ -579,6 +583,7 @@ TEST_CASE("object storage: a GET that learns its object's size from its first pa
   CHECK(result["small_s"].get<double>() == doctest::Approx(first_byte + route + 6e6 / cap).epsilon(1e-9));
   CHECK(result["small_head_s"].get<double>() == doctest::Approx(2 * (first_byte + route) + 6e6 / cap).epsilon(1e-9));
   CHECK(result["list_s"].get<double>() == doctest::Approx(first_byte + route).epsilon(1e-9));
+  CHECK(result["delete_s"].get<double>() == doctest::Approx(first_byte + route).epsilon(1e-9));
   CHECK(result["gets"].get<long long>() == 5 + 1 + 6 + 2);  // 5 ranged GETs; 1; a HEAD and 5; a HEAD and 1
 }
 

@@ -55,8 +55,8 @@ StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes
   const TransferConfig& cfg = client.transfers;
   // The rest of an object whose first part came alone goes in parts whatever its size, and needs no HEAD.
   const bool rest = step == TransferStep::Section::Rest;
-  const bool multipart = step != TransferStep::Section::FirstPart && cfg.max_streams > 1 &&
-                         (rest || bytes_each >= cfg.threshold_bytes);
+  const bool one_request = step == TransferStep::Section::FirstPart || step == TransferStep::Section::OneRequest;
+  const bool multipart = !one_request && cfg.max_streams > 1 && (rest || bytes_each >= cfg.threshold_bytes);
   const long long parts = multipart ? std::max(1LL, static_cast<long long>(std::ceil(bytes_each / cfg.part_bytes))) : 1;
   const int streams = static_cast<int>(std::min<long long>(cfg.max_streams, parts));
   // boto3's transfer manager asks for a download's size (HEAD) before it reads, a small object's too: s3transfer's
@@ -146,7 +146,7 @@ void ObjectStorage::spend_bucket(StorageClient& client, bool upload, const Stora
 
 void ObjectStorage::list(StorageClient& client, const std::function<int()>& keys_listed) {
   // Its admission and first byte, as a GET's; one request, never a download's HEAD before it.
-  const StoragePlan p = plan(client, false, 0, 1, sg::now(), TransferStep::Section::FirstPart);
+  const StoragePlan p = plan(client, false, 0, 1, sg::now(), TransferStep::Section::OneRequest);
   sg::sleep_for(p.streams[0].first_bytes_s);
   sg::sleep_for(std::min(keys_listed(), params_.list_max_keys) * params_.list_per_key_s);
   sg::transfer_streams(host_, client.host, {{0, 0}});  // the answer's way back: the route's latency
@@ -155,7 +155,8 @@ void ObjectStorage::list(StorageClient& client, const std::function<int()>& keys
 }
 
 void ObjectStorage::remove(StorageClient& client) {
-  const StoragePlan p = plan(client, true, 0, 1, sg::now());  // admitted and answered as a PUT-class request
+  // Admitted and answered as a PUT-class request; one request, never a multipart upload's opening and completion.
+  const StoragePlan p = plan(client, true, 0, 1, sg::now(), TransferStep::Section::OneRequest);
   sg::sleep_for(p.streams[0].first_bytes_s);
   sg::transfer_streams(client.host, host_, {{0, 0}});
 }

@@ -88,8 +88,9 @@ struct StoragePlan {
 
 /// One step of a get() or put(), carried out after the one before it ends: the whole transfer, or, where the client
 /// learns an object's size from its first part, that part alone (FirstPart) and then the rest of the object (Rest).
+/// A request that moves no object (a LIST, a DELETE) is one request (OneRequest): no HEAD, no parts.
 struct TransferStep {
-  enum class Section { Whole, FirstPart, Rest } section = Section::Whole;
+  enum class Section { Whole, FirstPart, Rest, OneRequest } section = Section::Whole;
   double bytes_each = 0;
   int count = 1;
 };
@@ -126,7 +127,7 @@ class ObjectStorage {
   /// The throttled requests go into the ledger here, whichever way the plan is carried out (record() counts the
   /// requests when they end, which prices a run up to a moment; the throttling is a total).
   /// `step` says which part of the objects it plans (steps()): a first part is one request, the rest of an object
-  /// its other parts on the streams, with no HEAD.
+  /// its other parts on the streams, with no HEAD; OneRequest is one request that moves no object.
   StoragePlan plan(StorageClient& client, bool upload, double bytes_each, int count, double start_s,
                    TransferStep::Section step = TransferStep::Section::Whole);
   /// A computed transfer, for a client whose route to storage is its own (sg::function_routes_private): when
