@@ -88,6 +88,13 @@ if [ -n "${SEBS_DATA:-}" ] && /usr/bin/python3 -c "import igraph" 2>/dev/null; t
 else
   echo "skipped sebs_graph_bfs.txt: set SEBS_DATA and install python3-igraph" >&2
 fi
+# ClassiFaaS's gemm in Node.js, each sample paired with SeBS's zip kernel (SEBS_DATA, above): the stand-in of
+# validation/classifaas/classifaas_gemm_* (validation cases: they set nothing). Needs nodejs.
+if [ -n "${SEBS_DATA:-}" ] && { command -v node || command -v nodejs; } > /dev/null; then
+  /usr/bin/python3 calibration/python/classifaas_gemm.py --zip-data "$SEBS_DATA" --out "$out/classifaas_gemm.txt"
+else
+  echo "skipped classifaas_gemm.txt: set SEBS_DATA and install nodejs" >&2
+fi
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \

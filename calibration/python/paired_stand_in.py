@@ -1,0 +1,80 @@
+"""A stand-in kernel timed on a host that need not be the calibration CPU: each sample of the kernel is paired with
+one of SeBS's zip kernel (calibration/python/sebs_zip_compression.py, whose time on the calibration CPU is in
+calibration/kernels/lambda_x86_cpu_speed.txt), one after the other, each a fresh process pinned to one core
+(calibration/python/pinned_sample.py). The file's last line is the median of the pairs' ratios, kernel over zip: a
+ratio within one minute, which a shared machine's drift between runs moves less than either time. The kernel's time
+on the calibration CPU is that ratio times the zip's time there.
+
+The ratio still moves with other tenants' load on the host, which the pinned samples cannot see (it is not this
+machine's CPU time): on 2026-12-06 ClassiFaaS's gemm over the zip rose from 1.49 to 1.67 as the zip's median rose from
+0.221 to 0.288 s, the Node.js loop slowing more than the zip. A run therefore counts only when the zip ran as fast as
+on a quiet host: --quiet-zip-s gives the zip's time on this host when quiet, and a run whose zip median is more than
+QUIET_TOLERANCE above it is written but exits 3, to be run again."""
+import os
+import shutil
+import statistics
+import tempfile
+
+from pinned_sample import quiet_sample, timing_file_header
+import sebs_zip_compression as zip_kernel
+
+QUIET_TOLERANCE = 0.03
+
+
+def common_option_error(zip_data, samples, out):
+    """The message for a bad --zip-data, --samples or --out, or None."""
+    if samples < 3:
+        return f"--samples {samples}: at least 3, for a median"
+    if not os.path.isdir(zip_data) or zip_kernel.directory_bytes(zip_data) != zip_kernel.DATASET_BYTES:
+        return f"--zip-data {zip_data}: not SeBS's {zip_kernel.DATASET_BYTES:,}-byte acmart-master directory"
+    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+        return f"--out {out}: no such directory"
+    return None
+
+
+def contention(pairs, quiet_zip_s):
+    """The message for a run whose zip median is more than QUIET_TOLERANCE above `quiet_zip_s` (None: not checked),
+    or None."""
+    zip_median = statistics.median(pair[1] for pair in pairs)
+    if quiet_zip_s is None or zip_median <= quiet_zip_s * (1 + QUIET_TOLERANCE):
+        return None
+    return (f"the zip's median, {zip_median:.4f} s, is {zip_median / quiet_zip_s - 1:.0%} above its quiet "
+            f"{quiet_zip_s:.4f} s: the host was busy and the ratio is not to be trusted; run again")
+
+
+def time_pairs(kernel_code, zip_data, samples):
+    """([(kernel_s, zip_s, kernel_foreign_share, zip_foreign_share)] * samples, samples measured again):
+    `kernel_code`, Python that prints the kernel's seconds first on its output, and the zip, in turn on one core,
+    each once untimed first (the page cache, the interpreter's files)."""
+    core = max(os.sched_getaffinity(0))
+    pairs, retried = [], 0
+    with tempfile.TemporaryDirectory(prefix="sebs-311-") as download_path:
+        shutil.copytree(zip_data, os.path.join(download_path, zip_kernel.DATASET))
+        quiet_sample(zip_kernel.CHILD, core, cwd=download_path)
+        quiet_sample(kernel_code, core)
+        for _ in range(samples):
+            kernel_out, kernel_foreign, again_kernel = quiet_sample(kernel_code, core)
+            zip_out, zip_foreign, again_zip = quiet_sample(zip_kernel.CHILD, core, cwd=download_path)
+            retried += again_kernel + again_zip
+            pairs.append((float(kernel_out.split()[0]), float(zip_out.split()[0]), kernel_foreign, zip_foreign))
+    return pairs, retried
+
+
+def median_ratio(pairs):
+    """The median of the pairs' ratios, kernel over zip: each ratio taken within one minute of the machine's drift."""
+    return statistics.median(pair[0] / pair[1] for pair in pairs)
+
+
+def write_pairs_file(path, label, title, details, pairs, retried):
+    """The header (pinned_sample.timing_file_header), `<label>_seconds zip_seconds <label>_foreign_cpu_share
+    zip_foreign_cpu_share` a pair, then the medians and the median of the pairs' ratios. Returns that line."""
+    summary = (f"{label} median {statistics.median(p[0] for p in pairs):.4f} s, zip median "
+               f"{statistics.median(p[1] for p in pairs):.4f} s, {label} over zip (median of {len(pairs)} pairs) "
+               f"{median_ratio(pairs):.4f}")
+    with open(path, "w") as f:
+        f.write(timing_file_header(title, details, retried))
+        f.write(f"# {label}_seconds zip_seconds {label}_foreign_cpu_share zip_foreign_cpu_share\n")
+        for kernel_s, zip_s, kernel_foreign, zip_foreign in pairs:
+            f.write(f"{kernel_s:.4f} {zip_s:.4f} {kernel_foreign:.3f} {zip_foreign:.3f}\n")
+        f.write(summary + "\n")
+    return summary
