@@ -13,6 +13,7 @@ QUIET_TOLERANCE above it is written but exits 3, to be run again."""
 import os
 import shutil
 import statistics
+import sys
 import tempfile
 
 from pinned_sample import quiet_sample, timing_file_header
@@ -21,15 +22,37 @@ import sebs_zip_compression as zip_kernel
 QUIET_TOLERANCE = 0.03
 
 
-def common_option_error(zip_data, samples, out):
-    """The message for a bad --zip-data, --samples or --out, or None."""
-    if samples < 3:
-        return f"--samples {samples}: at least 3, for a median"
-    if not os.path.isdir(zip_data) or zip_kernel.directory_bytes(zip_data) != zip_kernel.DATASET_BYTES:
-        return f"--zip-data {zip_data}: not SeBS's {zip_kernel.DATASET_BYTES:,}-byte acmart-master directory"
-    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
-        return f"--out {out}: no such directory"
+def add_common_options(parser, out):
+    """--zip-data, --out (default `out`), --samples and --quiet-zip-s, every paired tool's options."""
+    parser.add_argument("--zip-data", required=True, help="the acmart-master directory of serverless-benchmarks-data")
+    parser.add_argument("--out", default=out)
+    parser.add_argument("--samples", type=int, default=61)
+    parser.add_argument("--quiet-zip-s", type=float, help="the zip's median on this host when quiet (exit 3 if this "
+                        "run's is over 3 %% above it): 0.2171 on the Zen 4 host, "
+                        "calibration/kernels/sebs_zip_compression_resnet50_host.txt")
+
+
+def common_option_error(args):
+    """The message for a bad --quiet-zip-s, --samples, --zip-data or --out, or None."""
+    if args.quiet_zip_s is not None and not args.quiet_zip_s > 0:
+        return f"--quiet-zip-s {args.quiet_zip_s}: a time in seconds above 0"
+    if args.samples < 3:
+        return f"--samples {args.samples}: at least 3, for a median"
+    if not os.path.isdir(args.zip_data) or zip_kernel.directory_bytes(args.zip_data) != zip_kernel.DATASET_BYTES:
+        return f"--zip-data {args.zip_data}: not SeBS's {zip_kernel.DATASET_BYTES:,}-byte acmart-master directory"
+    if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        return f"--out {args.out}: no such directory"
     return None
+
+
+def finish(summary, pairs, quiet_zip_s):
+    """Prints the file's last line; the exit code: 3 (and why) for a run on a busy host (contention()), else 0."""
+    print(summary)
+    busy = contention(pairs, quiet_zip_s)
+    if busy:
+        print(f"warning: {busy}", file=sys.stderr)
+        return 3
+    return 0
 
 
 def contention(pairs, quiet_zip_s):

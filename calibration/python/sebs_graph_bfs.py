@@ -48,21 +48,13 @@ def write_pairs_file(path, size, igraph_version, pairs, retried):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--zip-data", required=True, help="the acmart-master directory of serverless-benchmarks-data")
     parser.add_argument("--size", type=int, default=10000, help="vertices (SeBS's 'small' input, its IaaS runs')")
-    parser.add_argument("--out", default="calibration/kernels/sebs_graph_bfs.txt")
-    parser.add_argument("--samples", type=int, default=61)
-    parser.add_argument("--quiet-zip-s", type=float, help="the zip's median on this host when quiet (exit 3 if "
-                        "this run's is over 3 %% above it): 0.2171 on the Zen 4 host, "
-                        "calibration/kernels/sebs_zip_compression_resnet50_host.txt")
+    paired_stand_in.add_common_options(parser, out="calibration/kernels/sebs_graph_bfs.txt")
     args = parser.parse_args()
     if args.size < 1:
         print(f"error: --size {args.size}: at least 1 vertex", file=sys.stderr)
         return 2
-    if args.quiet_zip_s is not None and not args.quiet_zip_s > 0:
-        print(f"error: --quiet-zip-s {args.quiet_zip_s}: a time in seconds above 0", file=sys.stderr)
-        return 2
-    error = paired_stand_in.common_option_error(args.zip_data, args.samples, args.out)
+    error = paired_stand_in.common_option_error(args)
     if error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -72,12 +64,8 @@ def main():
         print("error: python-igraph is missing (Debian: apt-get install python3-igraph)", file=sys.stderr)
         return 2
     pairs, retried = paired_stand_in.time_pairs(CHILD.format(size=args.size), args.zip_data, args.samples)
-    print(write_pairs_file(args.out, args.size, igraph.__version__, pairs, retried))
-    busy = paired_stand_in.contention(pairs, args.quiet_zip_s)
-    if busy:
-        print(f"warning: {busy}", file=sys.stderr)
-        return 3
-    return 0
+    return paired_stand_in.finish(write_pairs_file(args.out, args.size, igraph.__version__, pairs, retried), pairs,
+                                  args.quiet_zip_s)
 
 
 if __name__ == "__main__":
