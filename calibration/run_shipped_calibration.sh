@@ -95,6 +95,14 @@ if [ -n "${SEBS_DATA:-}" ] && { command -v node || command -v nodejs; } > /dev/n
 else
   echo "skipped classifaas_gemm.txt: set SEBS_DATA and install nodejs" >&2
 fi
+# C. Ebert's memory-intensive Python workload, each sample paired with SeBS's zip kernel (SEBS_DATA, above): the stand-in
+# of validation/cebert/cebert_sort_* (validation cases: they set nothing). About 8.5 s a sample.
+if [ -n "${SEBS_DATA:-}" ]; then
+  /usr/bin/python3 calibration/python/cebert_memory_sort.py --zip-data "$SEBS_DATA" --out "$out/cebert_memory_sort.txt" \
+    --quiet-zip-s 0.2171
+else
+  echo "skipped cebert_memory_sort.txt: set SEBS_DATA" >&2
+fi
 # Averaging and compression on tensors of each model's gradient size.
 "$P2PSIM" calibrate -m vgg11 -m vgg11_cifar -m resnet18_cifar -m squeezenet1_1 -m mobilenet_v3_small \
   -m mobilenet_v2 -m mnist_cnn --no-train-steps --threads 1,2 --repeats 5 --min-repeats 2 --budget-s 10 \

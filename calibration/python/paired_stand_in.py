@@ -22,11 +22,12 @@ import sebs_zip_compression as zip_kernel
 QUIET_TOLERANCE = 0.03
 
 
-def add_common_options(parser, out):
-    """--zip-data, --out (default `out`), --samples and --quiet-zip-s, every paired tool's options."""
+def add_common_options(parser, out, samples=61):
+    """--zip-data, --out (default `out`), --samples (default `samples`) and --quiet-zip-s, every paired tool's
+    options."""
     parser.add_argument("--zip-data", required=True, help="the acmart-master directory of serverless-benchmarks-data")
     parser.add_argument("--out", default=out)
-    parser.add_argument("--samples", type=int, default=61)
+    parser.add_argument("--samples", type=int, default=samples)
     parser.add_argument("--quiet-zip-s", type=float, help="the zip's median on this host when quiet (exit 3 if this "
                         "run's is over 3 %% above it): 0.2171 on the Zen 4 host, "
                         "calibration/kernels/sebs_zip_compression_resnet50_host.txt")

@@ -13,6 +13,7 @@ KERNELS = os.path.join(ROOT, "calibration", "kernels")
 PAIRED = {
     "sebs_graph_bfs.txt": ("validation/sebs/graph_bfs_stand_in_steps.csv", "sebs_graph_bfs"),
     "classifaas_gemm.txt": ("validation/classifaas/stand_in_steps.csv", "classifaas_gemm"),
+    "cebert_memory_sort.txt": ("validation/cebert/stand_in_steps.csv", "cebert_memory_sort"),
 }
 
 
