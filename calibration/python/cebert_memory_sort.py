@@ -52,15 +52,12 @@ def main():
     parser.add_argument("--mib", type=int, default=100, help="the array's size (the benchmark's: 100 MiB)")
     paired_stand_in.add_common_options(parser, out="calibration/kernels/cebert_memory_sort.txt", samples=21)
     args = parser.parse_args()
-    if args.mib < 1:
-        print(f"error: --mib {args.mib}: at least 1", file=sys.stderr)
-        return 2
-    error = paired_stand_in.common_option_error(args)
+    error = paired_stand_in.option_error(args, [(args.mib < 1, f"--mib {args.mib}: at least 1")])
     if error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    pairs, retried = paired_stand_in.time_pairs(CHILD.format(mib=args.mib), args.zip_data, args.samples)
-    return paired_stand_in.finish(write_pairs_file(args.out, args.mib, pairs, retried), pairs, args.quiet_zip_s)
+    return paired_stand_in.run(args, CHILD.format(mib=args.mib),
+                               lambda pairs, retried: write_pairs_file(args.out, args.mib, pairs, retried))
 
 
 if __name__ == "__main__":

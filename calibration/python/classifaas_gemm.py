@@ -79,10 +79,7 @@ def main():
     parser.add_argument("--size", type=int, default=400, help="the matrices' order (ClassiFaaS's: 400)")
     paired_stand_in.add_common_options(parser, out="calibration/kernels/classifaas_gemm.txt")
     args = parser.parse_args()
-    if args.size < 1:
-        print(f"error: --size {args.size}: at least 1", file=sys.stderr)
-        return 2
-    error = paired_stand_in.common_option_error(args)
+    error = paired_stand_in.option_error(args, [(args.size < 1, f"--size {args.size}: at least 1")])
     if error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -90,10 +87,8 @@ def main():
     if node is None:
         print("error: Node.js is missing (Debian: apt-get install nodejs)", file=sys.stderr)
         return 2
-    code = CHILD.format(node=node, js=GEMM_JS, size=args.size)
-    pairs, retried = paired_stand_in.time_pairs(code, args.zip_data, args.samples)
-    return paired_stand_in.finish(write_pairs_file(args.out, args.size, node_version(node), pairs, retried), pairs,
-                                  args.quiet_zip_s)
+    return paired_stand_in.run(args, CHILD.format(node=node, js=GEMM_JS, size=args.size), lambda pairs, retried:
+                               write_pairs_file(args.out, args.size, node_version(node), pairs, retried))
 
 
 if __name__ == "__main__":

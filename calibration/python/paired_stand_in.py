@@ -46,6 +46,19 @@ def common_option_error(args):
     return None
 
 
+def option_error(args, own_checks=()):
+    """The message for the first bad option: the tool's own (`own_checks`: (bad, message) pairs, in order), then the
+    shared ones (common_option_error), or None."""
+    return next((message for bad, message in own_checks if bad), None) or common_option_error(args)
+
+
+def run(args, kernel_code, write):
+    """Times `kernel_code` against the zip (time_pairs), writes the file with `write(pairs, retried)`, which returns its
+    last line, and ends as finish() does: the tool's exit code."""
+    pairs, retried = time_pairs(kernel_code, args.zip_data, args.samples)
+    return finish(write(pairs, retried), pairs, args.quiet_zip_s)
+
+
 def finish(summary, pairs, quiet_zip_s):
     """Prints the file's last line; the exit code: 3 (and why) for a run on a busy host (contention()), else 0."""
     print(summary)

@@ -51,10 +51,7 @@ def main():
     parser.add_argument("--size", type=int, default=10000, help="vertices (SeBS's 'small' input, its IaaS runs')")
     paired_stand_in.add_common_options(parser, out="calibration/kernels/sebs_graph_bfs.txt")
     args = parser.parse_args()
-    if args.size < 1:
-        print(f"error: --size {args.size}: at least 1 vertex", file=sys.stderr)
-        return 2
-    error = paired_stand_in.common_option_error(args)
+    error = paired_stand_in.option_error(args, [(args.size < 1, f"--size {args.size}: at least 1 vertex")])
     if error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -63,9 +60,8 @@ def main():
     except ImportError:
         print("error: python-igraph is missing (Debian: apt-get install python3-igraph)", file=sys.stderr)
         return 2
-    pairs, retried = paired_stand_in.time_pairs(CHILD.format(size=args.size), args.zip_data, args.samples)
-    return paired_stand_in.finish(write_pairs_file(args.out, args.size, igraph.__version__, pairs, retried), pairs,
-                                  args.quiet_zip_s)
+    return paired_stand_in.run(args, CHILD.format(size=args.size), lambda pairs, retried: write_pairs_file(
+        args.out, args.size, igraph.__version__, pairs, retried))
 
 
 if __name__ == "__main__":
