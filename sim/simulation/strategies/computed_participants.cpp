@@ -32,11 +32,7 @@ ComputedParticipants::ComputedParticipants(Context& c, const Participation& part
                                            Sent sent)
     : c_(c), participation_(participation), round_(round), sent_(std::move(sent)),
       task_(c, c.peers(), c.s.experiment.workload.iterations) {
-  const sg::PlatformSpec& spec = c.hosts.spec;
-  std::vector<double> nic_bps;
-  for (const auto& m : spec.peers) nic_bps.push_back(m.nic_bps);
-  flows_ = std::make_unique<PeerStorageFlows>(sg::network_factors(), spec.one_way_latency_s, spec.storage_stream_bps,
-                                              sg::peer_storage_slices_bps(spec), nic_bps, sg::kPeersPerStorageSlice);
+  flows_ = make_peer_storage_flows(c.hosts.spec);
   peers_.resize(static_cast<size_t>(c.peers()));
 }
 
@@ -67,6 +63,20 @@ std::vector<std::int64_t> start_storage_transfer(Context& c, PeerStorageFlows& f
   for (const auto& stream : plan.flows(latency_paid_s))
     ids.push_back(flows.add(peer, upload, start_s + stream.start_after_s + latency_paid_s, stream.bytes));
   return ids;
+}
+
+std::unique_ptr<PeerStorageFlows> make_peer_storage_flows(const sg::PlatformSpec& spec) {
+  std::vector<double> nic_bps;
+  for (const auto& m : spec.peers) nic_bps.push_back(m.nic_bps);
+  return std::make_unique<PeerStorageFlows>(sg::network_factors(), spec.one_way_latency_s, spec.storage_stream_bps,
+                                            sg::peer_storage_slices_bps(spec), nic_bps, sg::kPeersPerStorageSlice);
+}
+
+double compute_gradient(Context& c, int peer, int iteration, double now_s) {
+  const PeerWork work = peer_gradient_work(c, peer, iteration);
+  const double computed_s = peer_cpu_end_s(c, peer, now_s, work.reference_s, work.busy_vcpus);
+  c.trace_ahead(peer, iteration, Phase::Compute, now_s, computed_s, -1);
+  return computed_s;
 }
 
 void ComputedParticipants::transfer(int peer, bool upload, double bytes_each, int count, double start_s, Step then) {
@@ -118,9 +128,7 @@ void ComputedParticipants::begin_round(int peer, double now_s) {
     wait_for_average(peer, now_s);
     return;
   }
-  const PeerWork work = peer_gradient_work(c_, peer, p.iteration);
-  const double computed_s = cpu(peer, now_s, work.reference_s, work.busy_vcpus);
-  c_.trace_ahead(peer, p.iteration, Phase::Compute, now_s, computed_s, -1);
+  const double computed_s = compute_gradient(c_, peer, p.iteration, now_s);
   p.send_start_s = computed_s;
   const double serialized_s = cpu(peer, computed_s, c_.s.serialize_s(round_.object_bytes * round_.objects));
   c_.trace_ahead(peer, p.iteration, Phase::Serialize, computed_s, serialized_s, -1);

@@ -54,6 +54,13 @@ bool participants_computable(const Context& c, GradientCompute how, StorageRound
 std::vector<std::int64_t> start_storage_transfer(Context& c, PeerStorageFlows& flows, StoragePlan& plan, int peer,
                                                  bool upload, double bytes_each, int count, double start_s);
 
+/// The storage flows of every peer of a computed task: its NIC, its stream cap and its slice of the storage link.
+std::unique_ptr<PeerStorageFlows> make_peer_storage_flows(const sg::PlatformSpec& spec);
+
+/// A computed participant's gradient of `iteration` begun at `now_s` on its own CPU, traced as its Compute phase:
+/// returns when it is done.
+double compute_gradient(Context& c, int peer, int iteration, double now_s);
+
 class ComputedParticipants {
  public:
   /// `sent(peer, iteration, rank)`: the participant's objects of the round are all in storage (`rank`: its
@@ -83,9 +90,7 @@ class ComputedParticipants {
   void wait_for_average(int peer, double now_s);
   void fetch(int peer, double now_s);
   void updated(int peer, double now_s);
-  double cpu(int peer, double start_s, double reference_s, double busy_vcpus = 1) {
-    return peer_cpu_end_s(c_, peer, start_s, reference_s, busy_vcpus);
-  }
+  double cpu(int peer, double start_s, double reference_s) { return peer_cpu_end_s(c_, peer, start_s, reference_s); }
 
   Context& c_;
   const Participation& participation_;

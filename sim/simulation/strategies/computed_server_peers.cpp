@@ -33,14 +33,12 @@ ComputedServerPeers::ComputedServerPeers(Context& c, const Participation& partic
     : c_(c), participation_(participation), round_(round), pushed_(std::move(pushed)),
       task_(c, c.peers(), c.s.experiment.workload.iterations) {
   const sg::PlatformSpec& spec = c.hosts.spec;
-  std::vector<double> nic_bps;
-  for (const auto& m : spec.peers) nic_bps.push_back(m.nic_bps);
-  storage_ = std::make_unique<PeerStorageFlows>(sg::network_factors(), spec.one_way_latency_s, spec.storage_stream_bps,
-                                                sg::peer_storage_slices_bps(spec), nic_bps, sg::kPeersPerStorageSlice);
+  storage_ = make_peer_storage_flows(spec);
   // A peer's route to a server: its NIC, its flow cap (no latency of its own) and the server's NIC, half the
   // network's one-way latency each (sg/platform.cpp).
   std::vector<double> group_nic_bps(c.s.peer_groups.size(), 0);
-  for (int peer = 0; peer < c.peers(); ++peer) group_nic_bps[static_cast<size_t>(c.s.group_of(peer))] = nic_bps[static_cast<size_t>(peer)];
+  for (int peer = 0; peer < c.peers(); ++peer)
+    group_nic_bps[static_cast<size_t>(c.s.group_of(peer))] = spec.peers[static_cast<size_t>(peer)].nic_bps;
   const ServerFlows::Route route{spec.one_way_latency_s, round.servers, spec.servers.at(0).nic_bps,
                                  sg::instance_flow_cap_bps(spec)};
   servers_ = std::make_unique<ServerFlows>(sg::network_factors(), route, c.s.group_of_peer, group_nic_bps);
@@ -105,9 +103,7 @@ void ComputedServerPeers::begin_round(int peer, double now_s) {
     wait_for_parameters(peer, now_s);
     return;
   }
-  const PeerWork work = peer_gradient_work(c_, peer, p.iteration);
-  const double computed_s = cpu(peer, now_s, work.reference_s, work.busy_vcpus);
-  c_.trace_ahead(peer, p.iteration, Phase::Compute, now_s, computed_s, -1);
+  const double computed_s = compute_gradient(c_, peer, p.iteration, now_s);
   p.send_start_s = computed_s;
   const double encoded_s = cpu(peer, computed_s, c_.s.encode_s);
   p.after_transfer = Step::Pushed;

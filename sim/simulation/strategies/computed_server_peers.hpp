@@ -65,9 +65,7 @@ class ComputedServerPeers {
   void begin_round(int peer, double now_s);
   void wait_for_parameters(int peer, double now_s);
   void pull(int peer, double now_s);
-  double cpu(int peer, double start_s, double reference_s, double busy_vcpus = 1) {
-    return peer_cpu_end_s(c_, peer, start_s, reference_s, busy_vcpus);
-  }
+  double cpu(int peer, double start_s, double reference_s) { return peer_cpu_end_s(c_, peer, start_s, reference_s); }
 
   Context& c_;
   const Participation& participation_;
