@@ -1,11 +1,14 @@
-"""The stand-in steps of the validation cases timed by paired_stand_in.py are what their timing files say: each
+"""The stand-in steps of the validation cases are what their sources say. Those timed by paired_stand_in.py: each
 csv's seconds = the file's median ratio (kernel over zip) x the zip's time on the calibration CPU
-(calibration/kernels/lambda_x86_cpu_speed.txt), to the csv's four decimals. The csvs are written by hand from the
-files; this keeps the two from drifting apart when a file is measured again."""
+(calibration/kernels/lambda_x86_cpu_speed.txt), to the csv's four decimals. FaaSdom's and
+faas-parallelism-benchmark's, whose speed their own calls at 2,048 MB set: each model's seconds = its calibration
+case's measured median x the profile's Lambda x86 speed factor, to five decimals. The csvs are written by hand; this
+keeps them from drifting apart from their sources when a file is measured again or the factor moves."""
 import csv
 import os
 import re
 import unittest
+import xml.etree.ElementTree as ElementTree
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 KERNELS = os.path.join(ROOT, "calibration", "kernels")
@@ -15,6 +18,10 @@ PAIRED = {
     "classifaas_gemm.txt": ("validation/classifaas/stand_in_steps.csv", "classifaas_gemm"),
     "cebert_memory_sort.txt": ("validation/cebert/stand_in_steps.csv", "cebert_memory_sort"),
 }
+# the csv of the cases' stand-in steps, the model, and the calibration case whose calls at 2,048 MB set its speed
+SET_AT_2048MB = [("validation/faasdom/stand_in_steps.csv", f"faasdom_factors_{runtime}",
+                  f"faasdom_factors_{runtime}_2048mb.case.xml") for runtime in ("python", "node", "go", "dotnet")] + [
+    ("validation/faas_parallelism/stand_in_steps.csv", "faas_parallelism_mc_pi", "faas_parallelism_mc_pi_2048mb.case.xml")]
 
 
 def last_line(path):
@@ -41,6 +48,18 @@ class StandInSteps(unittest.TestCase):
                 self.assertAlmostEqual(float(row["seconds"]), ratio * zip_s, delta=0.00005 + 1e-12,
                                        msg=f"{steps_csv}: {row['seconds']} s against {ratio} x {zip_s} s")
 
+    def test_steps_set_by_their_own_2048mb_calls_are_those_calls_times_the_x86_factor(self):
+        profile = ElementTree.parse(os.path.join(ROOT, "platforms", "aws_us_east_1.xml"))
+        factor = float(profile.find("function_service").get("cpu_speed_factor_x86"))
+        for steps_csv, model, calibration_case in SET_AT_2048MB:
+            case = ElementTree.parse(os.path.join(ROOT, "validation", "calibration", calibration_case))
+            measured_s = float(case.find("metric").get("measured"))
+            with open(os.path.join(ROOT, steps_csv)) as f:
+                rows = [r for r in csv.DictReader(f) if r["model"] == model]
+            self.assertTrue(rows, f"{steps_csv}: no rows of {model}")
+            for row in rows:
+                self.assertAlmostEqual(float(row["seconds"]), measured_s * factor, delta=0.000005 + 1e-12,
+                                       msg=f"{steps_csv}, {model}: {row['seconds']} s against {measured_s} x {factor}")
 
 if __name__ == "__main__":
     unittest.main()
