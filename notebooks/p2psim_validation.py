@@ -1,9 +1,10 @@
 """The validation figure: p2psim's predictions against published measurements (`p2psim validate --out DIR`
 writes DIR/validation.csv; this draws DIR/validation.png and .svg). Log-log, y = x with +-10 % and +-25 % bands,
 each design in its colour and marker (p2psim_style), each prediction's p10-p90 band over its replicates as a
-vertical bar (when the table has one); cases whose data derived a constant (role calibration) are drawn hollow
-and not counted. Beside it, validation_errors.png/.svg: the validation metrics' errors, a row per design, on a linear
-scale that shows how far and which way each misses, which the log-log figure hides."""
+vertical bar (when the table has one); cases not in the summary (role calibration, whose data derived a constant,
+and role mechanism, one mechanism checked alone) are drawn hollow and not counted. Beside it,
+validation_errors.png/.svg: the validation metrics' errors, a row per design, on a linear scale that shows how far and
+which way each misses, which the log-log figure hides."""
 import csv
 import json
 import math
@@ -60,17 +61,18 @@ def coverage_text(rows):
 
 def fig_validation(df, size="screen"):
     """Predicted against measured, log-log, a panel for time (and throughput) and one for cost; each design in
-    its colour and marker (p2psim_style, as in every figure), hollow where its data derived a constant."""
+    its colour and marker (p2psim_style, as in every figure), hollow where it is not counted (a calibration case,
+    or a mechanism checked alone)."""
     styles = style.system_styles(df["design"])
     handles, names = [], []
     for d, (color, marker) in styles.items():
         handles.append(matplotlib.lines.Line2D([], [], color=color, marker=marker, markeredgecolor="black",
                                                markeredgewidth=0.4, linestyle="none"))
         names.append(d)
-    if (df["role"] == "calibration").any():
+    if (df["role"] != "validation").any():
         handles.append(matplotlib.lines.Line2D([], [], color="0.4", marker="o", markerfacecolor="none",
                                                linestyle="none"))
-        names.append("hollow: calibration (its data set a constant)")
+        names.append("hollow: not counted (calibration, or a mechanism alone)")
     handles += [matplotlib.patches.Patch(color="#bbbbbb"), matplotlib.patches.Patch(color="#dddddd")]
     names += ["\u00b110 %", "\u00b125 %"]
     with style.drawing(size):
@@ -90,8 +92,8 @@ def fig_validation(df, size="screen"):
             ax.fill_between(x, x * 0.9, x * 1.1, color="#bbbbbb")
             ax.plot(x, x, color="black", linewidth=0.8)
             for d, (color, marker) in styles.items():
-                for role, filled in (("validation", True), ("calibration", False)):
-                    pts = rows[(rows["design"] == d) & (rows["role"] == role)]
+                for filled in (True, False):  # the counted (validation) rows filled, the others hollow
+                    pts = rows[(rows["design"] == d) & ((rows["role"] == "validation") == filled)]
                     if not pts.empty and {"predicted_p10", "predicted_p90"} <= set(pts.columns):
                         banded = pts.dropna(subset=["predicted_p10", "predicted_p90"])
                         ax.vlines(banded["measured"], banded["predicted_p10"], banded["predicted_p90"], color=color,
@@ -314,7 +316,7 @@ def fig_validation_errors(df, size="screen", spread=None):
     """Each validation metric's error as a time (or a cost), a row per design (its colour and marker, as in every
     figure), its p10-p90 band as a line through it; +-10 % and +-25 % shaded; a linear scale, so that a 45 % miss
     looks like one. The scale is set by the errors: a band that reaches past them runs off the edge. Calibration
-    cases set constants and are left out, as from the summary. `spread`, (p10, p90) of every time error with each
+    and mechanism cases are left out, as from the summary. `spread`, (p10, p90) of every time error with each
     source weighing alike (load_spread()), is drawn dashed on the time panel, the scale widened to hold it:
     p2psim's record, the band `run` puts around a prediction."""
     validated = df[df["role"] == "validation"]

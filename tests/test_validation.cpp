@@ -3,7 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -15,6 +17,7 @@
 #include "util/read_text.hpp"
 
 using namespace p2psim;
+namespace fs = std::filesystem;
 namespace v = p2psim::validation;
 
 namespace {
@@ -480,6 +483,67 @@ TEST_CASE("validate: the spread of the errors weighs each source alike, and each
   // A cost of 0 too, though no time spread holds costs: the cost summary's spread would be a NaN.
   std::vector<v::Row> free{{&a, &cost, 0}, {&b, &t1, 5}, {&c, &t1, 12.5}};
   CHECK_THROWS_WITH_AS(v::band_by_other_sources(free), doctest::Contains("field 'predicted'"), InputError);
+}
+
+TEST_CASE("validate: a mechanism case is apart: not in the summary, the record or the held-out bands") {
+  // Three validation sources and a mechanism checked alone, whose 0 % (its speed set by its own source's
+  // calibration case) would otherwise narrow everybody's band and lower the median.
+  v::Case a, b, c, mechanism;
+  a.name = "a", b.name = "b", c.name = "c", mechanism.name = "m";
+  a.role = b.role = c.role = "validation", mechanism.role = "mechanism", mechanism.anchored_by = "cal";
+  a.source.group = "A", b.source.group = "B", c.source.group = "C", mechanism.source.group = "M";
+  v::Metric t;
+  t.name = "t", t.kind = "time", t.measured = 10;
+  std::vector<v::Row> without{{&a, &t, 20}, {&b, &t, 5}, {&c, &t, 12.5}};
+  std::vector<v::Row> with = without;
+  with.push_back({&mechanism, &t, 10});
+  v::band_by_other_sources(without);
+  v::band_by_other_sources(with);
+  for (size_t i = 0; i < without.size(); ++i) {  // the others' bands as if it were not there
+    REQUIRE(with[i].held_out_band_percent);
+    CHECK(with[i].held_out_band_percent->first == doctest::Approx(without[i].held_out_band_percent->first));
+    CHECK(with[i].held_out_band_percent->second == doctest::Approx(without[i].held_out_band_percent->second));
+  }
+  CHECK_FALSE(with[3].held_out_band_percent);
+  const auto summary = v::summarise(with, "time");
+  CHECK(summary.n == 3);
+  CHECK(summary.sources == 3);
+  CHECK(summary.median_abs_percent == doctest::Approx(50));  // 100, 50, 25: the mechanism's 0 is not among them
+  REQUIRE(summary.spread);
+  CHECK(summary.spread->p10_percent == doctest::Approx(v::error_spread({&without[0], &without[1], &without[2]})->p10_percent));
+  const auto alone = v::summarise(with, "time", "", "mechanism");
+  CHECK(alone.n == 1);
+  CHECK(alone.worst_abs_percent == doctest::Approx(0));
+
+  // In files: a mechanism case names its anchor, which must be a calibration case; no other role names one.
+  TempDir dir;
+  fixture::write_experiment(dir, kOnePeer);
+  const std::string metric = R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="1"/>)";
+  auto refused = [&](const std::function<void()>& load, const std::string& path) {
+    try {
+      load();
+      FAIL("accepted: " << path);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      CHECK_MESSAGE(what.find(path + ":") == 0, what);
+      CHECK_MESSAGE(what.find("case/@anchored_by") != std::string::npos, what);
+    }
+  };
+  const auto unanchored = write_case(dir, metric, "mechanism", "m1");
+  refused([&] { v::load_case(unanchored); }, unanchored);
+  const auto anchored_validation = write_case(dir, metric, "validation\" anchored_by=\"cal1", "v1");
+  refused([&] { v::load_case(anchored_validation); }, anchored_validation);
+  fs::remove(unanchored), fs::remove(anchored_validation);
+  const auto mechanism_file = write_case(dir, metric, "mechanism\" anchored_by=\"cal1", "m1");
+  refused([&] { v::load_cases(dir.path("")); }, mechanism_file);  // no case named cal1
+  const auto not_calibration = write_case(dir, metric, "validation", "cal1");
+  refused([&] { v::load_cases(dir.path("")); }, mechanism_file);  // cal1 is no calibration case
+  fs::remove(not_calibration);
+  write_case(dir, metric, "calibration", "cal1");
+  const auto cases = v::load_cases(dir.path(""));
+  REQUIRE(cases.size() == 2);
+  CHECK(cases[1].role == "mechanism");
+  CHECK(cases[1].anchored_by == "cal1");
 }
 
 TEST_CASE("validate: the spread between its points, rates as the time to move their bytes, by hand") {

@@ -93,6 +93,13 @@ std::string fmt_value(double v) { return fmt::format("{:.4g}", v); }
 
 std::string metric_label(const Row& r) { return r.m->name + " (" + r.m->unit + ")"; }
 
+// What a row that is not in the summary is, after its design.
+std::string role_label(const Case& c) {
+  if (c.role == "calibration") return " [calibration: not in the summary]";
+  if (c.role == "mechanism") return " [mechanism alone, its speed set by " + c.anchored_by + ": not in the summary]";
+  return "";
+}
+
 void print_rows(const std::vector<Row>& rows) {
   size_t case_w = 4, metric_w = 6;  // as wide as the longest name, so that the columns line up
   for (const auto& r : rows) case_w = std::max(case_w, r.c->name.size()), metric_w = std::max(metric_w, metric_label(r).size());
@@ -103,7 +110,7 @@ void print_rows(const std::vector<Row>& rows) {
                fmt_value(r.m->measured), fmt_value(r.predicted), r.error_percent(),
                r.band ? fmt::format("{}{}-{}", r.covered() ? "" : "! ", fmt_value(r.band->first), fmt_value(r.band->second))
                       : "",
-               r.c->design, r.c->role == "calibration" ? " [calibration: not in the summary]" : "");
+               r.c->design, role_label(*r.c));
 }
 
 // The floor that measurements of configurations p2psim treats as one put under its errors.
@@ -162,6 +169,11 @@ void print_summary(const std::vector<Row>& rows, std::set<std::string> groups) {
     print_alike(validation::predicted_alike(rows, group));
     print_by_design(rows, group);
   }
+  const auto m = validation::summarise(rows, "time", "", "mechanism");
+  if (m.n > 0)
+    fmt::print("mechanisms checked alone (each kernel's speed set by its own source's calibration case; not in the summary, "
+               "the record or the held-out bands): {} metrics of {} sources, median |error| {:.1f} %, worst {:.1f} % ({} {})\n",
+               m.n, m.sources, m.median_abs_percent, m.worst_abs_percent, m.worst->c->name, m.worst->m->name);
 }
 
 nlohmann::ordered_json summary_json(const validation::Summary& s) {
@@ -198,6 +210,8 @@ nlohmann::ordered_json rows_json(const std::vector<Row>& rows, const std::string
                        {"floor_abs_error_percent", g.floor_percent}});
     }
   }
+  // The mechanism cases apart: a summary of their own, never in the one above.
+  if (const auto m = validation::summarise(rows, "time", "", "mechanism"); m.n > 0) j["summary"]["mechanisms_alone"] = summary_json(m);
   for (const auto& r : rows) {
     const auto& c = *r.c;
     const auto& m = *r.m;

@@ -225,7 +225,9 @@ std::vector<Column<validation::Row>> make_validation_columns() {
   return {
       V{"case", "the validation case", [](const R& r) { return r.c->name; }},
       V{"metric", "its metric", [](const R& r) { return r.m->name; }},
-      V{"role", "validation (in the summary) or calibration (a source that set a constant: shown, not counted)",
+      V{"role", "validation (in the summary), calibration (a source that set a constant: shown, not counted) or "
+                "mechanism (one mechanism checked alone, its kernel's speed set by its own source's calibration case: "
+                "shown, not counted)",
         [](const R& r) { return r.c->role; }},
       V{"design", "the design the case measured", [](const R& r) { return r.c->design; }},
       V{"source_group", "the independent source it comes from", [](const R& r) { return r.c->source.group; }},

@@ -121,7 +121,7 @@ std::string measurement_date(const Case& c, const Metric& m) {
 Case load_case(const std::string& path) {
   XmlFile xml(path);
   auto root = xml.root("case");
-  xml.check_names(root, {"name", "role", "design"}, {"source", "experiment", "metric", "notes"});
+  xml.check_names(root, {"name", "role", "design", "anchored_by"}, {"source", "experiment", "metric", "notes"});
   Case c;
   c.file = path;
   // Names go into CSV rows and figure legends as they are.
@@ -132,7 +132,12 @@ Case load_case(const std::string& path) {
     return v;
   };
   c.name = name(root, "name");
-  c.role = xml.choice(root, "role", {"validation", "calibration"});
+  c.role = xml.choice(root, "role", {"validation", "calibration", "mechanism"});
+  c.anchored_by = xml.text_or(root, "anchored_by", "");
+  if (c.role == "mechanism" && c.anchored_by.empty())
+    throw xml.error(root, "case/@anchored_by", "required for a mechanism case: the calibration case that set its speed");
+  if (c.role != "mechanism" && !c.anchored_by.empty())
+    throw xml.error(root, "case/@anchored_by", "only a mechanism case names the calibration case that anchors it");
   c.design = name(root, "design");
   c.notes = root.child("notes").text().get();
 
@@ -222,6 +227,12 @@ std::vector<Case> load_cases(const std::string& dir) {
     if (cases[i].name == cases[i - 1].name)
       throw InputError(cases[i].file, 0, "case/@name", "a second case named " + cases[i].name + " (also in " +
                                                            cases[i - 1].file + ")");
+  for (const auto& c : cases) {
+    if (c.anchored_by.empty()) continue;
+    const auto anchor = std::find_if(cases.begin(), cases.end(), [&](const Case& a) { return a.name == c.anchored_by; });
+    if (anchor == cases.end() || anchor->role != "calibration")
+      throw InputError(c.file, 0, "case/@anchored_by", "'" + c.anchored_by + "' is no calibration case in " + dir);
+  }
   return cases;
 }
 
@@ -357,18 +368,19 @@ double predict(const Case& c, const Metric& m, const Scenario& s, const SystemRe
 }
 
 namespace {
-bool in_summary(const Row& row, const std::string& group) {
-  return row.c->role == "validation" && (row.m->kind == "cost") == (group == "cost");
+bool in_summary(const Row& row, const std::string& group, const std::string& role = "validation") {
+  return row.c->role == role && (row.m->kind == "cost") == (group == "cost");
 }
 }  // namespace
 
-Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design) {
+Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design,
+                  const std::string& role) {
   std::vector<double> errors;
   std::vector<const Row*> summarised;
   std::set<std::string> sources;
   Summary out;
   for (const auto& row : rows) {
-    if (!in_summary(row, group) || (!design.empty() && row.c->design != design)) continue;
+    if (!in_summary(row, group, role) || (!design.empty() && row.c->design != design)) continue;
     const double e = std::abs(row.error_percent());
     errors.push_back(e);
     summarised.push_back(&row);

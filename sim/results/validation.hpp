@@ -41,7 +41,11 @@ struct Metric {
 };
 
 struct Case {
-  std::string name, file, role;  // role: "validation", or "calibration" when its data derived a constant
+  // role: "validation"; "calibration" when its data derived a constant; "mechanism" when it checks one mechanism
+  // alone, its kernel's speed set by its own source's calibration case (`anchored_by`): shown and recorded, like a
+  // calibration case never in the summary, the record or the held-out bands, whose errors it would make look small.
+  std::string name, file, role;
+  std::string anchored_by;       // a mechanism case's calibration case, by name; "" for the other roles
   std::string design;            // for the figure's markers: the design measured (e.g. serverless_sharded)
   Source source;
   std::string experiment_path;
@@ -130,9 +134,10 @@ struct Summary {
   std::optional<ErrorSpread> spread = std::nullopt;
   int held_out_banded = 0, held_out_covered = 0;
 };
-/// Over the validation-role rows of one kind group ("time": time and throughput; "cost": cost), and of one
-/// case design when `design` is not empty.
-Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design = "");
+/// Over the rows of `role` (the summary's: "validation") of one kind group ("time": time and throughput; "cost":
+/// cost), and of one case design when `design` is not empty.
+Summary summarise(const std::vector<Row>& rows, const std::string& group, const std::string& design = "",
+                  const std::string& role = "validation");
 /// summarise() of each design of the validation-role rows of one kind group, designs sorted: how well p2psim
 /// predicts the design, or the mechanism, a user is deciding on; what `validate` prints under its summary and
 /// writes into validation.json.

@@ -72,7 +72,7 @@ std::unique_ptr<PeerStorageFlows> make_peer_storage_flows(const sg::PlatformSpec
                                             sg::peer_storage_slices_bps(spec), nic_bps, sg::kPeersPerStorageSlice);
 }
 
-double compute_gradient(Context& c, int peer, int iteration, double now_s) {
+double computed_gradient_end_s(Context& c, int peer, int iteration, double now_s) {
   const PeerWork work = peer_gradient_work(c, peer, iteration);
   const double computed_s = peer_cpu_end_s(c, peer, now_s, work.reference_s, work.busy_vcpus);
   c.trace_ahead(peer, iteration, Phase::Compute, now_s, computed_s, -1);
@@ -128,7 +128,7 @@ void ComputedParticipants::begin_round(int peer, double now_s) {
     wait_for_average(peer, now_s);
     return;
   }
-  const double computed_s = compute_gradient(c_, peer, p.iteration, now_s);
+  const double computed_s = computed_gradient_end_s(c_, peer, p.iteration, now_s);
   p.send_start_s = computed_s;
   const double serialized_s = cpu(peer, computed_s, c_.s.serialize_s(round_.object_bytes * round_.objects));
   c_.trace_ahead(peer, p.iteration, Phase::Serialize, computed_s, serialized_s, -1);

@@ -59,7 +59,7 @@ std::unique_ptr<PeerStorageFlows> make_peer_storage_flows(const sg::PlatformSpec
 
 /// A computed participant's gradient of `iteration` begun at `now_s` on its own CPU, traced as its Compute phase:
 /// returns when it is done.
-double compute_gradient(Context& c, int peer, int iteration, double now_s);
+double computed_gradient_end_s(Context& c, int peer, int iteration, double now_s);
 
 class ComputedParticipants {
  public:

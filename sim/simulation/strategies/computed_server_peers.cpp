@@ -103,7 +103,7 @@ void ComputedServerPeers::begin_round(int peer, double now_s) {
     wait_for_parameters(peer, now_s);
     return;
   }
-  const double computed_s = compute_gradient(c_, peer, p.iteration, now_s);
+  const double computed_s = computed_gradient_end_s(c_, peer, p.iteration, now_s);
   p.send_start_s = computed_s;
   const double encoded_s = cpu(peer, computed_s, c_.s.encode_s);
   p.after_transfer = Step::Pushed;
