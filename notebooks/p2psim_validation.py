@@ -108,8 +108,10 @@ def fig_validation(df, size="screen"):
             style.scale_axis(ax, "y", [lo, hi], log=True)
             ax.set_xlabel(f"measured ({unit})")
             ax.set_ylabel(f"predicted ({unit})")
+            # Two lines: side by side at a column's width, one line each ran into the other.
+            coverage = coverage_text(rows).removeprefix(", ")
             ax.set_title(f"{title}: {len(rows[rows['role'] == 'validation'])} validation metrics"
-                         f"{coverage_text(rows)}")
+                         + (f"\n{coverage}" if coverage else ""))
         style.put_legend(legend_ax, handles, names)
         style.thin_tick_labels(fig)
         return fig
