@@ -514,6 +514,23 @@ TEST_CASE("validate: a mechanism case is apart: not in the summary, the record o
   const auto alone = v::summarise(with, "time", "", "mechanism");
   CHECK(alone.n == 1);
   CHECK(alone.worst_abs_percent == doctest::Approx(0));
+  // Yet recorded and guarded as every case is: its error kept by --record, and flagged when it grows or is missing.
+  CHECK(v::recorded_csv(with).find("\nm,t,0.0\n") != std::string::npos);
+  const std::map<std::pair<std::string, std::string>, double> recorded{
+      {{"a", "t"}, 100}, {{"b", "t"}, 50}, {{"c", "t"}, 25}};
+  const auto unguarded = v::regressions(with, recorded, 5);
+  REQUIRE(unguarded.size() == 1);
+  CHECK(unguarded[0].find("m t: no recorded error") == 0);
+  std::vector<v::Row> grown = with;
+  grown[3].predicted = 12;  // +20 %, recorded at 0
+  const auto flagged = v::regressions(grown, {{{"a", "t"}, 100}, {{"b", "t"}, 50}, {{"c", "t"}, 25}, {{"m", "t"}, 0}}, 5);
+  REQUIRE(flagged.size() == 1);
+  CHECK(flagged[0].find("m t: error 20.0 % grew past the recorded 0.0 %") == 0);
+  // Nor is it grouped with validation metrics predicted alike (a floor under the summary's worst error).
+  std::vector<v::Row> alike = with;
+  alike[3].predicted = 20;  // as a's
+  for (const auto& group : v::predicted_alike(alike, "time"))
+    for (const v::Row* row : group.rows) CHECK(row->c->role == "validation");
 
   // In files: a mechanism case names its anchor, which must be a calibration case; no other role names one.
   TempDir dir;
@@ -539,6 +556,14 @@ TEST_CASE("validate: a mechanism case is apart: not in the summary, the record o
   const auto not_calibration = write_case(dir, metric, "validation", "cal1");
   refused([&] { v::load_cases(dir.path("")); }, mechanism_file);  // cal1 is no calibration case
   fs::remove(not_calibration);
+  const auto other_source = dir.path("cal1.case.xml");  // a calibration case of another source
+  {
+    write_case(dir, metric, "calibration", "cal1");
+    std::string text = p2psim::read_text(other_source);
+    text.replace(text.find("group=\"G\""), 9, "group=\"H\"");
+    std::ofstream(other_source) << text;
+  }
+  refused([&] { v::load_cases(dir.path("")); }, mechanism_file);
   write_case(dir, metric, "calibration", "cal1");
   const auto cases = v::load_cases(dir.path(""));
   REQUIRE(cases.size() == 2);

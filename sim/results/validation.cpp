@@ -232,6 +232,9 @@ std::vector<Case> load_cases(const std::string& dir) {
     const auto anchor = std::find_if(cases.begin(), cases.end(), [&](const Case& a) { return a.name == c.anchored_by; });
     if (anchor == cases.end() || anchor->role != "calibration")
       throw InputError(c.file, 0, "case/@anchored_by", "'" + c.anchored_by + "' is no calibration case in " + dir);
+    if (anchor->source.group != c.source.group)
+      throw InputError(c.file, 0, "case/@anchored_by", "'" + c.anchored_by + "' is of source " + anchor->source.group +
+                                                           ", not this case's own, " + c.source.group);
   }
   return cases;
 }
