@@ -61,5 +61,6 @@ class StandInSteps(unittest.TestCase):
                 self.assertAlmostEqual(float(row["seconds"]), measured_s * factor, delta=0.000005 + 1e-12,
                                        msg=f"{steps_csv}, {model}: {row['seconds']} s against {measured_s} x {factor}")
 
+
 if __name__ == "__main__":
     unittest.main()
