@@ -124,6 +124,7 @@ Case load_case(const std::string& path) {
   xml.check_names(root, {"name", "role", "design", "anchored_by"}, {"source", "experiment", "metric", "notes"});
   Case c;
   c.file = path;
+  c.line = xml.line_of(root);
   // Names go into CSV rows and figure legends as they are.
   auto name = [&](const pugi::xml_node& n, const char* attr) {
     std::string v = xml.text(n, attr);
@@ -231,9 +232,9 @@ std::vector<Case> load_cases(const std::string& dir) {
     if (c.anchored_by.empty()) continue;
     const auto anchor = std::find_if(cases.begin(), cases.end(), [&](const Case& a) { return a.name == c.anchored_by; });
     if (anchor == cases.end() || anchor->role != "calibration")
-      throw InputError(c.file, 0, "case/@anchored_by", "'" + c.anchored_by + "' is no calibration case in " + dir);
+      throw InputError(c.file, c.line, "case/@anchored_by", "'" + c.anchored_by + "' is no calibration case in " + dir);
     if (anchor->source.group != c.source.group)
-      throw InputError(c.file, 0, "case/@anchored_by", "'" + c.anchored_by + "' is of source " + anchor->source.group +
+      throw InputError(c.file, c.line, "case/@anchored_by", "'" + c.anchored_by + "' is of source " + anchor->source.group +
                                                            ", not this case's own, " + c.source.group);
   }
   return cases;

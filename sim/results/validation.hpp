@@ -46,6 +46,7 @@ struct Case {
   // calibration case never in the summary, the record or the held-out bands, whose errors it would make look small.
   std::string name, file, role;
   std::string anchored_by;       // a mechanism case's calibration case, by name; "" for the other roles
+  long line = 0;                 // the <case> element's, for errors found across cases
   std::string design;            // for the figure's markers: the design measured (e.g. serverless_sharded)
   Source source;
   std::string experiment_path;
