@@ -41,9 +41,8 @@ def write_pairs_file(path, mib, pairs, retried):
     """paired_stand_in.write_pairs_file with this kernel's title. Returns its last line."""
     return paired_stand_in.write_pairs_file(
         path, "sort",
-        f"C. Ebert's memory-intensive workload ({mib} MiB of random integers into an array, sorted), each sample paired "
-        "with one of SeBS 311.compression's zip kernel, on one core of this host (cpu_identity below): "
-        "calibration/python/cebert_memory_sort.py",
+        f"C. Ebert's memory-intensive workload ({mib} MiB of random integers into an array, sorted)",
+        "cebert_memory_sort.py",
         f"Python {platform.python_version()} (the benchmark's: Lambda's python3.11 of 2025-11)", pairs, retried)
 
 

@@ -68,9 +68,7 @@ def write_pairs_file(path, size, version, pairs, retried):
     """paired_stand_in.write_pairs_file with this kernel's title. Returns its last line."""
     return paired_stand_in.write_pairs_file(
         path, "gemm",
-        f"ClassiFaaS's gemm (Node.js, {size} x {size}, the naive i-j-k loop over arrays of arrays), each sample paired "
-        "with one of SeBS 311.compression's zip kernel, on one core of this host (cpu_identity below): "
-        "calibration/python/classifaas_gemm.py",
+        f"ClassiFaaS's gemm (Node.js, {size} x {size}, the naive i-j-k loop over arrays of arrays)", "classifaas_gemm.py",
         f"Node.js {version} (ClassiFaaS's: Lambda's nodejs20.x of 2025-11)", pairs, retried)
 
 

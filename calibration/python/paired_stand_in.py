@@ -102,9 +102,12 @@ def median_ratio(pairs):
     return statistics.median(pair[0] / pair[1] for pair in pairs)
 
 
-def write_pairs_file(path, label, title, details, pairs, retried):
-    """The header (pinned_sample.timing_file_header), `<label>_seconds zip_seconds <label>_foreign_cpu_share
-    zip_foreign_cpu_share` a pair, then the medians and the median of the pairs' ratios. Returns that line."""
+def write_pairs_file(path, label, kernel, tool, details, pairs, retried):
+    """The header (pinned_sample.timing_file_header, titled with `kernel`, what was timed, and `tool`, the script's
+    name in calibration/python), `<label>_seconds zip_seconds <label>_foreign_cpu_share zip_foreign_cpu_share` a pair,
+    then the medians and the median of the pairs' ratios. Returns that line."""
+    title = (f"{kernel}, each sample paired with one of SeBS 311.compression's zip kernel, on one core of this host "
+             f"(cpu_identity below): calibration/python/{tool}")
     summary = (f"{label} median {statistics.median(p[0] for p in pairs):.4f} s, zip median "
                f"{statistics.median(p[1] for p in pairs):.4f} s, {label} over zip (median of {len(pairs)} pairs) "
                f"{median_ratio(pairs):.4f}")

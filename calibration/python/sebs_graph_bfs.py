@@ -41,8 +41,7 @@ def write_pairs_file(path, size, igraph_version, pairs, retried):
     """paired_stand_in.write_pairs_file with this kernel's title. Returns its last line."""
     return paired_stand_in.write_pairs_file(
         path, "bfs",
-        f"SeBS 503.graph-bfs's handler (Graph.Barabasi({size}, 10) and bfs(0)), each sample paired with one of SeBS "
-        "311.compression's zip kernel, on one core of this host (cpu_identity below): calibration/python/sebs_graph_bfs.py",
+        f"SeBS 503.graph-bfs's handler (Graph.Barabasi({size}, 10) and bfs(0))", "sebs_graph_bfs.py",
         f"Python {sys.version.split()[0]}, python-igraph {igraph_version} (SeBS's: 0.7.1.post6, Python 3.6)", pairs, retried)
 
 
