@@ -116,9 +116,9 @@ class AccuracyTablesTest(unittest.TestCase):
     def setUp(self):
         self.recorded = recorded_rows()
         self.readme = section(read(os.path.join(ROOT, "README.md")), "## How accurate is it?")
-        accuracy = read(os.path.join(ROOT, "docs", "accuracy.md"))
-        self.accuracy_summary = section(accuracy, "# How accurate is it?")
-        self.accuracy_by_design = section(accuracy, "## By design")
+        self.accuracy = read(os.path.join(ROOT, "docs", "accuracy.md"))
+        self.accuracy_summary = section(self.accuracy, "# How accurate is it?")
+        self.accuracy_by_design = section(self.accuracy, "## By design")
 
     def check_summary(self, text, where):
         rows = table_rows(text, summary_key)
@@ -148,32 +148,60 @@ class AccuracyTablesTest(unittest.TestCase):
                  (int(rec["held_out_inside_band"]), int(rec["held_out_with_band"]))),
                 f"{where}: the row of {key} against {RECORD}")
 
-    def check_record_and_band(self, text, where):
-        rec = self.recorded[("every_design", "time")]
-        p10, p90 = float(rec["error_p10_percent"]), float(rec["error_p90_percent"])
-        record = re.search(phrase("over the") + r"\s+(\d+)\s+" +
-                           phrase("time metrics, each source weighing alike, its errors run from") +
-                           rf"\s+({SIGNED})\s*%\s+\(p10\)\s+to\s+({SIGNED})\s*%\s+\(p90\)", text)
-        self.assertIsNotNone(record, f"{where} states p2psim's record")
-        self.assertEqual((int(record.group(1)), number(record.group(2)), number(record.group(3))),
-                         (int(rec["metrics"]), p10, p90), f"{where}: the record")
-        held_out = re.search(r"(\d+)\s+times\s+of\s+(\d+)\s+\((\d+)\s*%\)", text)
-        self.assertIsNotNone(held_out, f"{where} states the record's held-out coverage")
-        inside, total = int(rec["held_out_inside_band"]), int(rec["held_out_with_band"])
-        self.assertEqual(tuple(int(g) for g in held_out.groups()), (inside, total, round(100 * inside / total)),
-                         f"{where}: the record's held-out coverage")
-        self.assertRegex(text, phrase(f"from {rec['sources']} public sources"))
+    def assert_every(self, pattern, text, expected, where, what):
+        """Every statement the pattern finds says the expected values, and there is at least one."""
+        found = [tuple(number(g) for g in m.groups()) for m in re.finditer(pattern, text)]
+        self.assertTrue(found, f"{where} states {what}")
+        for values in found:
+            self.assertEqual(values, tuple(float(e) for e in expected), f"{where}: {what}")
 
-        # What `run` prints for the main job: its prediction over one plus each end of the record.
+    def expected(self):
+        """The record and the main job's band as run prints them: its prediction over one plus each end."""
+        rec = self.recorded[("every_design", "time")]
+        cost = self.recorded[("every_design", "cost")]
+        p10, p90 = float(rec["error_p10_percent"]), float(rec["error_p90_percent"])
         systems = json.loads(read(MAIN_JOB_GOLDEN))["systems"]
+        band = {name: (round(systems[name]["total_s"] / (1 + p90 / 100)),
+                       round(systems[name]["total_s"] / (1 + p10 / 100)), round(systems[name]["total_s"]))
+                for name in ("instance", "serverless")}
+        inside, total = int(rec["held_out_inside_band"]), int(rec["held_out_with_band"])
+        cost_inside, cost_total = int(cost["held_out_inside_band"]), int(cost["held_out_with_band"])
+        return dict(metrics=int(rec["metrics"]), sources=int(rec["sources"]), p10=p10, p90=p90, band=band,
+                    held_out=(inside, total, round(100 * inside / total)),
+                    cost_held_out=(cost_inside, cost_total, round(100 * cost_inside / cost_total)))
+
+    def check_record_and_band(self, text, where):
+        """README.md's sentences of the record and the main job's band."""
+        e = self.expected()
+        self.assert_every(phrase("over the") + r"\s+(\d+)\s+" +
+                          phrase("time metrics, each source weighing alike, its errors run from") +
+                          rf"\s+({SIGNED})\s*%\s+\(p10\)\s+to\s+({SIGNED})\s*%\s+\(p90\)",
+                          text, (e["metrics"], e["p10"], e["p90"]), where, "the record")
+        self.assert_every(r"(\d+)\s+times\s+of\s+(\d+)\s+\((\d+)\s*%\)", text, e["held_out"], where,
+                          "the record's held-out coverage")
+        self.assert_every(r"from\s+(\d+)\s+public\s+sources", text, (e["sources"],), where, "the sources")
         for name, words in (("instance", "the instance baseline"), ("serverless", "the serverless peers")):
-            predicted = systems[name]["total_s"]
-            stated = re.search(phrase(words) + r"\s+\*\*([\d,]+)\u2013([\d,]+)\s+s\*\*\s+\(predicted\s+([\d,]+)\s+s\)",
-                               text)
-            self.assertIsNotNone(stated, f"{where} states the main job's {name} band")
-            self.assertEqual(tuple(count(g) for g in stated.groups()),
-                             (round(predicted / (1 + p90 / 100)), round(predicted / (1 + p10 / 100)),
-                              round(predicted)), f"{where}: the main job's {name} band")
+            self.assert_every(phrase(words) + r"\s+\*\*([\d,]+)\u2013([\d,]+)\s+s\*\*\s+\(predicted\s+([\d,]+)\s+s\)",
+                              text, e["band"][name], where, f"the main job's {name} band")
+
+    def check_accuracy_doc_record(self, text, where):
+        """docs/accuracy.md's sentences of the same: its summary's and "The record's band"."""
+        e = self.expected()
+        self.assert_every(phrase("errors' p10 is") + rf"\s+({SIGNED})\s*%\s+" + phrase("and their p90") +
+                          rf"\s+({SIGNED})\s*%", text, (e["p10"], e["p90"]), where, "the record in the summary")
+        self.assert_every(phrase("other sources' errors: time") + r"\s+(\d+)\s*%,\s+cost\s+(\d+)\s*%", text,
+                          (e["held_out"][2], e["cost_held_out"][2]), where, "the held-out shares in the summary")
+        self.assert_every(phrase("Over the") + r"\s+(\d+)\s+" + phrase("time metrics of") + r"\s+(\d+)\s+" +
+                          rf"sources:\s+\*\*p10\s+({SIGNED})\s*%,\s+p90\s+({SIGNED})\s*%\*\*", text,
+                          (e["metrics"], e["sources"], e["p10"], e["p90"]), where, "the record in its section")
+        self.assert_every(r"\*\*(\d+)\s+of\s+(\d+)\s+time\s+metrics\s+\((\d+)\s*%\)\*\*", text, e["held_out"], where,
+                          "the held-out coverage in its section")
+        self.assert_every(r"Cost:\s+\*\*(\d+)\s+of\s+(\d+)\s+\((\d+)\s*%\)\*\*", text, e["cost_held_out"], where,
+                          "the cost's held-out coverage in its section")
+        band = e["band"]
+        self.assert_every(r"\*\*instance\s+([\d,]+)\u2013([\d,]+)\s+s\s+\(predicted\s+([\d,]+)\s+s\),\s+"
+                          r"serverless\s+([\d,]+)\u2013([\d,]+)\s+s\s+\(([\d,]+)\s+s\)\*\*", text,
+                          band["instance"] + band["serverless"], where, "the main job's band")
 
     def test_summary_tables_are_the_recorded_summary(self):
         self.check_summary(self.readme, "README.md")
@@ -185,9 +213,27 @@ class AccuracyTablesTest(unittest.TestCase):
 
     def test_the_record_and_the_main_jobs_band(self):
         self.check_record_and_band(self.readme, "README.md")
+        self.check_accuracy_doc_record(self.accuracy, "docs/accuracy.md")
 
     def test_a_reflowed_paragraph_still_passes(self):
         self.check_record_and_band(re.sub(r"(?<=\S) (?=\S)", "\n", self.readme), "README.md, one word a line")
+        self.check_accuracy_doc_record(re.sub(r"(?<=\S) (?=\S)", "\n", self.accuracy),
+                                       "docs/accuracy.md, one word a line")
+
+    def test_a_changed_record_in_docs_accuracy_fails(self):
+        e = self.expected()
+        band = e["band"]["serverless"]
+
+        def signed(value):
+            return f"{value:+.1f}".replace("-", "\u2212")
+
+        stated_band = f"{band[0]}\u2013{band[1]:,} s ({band[2]} s)**"
+        for old, new in ((stated_band, stated_band.replace(f"{band[1]:,} s", f"{band[1] + 1:,} s")),
+                         (f"**p10 {signed(e['p10'])} %, p90", f"**p10 {signed(e['p10'] + 1)} %, p90")):
+            with self.subTest(old=old):
+                self.assertIn(old, self.accuracy)
+                with self.assertRaises(AssertionError):
+                    self.check_accuracy_doc_record(self.accuracy.replace(old, new, 1), "a changed docs/accuracy.md")
 
     def test_a_changed_number_fails(self):
         """Each check can fail: one number changed in a copy of the README, or a row written twice, is caught."""
@@ -200,6 +246,10 @@ class AccuracyTablesTest(unittest.TestCase):
             (self.check_design_rows, workflow_row, workflow_row + "\n" + workflow_row),
             (self.check_record_and_band, "(predicted ", "(predicted 1"),
             (self.check_record_and_band, f"{rec['held_out_inside_band']} times of", "1 times of"),
+            # a second, stale statement of the record after the right one
+            (self.check_record_and_band, "## How accurate is it?",
+             "## How accurate is it?\nover the 105 time metrics, each source weighing alike, its errors run from "
+             "\u221222.4 % (p10) to +93.4 % (p90)"),
         ]
         for check, old, new in mutations:
             self.assertIn(old, self.readme)
