@@ -48,7 +48,8 @@ void print_help(std::ostream& out) {
          "p2psim predicts the time and cost of peer-to-peer ML training whose peers offload gradient\n"
          "computation to serverless functions.\n\ncommands:\n";
   for (const auto& c : commands()) out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary << '\n';
-  out << "\nexit codes: 0 success, 1 internal error, 2 bad input\n";
+  out << "\nexit codes: 0 success; 1 internal error, or a sweep with a failed scenario; 2 bad input;\n"
+         "3 a check that did not pass (run --check, recommend without an answer, validate --check-recorded)\n";
 }
 
 int exec_torch_binary(char** argv) {
