@@ -126,35 +126,27 @@ class FitTest(unittest.TestCase):
 
 
 class CommandLineTest(unittest.TestCase):
-    def run_on(self, folder):
-        return subprocess.run([sys.executable, os.path.join(HERE, "p2psim_record.py"), folder],
-                              capture_output=True, text=True)
+    def run_on(self, summary=None):
+        """The script on a folder of two validation rows and this validation.json summary (no files: None)."""
+        with tempfile.TemporaryDirectory() as folder:
+            if summary is not None:
+                table([("A", "d", "time", 1, 1.0), ("B", "d", "time", 1, 1.1)]).to_csv(
+                    os.path.join(folder, "validation.csv"), index=False)
+                with open(os.path.join(folder, "validation.json"), "w") as f:
+                    json.dump({"summary": summary}, f)
+            done = subprocess.run([sys.executable, os.path.join(HERE, "p2psim_record.py"), folder],
+                                  capture_output=True, text=True)
+        self.assertEqual((done.returncode, done.stderr.count("\n")), (2, 1), done.stderr)
+        return done.stderr
 
     def test_a_folder_without_validation_files_is_exit_2(self):
-        with tempfile.TemporaryDirectory() as empty:
-            done = self.run_on(empty)
-        self.assertEqual((done.returncode, done.stderr.count("\n")), (2, 1))
-        self.assertIn("validation.csv", done.stderr)
+        self.assertIn("validation.csv", self.run_on())
 
     def test_a_summary_without_its_groups_is_exit_2(self):
-        with tempfile.TemporaryDirectory() as folder:
-            table([("A", "d", "time", 1, 1.0), ("B", "d", "time", 1, 1.1)]).to_csv(
-                os.path.join(folder, "validation.csv"), index=False)
-            with open(os.path.join(folder, "validation.json"), "w") as f:
-                json.dump({"summary": {"time": {}}}, f)
-            done = self.run_on(folder)
-        self.assertEqual((done.returncode, done.stderr.count("\n")), (2, 1))
-        self.assertIn("predicted_alike", done.stderr)
+        self.assertIn("predicted_alike", self.run_on({"time": {}}))
 
     def test_a_group_naming_no_row_is_exit_2(self):
-        with tempfile.TemporaryDirectory() as folder:
-            table([("A", "d", "time", 1, 1.0), ("B", "d", "time", 1, 1.1)]).to_csv(
-                os.path.join(folder, "validation.csv"), index=False)
-            with open(os.path.join(folder, "validation.json"), "w") as f:
-                json.dump({"summary": {"time": {"predicted_alike": [{"metrics": ["case0 m", "gone m"]}]}}}, f)
-            done = self.run_on(folder)
-        self.assertEqual((done.returncode, done.stderr.count("\n")), (2, 1))
-        self.assertIn("'gone m'", done.stderr)
+        self.assertIn("'gone m'", self.run_on({"time": {"predicted_alike": [{"metrics": ["case0 m", "gone m"]}]}}))
 
 
 if __name__ == "__main__":
