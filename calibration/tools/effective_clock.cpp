@@ -1,7 +1,8 @@
 // Effective clock of one core: a chain of dependent integer adds retires one add per cycle on every x86 core
 // since the P6, so adds per second = cycles per second, whatever the CPU reports as its frequency (a VM's
-// /proc/cpuinfo shows a nominal or a hypervisor's value). The calibration CPU's Geekbench score is inferred from
-// this clock (platforms/aws_us_east_1.xml, <cpu_reference>; docs/research/cpu_speed_factors.md).
+// /proc/cpuinfo shows a nominal or a hypervisor's value). The calibration CPU's Geekbench score, measured on an AWS
+// part of the same core, is scaled by this clock (platforms/aws_us_east_1.xml, <cpu_reference>;
+// docs/research/cpu_speed_factors.md, section 7).
 //
 // Usage: effective_clock [runs=15]. Prints each run's GHz and their median. x86-64 only.
 #if !defined(__x86_64__)
