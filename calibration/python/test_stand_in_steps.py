@@ -3,7 +3,9 @@ csv's seconds = the file's median ratio (kernel over zip) x the zip's time on th
 (calibration/kernels/lambda_x86_cpu_speed.txt), to the csv's four decimals. FaaSdom's and
 faas-parallelism-benchmark's, whose speed their own calls at 2,048 MB set: each model's seconds = its calibration
 case's measured median x the profile's Lambda x86 speed factor, to five decimals. The csvs are written by hand; this
-keeps them from drifting apart from their sources when a file is measured again or the factor moves."""
+keeps them from drifting apart from their sources when a file is measured again or the factor moves. SeBS's
+ResNet-50 stand-in, timed unpaired on another host: its LibTorch forward pass carried to the calibration CPU by the zip
+and by LibTorch's own steps' correction to the zip (libtorch_step_carry.txt), its image work by the zip alone."""
 import csv
 import os
 import re
@@ -35,7 +37,29 @@ def zip_on_calibration_cpu_s():
     return float(re.search(r"= ([0-9.]+) s$", line.strip()).group(1))
 
 
+def median_s(path, prefix="median"):
+    """The seconds of a timing file's `median S s ...` line, or of its `<prefix> median S s ...` line."""
+    with open(path) as f:
+        line = next(l for l in f if l.startswith(prefix + " "))
+    return float(re.match(re.escape(prefix) + r" (?:median )?([0-9.]+) s", line).group(1))
+
+
 class StandInSteps(unittest.TestCase):
+    def test_resnet50_stand_in_is_its_parts_carried_each_by_its_own_kind(self):
+        zip_ratio = zip_on_calibration_cpu_s() / median_s(
+            os.path.join(KERNELS, "sebs_zip_compression_resnet50_host.txt"))
+        libtorch_correction = float(re.search(r"median ([0-9.]+) ", last_line(
+            os.path.join(KERNELS, "libtorch_step_carry.txt"))).group(1))
+        image_s = median_s(os.path.join(KERNELS, "sebs_image_preprocess.txt"))
+        with open(os.path.join(ROOT, "validation/sebs/resnet50_inference_stand_in_steps.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual({r["threads"] for r in rows}, {"1", "2"})
+        for row in rows:
+            forward_s = median_s(os.path.join(KERNELS, "sebs_resnet50_inference.txt"), f"threads {row['threads']}")
+            expected = (forward_s * libtorch_correction + image_s) * zip_ratio
+            self.assertAlmostEqual(float(row["seconds"]), expected, delta=0.00005 + 1e-12,
+                                   msg=f"threads {row['threads']}: {row['seconds']} s against {expected:.5f}")
+
     def test_each_csv_is_its_files_ratio_times_the_zip(self):
         zip_s = zip_on_calibration_cpu_s()
         for timing_file, (steps_csv, model) in PAIRED.items():

@@ -1,0 +1,62 @@
+"""libtorch_step_carry.py: a configuration's line compares the shipped step (the median of its one-thread samples at
+that batch) with the zip's carry of it, computed by hand here; the summary is the median over configurations with
+inclusive deciles; bad options get exit 2 naming the option before anything is timed; and every configuration names a
+step the shipped files hold."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "libtorch_step_carry.py")
+sys.path.insert(0, HERE)
+
+import libtorch_step_carry  # noqa: E402  (after the path: the script's folder is not a package)
+
+
+class Lines(unittest.TestCase):
+    def test_a_configuration_against_the_shipped_step(self):
+        # train_steps_paper.csv's five one-thread vgg11_cifar samples at batch 64: 0.3203, 0.3152, 0.3229, 0.3248 and
+        # 0.3243 s; their median is 0.322885 s. A ratio of 2 over a 0.1779 s zip carries it to 0.3558 s.
+        correction, line = libtorch_step_carry.carry_line(
+            ("vgg11_cifar", "3x32x32", 64, "train_steps_paper.csv"), 2.0, 0.1779)
+        self.assertAlmostEqual(correction, 0.32288531 / 0.3558, places=6)
+        self.assertIn("carried 0.3558 s, calibration CPU 0.3229 s", line)
+        self.assertIn("measured over carried 0.9075", line)
+
+    def test_a_step_the_files_do_not_hold_is_an_error(self):
+        with self.assertRaisesRegex(ValueError, "no one-thread step of vgg11_cifar@3x32x32 at batch 3"):
+            libtorch_step_carry.carry_line(("vgg11_cifar", "3x32x32", 3, "train_steps_paper.csv"), 2.0, 0.1779)
+
+    def test_every_configuration_is_in_the_shipped_files(self):
+        for model, shape, batch, timing_file in libtorch_step_carry.CONFIGURATIONS:
+            self.assertGreater(libtorch_step_carry.shipped_step_s(timing_file, model, shape, batch), 0)
+
+    def test_summary_is_the_median_with_inclusive_deciles(self):
+        # 1..9 sorted: median 5; inclusive deciles at 1 + 0.8 = 1.8 and 9 - 0.8 = 8.2
+        line = libtorch_step_carry.summary_line([9, 1, 8, 2, 7, 3, 6, 4, 5])
+        self.assertEqual(line, "LibTorch steps, measured over the zip's carry: median 5.0000 (p10 1.8000, "
+                               "p90 8.2000, 9 configurations)")
+
+
+class Options(unittest.TestCase):
+    def bad_option(self, *options):
+        with tempfile.TemporaryDirectory() as out:
+            result = subprocess.run([sys.executable, SCRIPT, "--out", os.path.join(out, "t.txt"), *options],
+                                    capture_output=True, text=True, timeout=60)
+            self.assertFalse(os.path.exists(os.path.join(out, "t.txt")))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        return result.stderr
+
+    def test_missing_zip_data(self):
+        self.assertIn("--zip-data /nonexistent: not SeBS's 10,063,841-byte",
+                      self.bad_option("--zip-data", "/nonexistent"))
+
+    def test_no_p2psim(self):
+        self.assertIn("--p2psim /nonexistent/p2psim: not an executable",
+                      self.bad_option("--zip-data", "/nonexistent", "--p2psim", "/nonexistent/p2psim"))
+
+
+if __name__ == "__main__":
+    unittest.main()
