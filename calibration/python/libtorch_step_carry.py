@@ -14,6 +14,7 @@ import argparse
 import csv
 import os
 import statistics
+import subprocess
 import sys
 
 import paired_stand_in
@@ -41,9 +42,11 @@ CHILD = """
 import csv, os, statistics, subprocess, tempfile
 with tempfile.TemporaryDirectory() as directory:
     out = os.path.join(directory, "steps.csv")
-    subprocess.run([{p2psim!r}, "calibrate", "-m", "{model}@{shape}", "--batch-sizes", "{batch}", "--threads", "1",
-                    "--repeats", "5", "--min-repeats", "5", "--budget-s", "1", "--no-tensor-ops", "-o", out],
-                   check=True, capture_output=True)
+    run = subprocess.run([{p2psim!r}, "calibrate", "-m", "{model}@{shape}", "--batch-sizes", "{batch}", "--threads",
+                          "1", "--repeats", "5", "--min-repeats", "5", "--budget-s", "1", "--no-tensor-ops", "-o", out],
+                         capture_output=True, text=True)
+    if run.returncode != 0 or not os.path.exists(out):
+        raise SystemExit(f"{p2psim} calibrate exited {{run.returncode}}: {{run.stderr.strip()[-300:]}}")
     with open(out) as f:
         print(statistics.median(float(r["seconds"]) for r in csv.DictReader(f) if r["kernel"] == "train_step"))
 """
@@ -62,9 +65,24 @@ def shipped_step_s(timing_file, model, shape, batch):
 
 def zip_on_calibration_cpu_s():
     """The zip's time on the calibration CPU, as calibration/kernels/lambda_x86_cpu_speed.txt gives it."""
-    with open(os.path.join(KERNELS, "lambda_x86_cpu_speed.txt")) as f:
-        line = next(l for l in f if l.startswith("calibration CPU:"))
+    path = os.path.join(KERNELS, "lambda_x86_cpu_speed.txt")
+    with open(path) as f:
+        line = next((l for l in f if l.startswith("calibration CPU:")), None)
+    if line is None:
+        raise ValueError(f"{path}: no 'calibration CPU: ... = S s' line")
     return float(line.split("=")[-1].split()[0])
+
+
+def input_error(configurations):
+    """The message for a shipped file the comparison needs and cannot read (the zip's time on the calibration CPU, a
+    configuration's step), or None: checked before minutes of timing."""
+    try:
+        zip_on_calibration_cpu_s()
+        for model, shape, batch, timing_file in configurations:
+            shipped_step_s(timing_file, model, shape, batch)
+    except (OSError, ValueError) as e:
+        return str(e)
+    return None
 
 
 def carry_line(configuration, ratio, zip_calibration_s):
@@ -72,8 +90,8 @@ def carry_line(configuration, ratio, zip_calibration_s):
     model, shape, batch, timing_file = configuration
     carried_s = ratio * zip_calibration_s
     measured_s = shipped_step_s(timing_file, model, shape, batch)
-    return measured_s / carried_s, (f"{model}@{shape} batch {batch}: step over zip {ratio:.4f}, carried "
-                                    f"{carried_s:.4f} s, calibration CPU {measured_s:.4f} s ({timing_file}), "
+    return measured_s / carried_s, (f"{model}@{shape} batch {batch}: step over zip {ratio:.6f}, carried "
+                                    f"{carried_s:.6f} s, calibration CPU {measured_s:.6f} s ({timing_file}), "
                                     f"measured over carried {measured_s / carried_s:.4f}")
 
 
@@ -94,16 +112,24 @@ def main():
     if error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    os.environ.update(ALLOCATOR)
+    error = input_error(CONFIGURATIONS)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     zip_calibration_s = zip_on_calibration_cpu_s()
+    os.environ.update(ALLOCATOR)
     lines, corrections, all_pairs, retried = [], [], [], 0
     for configuration in CONFIGURATIONS:
         model, shape, batch, _ = configuration
         code = CHILD.format(p2psim=os.path.abspath(args.p2psim), model=model, shape=shape, batch=batch)
-        pairs, again = paired_stand_in.time_pairs(code, args.zip_data, args.samples)
+        try:
+            pairs, again = paired_stand_in.time_pairs(code, args.zip_data, args.samples)
+        except subprocess.CalledProcessError as e:  # the child's own message: calibrate's exit and its stderr
+            print(f"error: {model}@{shape} batch {batch}: {e.stderr.strip().splitlines()[-1]}", file=sys.stderr)
+            return 2
         correction, line = carry_line(configuration, paired_stand_in.median_ratio(pairs), zip_calibration_s)
         corrections.append(correction)
-        lines.append(f"# {model}@{shape} batch {batch}: " + " ".join(f"{s:.4f}/{z:.4f}" for s, z, _, _ in pairs))
+        lines.append(f"# {model}@{shape} batch {batch}: " + " ".join(f"{s:.6f}/{z:.6f}" for s, z, _, _ in pairs))
         lines.append(line)
         all_pairs += pairs
         retried += again
