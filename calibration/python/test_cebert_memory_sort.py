@@ -10,17 +10,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "cebert_memory_sort.py")
 sys.path.insert(0, HERE)
 
+from bad_option_case import BadOptionCase  # noqa: E402
+
 import cebert_memory_sort  # noqa: E402  (after the path: the script's folder is not a package)
 
 
-class Options(unittest.TestCase):
-    def bad_option(self, *options):
-        with tempfile.TemporaryDirectory() as out:
-            result = subprocess.run([sys.executable, SCRIPT, "--out", os.path.join(out, "t.txt"), *options],
-                                    capture_output=True, text=True, timeout=60)
-            self.assertFalse(os.path.exists(os.path.join(out, "t.txt")))
-        self.assertEqual(result.returncode, 2, result.stderr)
-        return result.stderr
+class Options(BadOptionCase, unittest.TestCase):
+    SCRIPT = SCRIPT
 
     def test_an_empty_array(self):
         with tempfile.TemporaryDirectory() as data:

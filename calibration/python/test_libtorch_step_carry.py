@@ -4,14 +4,14 @@ inclusive deciles; bad options get exit 2 naming the option before anything is t
 step the shipped files hold."""
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "libtorch_step_carry.py")
 sys.path.insert(0, HERE)
+
+from bad_option_case import BadOptionCase  # noqa: E402
 
 import libtorch_step_carry  # noqa: E402  (after the path: the script's folder is not a package)
 
@@ -82,14 +82,8 @@ class ShippedFile(unittest.TestCase):
             self.assertAlmostEqual(float(got), float(want), delta=0.0002, msg=text[-1])
 
 
-class Options(unittest.TestCase):
-    def bad_option(self, *options):
-        with tempfile.TemporaryDirectory() as out:
-            result = subprocess.run([sys.executable, SCRIPT, "--out", os.path.join(out, "t.txt"), *options],
-                                    capture_output=True, text=True, timeout=60)
-            self.assertFalse(os.path.exists(os.path.join(out, "t.txt")))
-        self.assertEqual(result.returncode, 2, result.stderr)
-        return result.stderr
+class Options(BadOptionCase, unittest.TestCase):
+    SCRIPT = SCRIPT
 
     def test_missing_zip_data(self):
         self.assertIn("--zip-data /nonexistent: not SeBS's 10,063,841-byte",
