@@ -125,7 +125,8 @@ def main():
         try:
             pairs, again = paired_stand_in.time_pairs(code, args.zip_data, args.samples)
         except subprocess.CalledProcessError as e:  # the child's own message: calibrate's exit and its stderr
-            print(f"error: {model}@{shape} batch {batch}: {e.stderr.strip().splitlines()[-1]}", file=sys.stderr)
+            why = (e.stderr.strip().splitlines() or [f"the sample exited {e.returncode}"])[-1]
+            print(f"error: {model}@{shape} batch {batch}: {why}", file=sys.stderr)
             return 2
         correction, line = carry_line(configuration, paired_stand_in.median_ratio(pairs), zip_calibration_s)
         corrections.append(correction)
