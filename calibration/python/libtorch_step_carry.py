@@ -63,21 +63,11 @@ def shipped_step_s(timing_file, model, shape, batch):
     return statistics.median(seconds)
 
 
-def zip_on_calibration_cpu_s():
-    """The zip's time on the calibration CPU, as calibration/kernels/lambda_x86_cpu_speed.txt gives it."""
-    path = os.path.join(KERNELS, "lambda_x86_cpu_speed.txt")
-    with open(path) as f:
-        line = next((l for l in f if l.startswith("calibration CPU:")), None)
-    if line is None:
-        raise ValueError(f"{path}: no 'calibration CPU: ... = S s' line")
-    return float(line.split("=")[-1].split()[0])
-
-
 def input_error(configurations):
     """The message for a shipped file the comparison needs and cannot read (the zip's time on the calibration CPU, a
     configuration's step), or None: checked before minutes of timing."""
     try:
-        zip_on_calibration_cpu_s()
+        paired_stand_in.zip_on_calibration_cpu_s(KERNELS)
         for model, shape, batch, timing_file in configurations:
             shipped_step_s(timing_file, model, shape, batch)
     except (OSError, ValueError) as e:
@@ -116,7 +106,7 @@ def main():
     if error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    zip_calibration_s = zip_on_calibration_cpu_s()
+    zip_calibration_s = paired_stand_in.zip_on_calibration_cpu_s(KERNELS)
     os.environ.update(ALLOCATOR)
     lines, corrections, all_pairs, retried = [], [], [], 0
     for configuration in CONFIGURATIONS:

@@ -11,6 +11,7 @@ machine's CPU time): on 2026-12-06 ClassiFaaS's gemm over the zip rose from 1.49
 on a quiet host: --quiet-zip-s gives the zip's time on this host when quiet, and a run whose zip median is more than
 QUIET_TOLERANCE above it is written but exits 3, to be run again."""
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -20,6 +21,19 @@ from pinned_sample import quiet_sample, timing_file_header
 import sebs_zip_compression as zip_kernel
 
 QUIET_TOLERANCE = 0.03
+
+
+def zip_on_calibration_cpu_s(kernels_dir):
+    """The zip's time on the calibration CPU: the seconds ending the `calibration CPU:` line of
+    `kernels_dir`/lambda_x86_cpu_speed.txt (`median S s`, or `median T s x R (...) = S s` with zipfile's import taken
+    out)."""
+    path = os.path.join(kernels_dir, "lambda_x86_cpu_speed.txt")
+    with open(path) as f:
+        line = next((l.strip() for l in f if l.startswith("calibration CPU:")), "")
+    seconds = re.search(r"([0-9.]+) s$", line)
+    if not seconds:
+        raise ValueError(f"{os.path.normpath(path)}: no 'calibration CPU: ... S s' line")
+    return float(seconds.group(1))
 
 
 def add_common_options(parser, out, samples=61):

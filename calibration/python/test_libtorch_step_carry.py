@@ -13,7 +13,8 @@ sys.path.insert(0, HERE)
 
 from bad_option_case import BadOptionCase  # noqa: E402
 
-import libtorch_step_carry  # noqa: E402  (after the path: the script's folder is not a package)
+import libtorch_step_carry  # noqa: E402
+import paired_stand_in  # noqa: E402  (after the path: the script's folder is not a package)
 
 
 class Lines(unittest.TestCase):
@@ -59,7 +60,7 @@ class ShippedFile(unittest.TestCase):
     def test_the_file_is_its_lines_and_the_shipped_steps(self):
         with open(os.path.join(libtorch_step_carry.KERNELS, "libtorch_step_carry.txt")) as f:
             text = f.read().splitlines()
-        zip_s = libtorch_step_carry.zip_on_calibration_cpu_s()
+        zip_s = paired_stand_in.zip_on_calibration_cpu_s(libtorch_step_carry.KERNELS)
         matches = [m for m in map(self.LINE.match, text) if m]
         self.assertEqual(len(matches), len(libtorch_step_carry.CONFIGURATIONS))
         corrections = []

@@ -12,6 +12,8 @@ import re
 import unittest
 import xml.etree.ElementTree as ElementTree
 
+import paired_stand_in
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 KERNELS = os.path.join(ROOT, "calibration", "kernels")
 # timing file -> the csv of the cases' stand-in steps, and the model whose rows are the stand-in
@@ -31,12 +33,6 @@ def last_line(path):
         return f.read().splitlines()[-1]
 
 
-def zip_on_calibration_cpu_s():
-    with open(os.path.join(KERNELS, "lambda_x86_cpu_speed.txt")) as f:
-        line = next(l for l in f if l.startswith("calibration CPU:"))
-    return float(re.search(r"= ([0-9.]+) s$", line.strip()).group(1))
-
-
 def median_s(path, prefix="median"):
     """The seconds of a timing file's `median S s ...` line, or of its `<prefix> median S s ...` line."""
     with open(path) as f:
@@ -46,7 +42,7 @@ def median_s(path, prefix="median"):
 
 class StandInSteps(unittest.TestCase):
     def test_resnet50_stand_in_is_its_parts_carried_each_by_its_own_kind(self):
-        zip_ratio = zip_on_calibration_cpu_s() / median_s(
+        zip_ratio = paired_stand_in.zip_on_calibration_cpu_s(KERNELS) / median_s(
             os.path.join(KERNELS, "sebs_zip_compression_resnet50_host.txt"))
         libtorch_correction = float(re.search(r"median ([0-9.]+) ", last_line(
             os.path.join(KERNELS, "libtorch_step_carry.txt"))).group(1))
@@ -61,7 +57,7 @@ class StandInSteps(unittest.TestCase):
                                    msg=f"threads {row['threads']}: {row['seconds']} s against {expected:.5f}")
 
     def test_each_csv_is_its_files_ratio_times_the_zip(self):
-        zip_s = zip_on_calibration_cpu_s()
+        zip_s = paired_stand_in.zip_on_calibration_cpu_s(KERNELS)
         for timing_file, (steps_csv, model) in PAIRED.items():
             ratio = float(re.search(r"over zip \(median of \d+ pairs\) ([0-9.]+)$",
                                     last_line(os.path.join(KERNELS, timing_file))).group(1))
