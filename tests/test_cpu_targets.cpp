@@ -20,6 +20,16 @@ std::string read_text(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+// The test profile's text, its price book named by its absolute path, so that a changed copy elsewhere loads whole.
+std::string test_profile_text() {
+  std::string text = read_text(fixture::kSource + "/tests/data/test_profile.xml");
+  const std::string prices = "file=\"test_prices.xml\"";
+  const auto at = text.find(prices);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, prices.size(), "file=\"" + fixture::kSource + "/tests/data/test_prices.xml\"");
+  return text;
+}
 }  // namespace
 
 TEST_CASE("each instance type's speed is its cited benchmark score over the calibration CPU's") {
@@ -47,24 +57,34 @@ TEST_CASE("each instance type's speed is its cited benchmark score over the cali
   CHECK(profile.functions.cpu_speed_factor_arm < profile.functions.cpu_speed_factor_x86);
 }
 
-TEST_CASE("a speed is given once: a factor or a score with a reference") {
+TEST_CASE("a speed of each kind is given once: a factor or a score with its reference (the scalar one may be absent)") {
   TempDir dir;
-  std::string text = read_text(fixture::kSource + "/tests/data/test_profile.xml");
+  const std::string text = test_profile_text();
   const std::string micro = "<instance type=\"t2.micro\"";
   const auto at = text.find(micro);
   REQUIRE(at != std::string::npos);
-  std::string both = text;
-  both.insert(at + micro.size(), " cpu_single_core_score=\"1000\"");
-  std::ofstream(dir.path("both.xml")) << both;
-  CHECK_THROWS_WITH_AS(load_cloud_profile(dir.path("both.xml")),
+  // The test profile with `attributes` added to t2.micro (and its factor taken away when `without_factor`).
+  auto micro_with = [&](const std::string& name, const std::string& attributes, bool without_factor = false) {
+    std::string changed = text;
+    if (without_factor) changed.erase(changed.find("cpu_speed_factor=\"1.0\"", at), std::string("cpu_speed_factor=\"1.0\"").size());
+    changed.insert(at + micro.size(), " " + attributes);
+    std::ofstream(dir.path(name)) << changed;
+    return dir.path(name);
+  };
+  CHECK_THROWS_WITH_AS(load_cloud_profile(micro_with("both.xml", "cpu_single_core_score=\"1000\"")),
                        doctest::Contains("give exactly one of cpu_speed_factor and cpu_single_core_score"),
                        InputError);
-  std::string score_only = text;
-  const auto factor = score_only.find("cpu_speed_factor=\"1.0\"", at);
-  score_only.replace(factor, std::string("cpu_speed_factor=\"1.0\"").size(), "cpu_single_core_score=\"1000\"");
-  std::ofstream(dir.path("score.xml")) << score_only;
-  CHECK_THROWS_WITH_AS(load_cloud_profile(dir.path("score.xml")), doctest::Contains("needs <cpu_reference"),
-                       InputError);
+  CHECK_THROWS_WITH_AS(load_cloud_profile(micro_with("score.xml", "cpu_single_core_score=\"1000\"", true)),
+                       doctest::Contains("needs <cpu_reference single_core_score=...>"), InputError);
+  CHECK_THROWS_WITH_AS(
+      load_cloud_profile(micro_with("both_scalar.xml", "cpu_scalar_speed_factor=\"0.5\" cpu_scalar_score=\"20\"")),
+      doctest::Contains("give at most one of cpu_scalar_speed_factor and cpu_scalar_score"), InputError);
+  CHECK_THROWS_WITH_AS(load_cloud_profile(micro_with("scalar_score.xml", "cpu_scalar_score=\"20\"")),
+                       doctest::Contains("a benchmark score needs <cpu_reference scalar_score=...>"), InputError);
+  CHECK(load_cloud_profile(micro_with("scalar.xml", "cpu_scalar_speed_factor=\"0.5\"")).instance_types.at("t2.micro")
+            .cpu_scalar_speed_factor == doctest::Approx(0.5));
+  CHECK(load_cloud_profile(fixture::kSource + "/tests/data/test_profile.xml").instance_types.at("t2.micro")
+            .cpu_scalar_speed_factor == 0);  // absent: no scalar speed, which only a scalar workload needs
 }
 
 TEST_CASE("training steps measured on the target run as measured, whatever the target's speed factor") {
@@ -172,4 +192,72 @@ TEST_CASE("a target calibration names one target, once") {
   with_targets(m5 + m5);
   CHECK_THROWS_WITH_AS(fixture::scenario(path), doctest::Contains("a second calibration for the same target (instance:m5.large)"),
                        InputError);
+}
+
+TEST_CASE("a scalar workload runs every CPU of the run at its scalar factor, which the profile must give") {
+  TempDir dir;
+  // The test profile with scalar factors on m5.large (a quarter of the calibration CPU, where its vector factor,
+  // overridden below, is a half) and on x86 functions (an eighth).
+  std::string text = test_profile_text();
+  auto insert_after = [&](const std::string& anchor, const std::string& what) {
+    const auto at = text.find(anchor);
+    REQUIRE(at != std::string::npos);
+    text.insert(at + anchor.size(), what);
+  };
+  insert_after("<instance type=\"m5.large\"", " cpu_scalar_speed_factor=\"0.25\"");
+  insert_after("cpu_speed_factor_x86=\"1.0\"", " cpu_scalar_speed_factor_x86=\"0.125\"");
+  std::ofstream(dir.path("profile.xml")) << text;
+  auto write = [&](const std::string& name, const std::string& kind, const std::string& type) {
+    std::ofstream(dir.path(name))
+        << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << dir.path("profile.xml") << "\">"
+        << fixture::kExactOverrides
+        << "<override select=\"instance_types/instance[@type='m5.large']/@cpu_speed_factor\" value=\"0.5\"/>"
+        << "</profile>\n  <calibration files=\"" << fixture::kSource << "/tests/data/hand_calibration.csv\"/>\n"
+        << "  <workload model=\"mnist_cnn\" input_shape=\"1x28x28\" dataset=\"mnist\" minibatches_per_peer=\"1\"\n"
+        << "            iterations=\"1\" compute_variability=\"none\" cpu_work=\"" << kind << "\"/>\n"
+        << "  <peers count=\"2\" instance_type=\"" << type << "\"/>\n  <architectures run=\"instance\"/>\n</experiment>";
+    return dir.path(name);
+  };
+  // The hand calibration's step on two threads, 0.6 (1 + 1e-4 b) reference seconds, on one 30,000-sample minibatch.
+  const double reference_s = 0.6 * (1 + 1e-4 * 30000);
+  const auto vector = fixture::scenario(write("vector.xml", "vector", "m5.large"));
+  CHECK(vector.function_speed_factor == doctest::Approx(1.0));
+  CHECK(fixture::peer_phase_total(fixture::simulate(vector, "instance"), 0, Phase::Compute) ==
+        doctest::Approx(reference_s / 0.5).epsilon(1e-6));
+  const auto scalar = fixture::scenario(write("scalar.xml", "scalar", "m5.large"));
+  CHECK(scalar.peer_groups[0].type.cpu_speed_factor == doctest::Approx(0.25));
+  CHECK(scalar.function_speed_factor == doctest::Approx(0.125));
+  CHECK(fixture::peer_phase_total(fixture::simulate(scalar, "instance"), 0, Phase::Compute) ==
+        doctest::Approx(reference_s / 0.25).epsilon(1e-6));
+  // A type without one: refused, naming the experiment's field and the type, never run at the vector factor.
+  const auto missing = write("missing.xml", "scalar", "c5.large");
+  const std::string names_it =
+      fixture::line_tag(missing, "<workload") + " field 'workload/@cpu_work': \"scalar\" needs instance type 'c5.large'";
+  CHECK_THROWS_WITH_AS(fixture::scenario(missing), doctest::Contains(names_it.c_str()), InputError);
+  CHECK_THROWS_WITH_AS(fixture::scenario(write("bad.xml", "simd", "m5.large")),
+                       doctest::Contains("field 'workload/@cpu_work': expected one of vector, scalar, got 'simd'"), InputError);
+}
+
+TEST_CASE("the shipped profile's scalar factors: gzip's scores over the calibration CPU's, older CPUs closer") {
+  const auto profile = load_cloud_profile(kShippedProfile);
+  pugi::xml_document doc;
+  REQUIRE(doc.load_file(kShippedProfile.c_str()));
+  const double reference = doc.child("cloud").child("cpu_reference").attribute("scalar_score").as_double();
+  REQUIRE(reference > 0);
+  for (auto n : doc.child("cloud").child("instance_types").children("instance")) {
+    const std::string type = n.attribute("type").value();
+    CAPTURE(type);
+    const auto& t = profile.instance_types.at(type);
+    CHECK(t.cpu_scalar_speed_factor == doctest::Approx(n.attribute("cpu_scalar_score").as_double() / reference));
+    // Geekbench puts the Zen 5 part 1.15-1.6x further ahead of these Xeons than deflate does (section 7 of
+    // docs/research/cpu_speed_factors.md): every older CPU is closer on scalar work.
+    CHECK(t.cpu_scalar_speed_factor > 1.15 * t.cpu_speed_factor);
+  }
+  const auto& f = profile.functions;
+  CHECK(f.cpu_scalar_speed_factor_x86 == doctest::Approx(f.cpu_speed_factor_x86));  // the zip's: scalar work
+  CHECK(f.cpu_scalar_speed_factor_arm ==
+        doctest::Approx(doc.child("cloud").child("function_service").attribute("cpu_scalar_score_arm").as_double() /
+                        reference));
+  // On scalar work Graviton2 runs about as fast as Lambda's x86 (gzip 0.50 against the zip's 0.45).
+  CHECK(f.cpu_scalar_speed_factor_arm > f.cpu_scalar_speed_factor_x86);
 }

@@ -26,6 +26,9 @@ struct InstanceType {
   /// Its NIC's rate at the start of a run: an "up to" type's burst (its credits start full), else its baseline.
   double nic_start_bps() const { return nic_bursts() ? nic_burst_bps : nic_bandwidth_bps; }
   double cpu_speed_factor = 1;   // one vCPU relative to one core of the calibration machine
+  // The same on scalar work (a workload's cpu_work="scalar": integer and pointer-heavy code, no vector kernels),
+  // which older CPUs run closer to a new one than vector work; 0 when the profile does not give it.
+  double cpu_scalar_speed_factor = 0;
   // Burstable CPU credits (T2/T3); credits_earned_per_hour == 0 for fixed-performance types.
   double credits_earned_per_hour = 0, max_credits = 0, launch_credits = 0;
   bool unlimited = false;  // unlimited mode: never throttled, surplus credits billed
@@ -48,6 +51,7 @@ struct FunctionServiceParams {
   int concurrency_limit = 0;
   double keep_alive_s = 0, max_timeout_s = 0;
   double cpu_speed_factor_x86 = 1, cpu_speed_factor_arm = 1;
+  double cpu_scalar_speed_factor_x86 = 0, cpu_scalar_speed_factor_arm = 0;  // on scalar work; 0: not given
   /// A function's network rate at a memory size: one TCP stream's, and all its streams' together.
   struct NetworkPoint {
     int memory_mb = 0;

@@ -334,10 +334,11 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
 
   auto w = root.child("workload");
   xml.check_names(w, {"model", "input_shape", "dataset", "batch_size", "minibatches_per_peer", "iterations", "epochs",
-                      "compute_variability", "train_samples", "input_pipeline", "threads"});
+                      "compute_variability", "train_samples", "input_pipeline", "threads", "cpu_work"});
   if (xml.text_or(w, "threads", "all") != "all") e.workload.threads = static_cast<int>(xml.integer(w, "threads", 1, 256));
   e.workload.measured_variability = xml.choice(w, "compute_variability", {"measured", "none"}) == "measured";
   e.workload.input_pipeline = xml.choice(w, "input_pipeline", {"none", "to_tensor"});
+  e.workload.cpu_work = xml.choice(w, "cpu_work", {"vector", "scalar"});
   e.workload.model = xml.text(w, "model");
   e.workload.input_shape = xml.text(w, "input_shape");
   e.workload.dataset = xml.choice(w, "dataset", {"mnist", "fashion_mnist", "cifar10"});

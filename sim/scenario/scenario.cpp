@@ -102,6 +102,15 @@ static double reference_train_step_s(const Scenario& s, StepTarget target, long 
   return s.own_steps(target, group) ? measured * s.speed_factor(target, group) : measured;
 }
 
+double Scenario::instance_speed_factor(const InstanceType& type) const {
+  if (experiment.workload.cpu_work != "scalar") return type.cpu_speed_factor;
+  if (type.cpu_scalar_speed_factor <= 0)
+    throw experiment.error("workload", "cpu_work",
+                           "\"scalar\" needs instance type '" + type.name +
+                               "' to give cpu_scalar_score or cpu_scalar_speed_factor in " + profile.path);
+  return type.cpu_scalar_speed_factor;
+}
+
 double Scenario::reference_step_s(StepTarget target, long long batch, int group) const {
   return reference_train_step_s(*this, target, batch, group) + reference_input_pipeline_s(target, batch, group);
 }
@@ -193,6 +202,7 @@ Scenario resolve_scenario(const Experiment& e) {
     }
     Scenario::PeerGroup model;
     model.type = type->second;
+    model.type.cpu_speed_factor = s.instance_speed_factor(model.type);
     model.memory_bytes = type->second.memory_gib * 1024 * kMiB;
     s.peer_groups.push_back(std::move(model));
     s.group_of_peer.insert(s.group_of_peer.end(), static_cast<size_t>(group.count), static_cast<int>(g));
@@ -226,6 +236,14 @@ Scenario resolve_scenario(const Experiment& e) {
   s.function_vcpus = fs.vcpus(e.functions.memory_mb);
   const bool arm = e.functions.arch == "arm";
   s.function_speed_factor = arm ? fs.cpu_speed_factor_arm : fs.cpu_speed_factor_x86;
+  if (w.cpu_work == "scalar") {
+    s.function_speed_factor = arm ? fs.cpu_scalar_speed_factor_arm : fs.cpu_scalar_speed_factor_x86;
+    if (s.function_speed_factor <= 0)
+      throw e.error("workload", "cpu_work",
+                    std::string("\"scalar\" needs the function service to give cpu_scalar_score_") +
+                        (arm ? "arm" : "x86") + " or cpu_scalar_speed_factor_" + (arm ? "arm" : "x86") + " in " +
+                        s.profile.path);
+  }
 
   if (x.compression != "none") {  // codec times: measured at one thread on the calibration CPU
     try {

@@ -89,6 +89,9 @@ struct Scenario {
   }
   /// vCPUs a step keeps busy on the target (CPU time / wall time as calibrated); burstable credits drain by it.
   double step_busy_vcpus(StepTarget target, long long batch, int group = 0) const;
+  /// An instance type's speed factor for the run's kind of work (workload/@cpu_work): its scalar factor for
+  /// "scalar" (an input error if the profile gives none), else its own. Peer groups' types hold it already.
+  double instance_speed_factor(const InstanceType& type) const;
   double speed_factor(StepTarget target, int group = 0) const {
     return target == StepTarget::Peer ? peer_groups[static_cast<size_t>(group)].type.cpu_speed_factor
                                       : function_speed_factor;

@@ -96,9 +96,10 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
   for (const auto& server : needs.servers) {
     const auto& type = p.instance_types.at(server.instance_type);
     // An "up to" type bursts as a peer of its type does (AWS's instance tables, the profile's N1), from a full bucket.
-    spec.servers.push_back({server.name, type.cpu_speed_factor, type.nic_start_bps(), 0, type.nic_bandwidth_bps,
+    const double speed = s.instance_speed_factor(type);
+    spec.servers.push_back({server.name, speed, type.nic_start_bps(), 0, type.nic_bandwidth_bps,
                             type.nic_bursts() ? type.nic_credit_s * type.nic_bandwidth_bps : 0,
-                            simulation::instance_client_bps(s, type, type.cpu_speed_factor, transfers)});
+                            simulation::instance_client_bps(s, type, speed, transfers)});
   }
   spec.function_slots = needs.function_slots;
   spec.function_speed_factor = s.function_speed_factor;
