@@ -28,7 +28,7 @@ FAMILIES = {
     "t2": ("Xeon E5-2686 v4", ["t2"]),
     "t3": ("Xeon Platinum 8175M/8259CL, burstable", ["t3"]),
     "m5": ("Xeon Platinum 8175M/8259CL", ["m5"]),
-    "c5": ("Xeon Platinum 8275CL/8124M", ["c5"]),
+    "c5": ("Xeon Platinum 8275CL/8124M; c5.18xlarge an 8223CL", ["c5"]),
     "graviton2": ("AWS Graviton2 (Neoverse N1)", ["c6g", "m6g"]),
     "epyc_9r45": ("AMD EPYC 9R45, the calibration CPU's part", ["c8a", "m8a", "r8a"]),
 }
@@ -75,7 +75,11 @@ def read_types(repo, commit):
             meta = json.loads(git(repo, "show", base + "meta.json"))
         except subprocess.CalledProcessError:
             continue  # a type the inspector did not run it on
-        rows.append((t, family, meta["start"][:10], gzip5_rate_mb_per_s(text)))
+        try:
+            rows.append((t, family, meta["start"][:10], gzip5_rate_mb_per_s(text)))
+        except (KeyError, TypeError, ValueError) as e:  # json's errors are ValueErrors
+            raise ValueError("data/aws/%s/compression_text/stdout: gzip level 5, one thread: %s"
+                             % (t, "no field %s" % e if isinstance(e, KeyError) else e))
     return sorted(rows, key=lambda r: (r[1], r[0]))
 
 

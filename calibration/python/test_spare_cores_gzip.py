@@ -80,6 +80,18 @@ class FromARepository(unittest.TestCase):
         self.assertIn("factor t2: 0.4709", text)
         self.assertIn("t2.micro,t2,2024-06-10,20.0000", text)
 
+    def test_a_file_without_the_rate_is_named(self):
+        path = os.path.join(self.repo, "data", "aws", "t2.small", "compression_text", "stdout")
+        with open(path, "w") as f:
+            json.dump({"gzip": {"1": []}}, f)
+        subprocess.run(["git", "-C", self.repo, "commit", "-qam", "no level 5"], check=True, capture_output=True,
+                       env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                                GIT_COMMITTER_EMAIL="t@t"))
+        r = subprocess.run([sys.executable, SCRIPT, "--repo", self.repo, "--commit", "HEAD"], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("data/aws/t2.small/compression_text/stdout: gzip level 5, one thread: no field '5'", r.stderr)
+
     def test_a_repository_without_the_commit_exits_2(self):
         r = subprocess.run([sys.executable, SCRIPT, "--repo", self.repo, "--commit", "0" * 40],
                            capture_output=True, text=True)

@@ -56,9 +56,9 @@ struct Experiment {
                                           // trainer's DataLoader, calibration/python/input_pipeline.py)
     int threads = 0;  // the trainer's intra-op threads (OMP_NUM_THREADS, torch.set_num_threads); 0: "all" vCPUs
     // The kind of CPU work its steps are, which sets the speed factor every host of the run computes at:
-    // "vector" (LibTorch's kernels; benchmark scores that follow vector work) or "scalar" (integer and
-    // pointer-heavy code, as validation stand-ins such as a graph search or a Python sort; the profile's scalar
-    // factors). Work of a run is all of the one kind.
+    // "vector" (LibTorch's kernels; benchmark scores that follow vector work) or "scalar" (code without vector
+    // kernels: integer, pointer-heavy or scalar floating point, as validation stand-ins such as a graph search, a
+    // Python sort or a Node.js loop; the profile's scalar factors). Work of a run is all of the one kind.
     std::string cpu_work = "vector";
   } workload;
 
