@@ -4,6 +4,8 @@
 // own test charges it: "serialisation: ...", tests/test_simulation.cpp).
 #pragma once
 #include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "inputs/experiment.hpp"
@@ -14,6 +16,19 @@
 namespace fixture {
 
 inline const std::string kSource = P2PSIM_SOURCE_DIR;
+
+/// The test profile's text, its price book named by its absolute path, so that a changed copy elsewhere loads whole.
+inline std::string test_profile_text() {
+  std::ifstream in(kSource + "/tests/data/test_profile.xml");
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  const std::string prices = "file=\"test_prices.xml\"";
+  const auto at = text.find(prices);
+  if (at == std::string::npos) throw std::logic_error("the test profile names no test_prices.xml");
+  text.replace(at, prices.size(), "file=\"" + kSource + "/tests/data/test_prices.xml\"");
+  return text;
+}
 
 /// Removes what makes hand computation hard: CM02 (no TCP corrections), no network latency, no cold-start
 /// spread. Values like first-byte latency and bandwidths stay the profile's own.

@@ -100,3 +100,37 @@ TEST_CASE("run --sensitivity: a mechanism a system does not use moves it not at 
   REQUIRE(again->result.sensitivity);
   CHECK(sensitivity_csv(*again->result.sensitivity) == sensitivity_csv(*run->result.sensitivity));
 }
+
+TEST_CASE("run --sensitivity: a scalar run's CPU group slows its CPUs' scalar speeds") {
+  TempDir dir;
+  // The test profile with a scalar speed on t2.large, which a scalar workload's peers compute at.
+  std::string text = fixture::test_profile_text();
+  const std::string type = "<instance type=\"t2.large\"";
+  text.insert(text.find(type) + type.size(), " cpu_scalar_speed_factor=\"0.5\"");
+  std::ofstream(dir.path("profile.xml")) << text;
+  std::ofstream(dir.path("scalar.xml"))
+      << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << dir.path("profile.xml") << "\">"
+      << fixture::kExactOverrides << "</profile>\n  <calibration files=\"" << fixture::kSource
+      << "/tests/data/hand_calibration.csv\"/>\n"
+      << R"(  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="2000" iterations="2"
+            cpu_work="scalar"/>
+  <peers count="2" instance_type="t2.large"/>
+  <architectures run="instance"/>
+</experiment>)";
+  app::RunOptions o;
+  o.experiment_path = dir.path("scalar.xml");
+  o.sensitivity = true;
+  const auto run = app::run_experiment(o);
+  REQUIRE(run->result.sensitivity);
+  const SystemResult& instance = run->result.systems.front();
+  const double steps_share = fixture::peer_phase_total(instance.run, 0, Phase::Compute) / instance.total_s;
+  CHECK(steps_share > 0.01);
+  bool found = false;
+  for (const auto& r : run->result.sensitivity->rows)
+    if (r.group == "instance_compute" && r.system == "instance") {
+      found = true;  // its steps 10 % longer: the scalar speed is among the group's constants
+      CHECK(r.time_change_percent >= 10 * steps_share - 1e-6);
+      CHECK(r.time_change_percent <= 10 + 1e-9);
+    }
+  CHECK(found);
+}
