@@ -26,8 +26,8 @@ struct InstanceType {
   /// Its NIC's rate at the start of a run: an "up to" type's burst (its credits start full), else its baseline.
   double nic_start_bps() const { return nic_bursts() ? nic_burst_bps : nic_bandwidth_bps; }
   double cpu_speed_factor = 1;   // one vCPU relative to one core of the calibration machine
-  // The same on scalar work (a workload's cpu_work="scalar": integer and pointer-heavy code, no vector kernels),
-  // which older CPUs run closer to a new one than vector work; 0 when the profile does not give it.
+  // The same on scalar work (a workload's cpu_work="scalar": code without vector kernels, integer, pointer-heavy or
+  // scalar floating point), which older CPUs run closer to a new one than vector work; 0 when not given.
   double cpu_scalar_speed_factor = 0;
   // Burstable CPU credits (T2/T3); credits_earned_per_hour == 0 for fixed-performance types.
   double credits_earned_per_hour = 0, max_credits = 0, launch_credits = 0;
