@@ -502,6 +502,7 @@ nlohmann::ordered_json result_json(const Result& r) {
   j["compute_model"] = {
       {"extrapolated", s.peer_extrapolation.any() || s.function_extrapolation.any()},
       {"note", extrapolation_note(s)},
+      {"cpu_work", e.workload.cpu_work},  // which of each CPU's speed factors the run used: vector or scalar
       {"peer_speed_factor", s.peer_groups[0].type.cpu_speed_factor},
       {"function_speed_factor", s.function_speed_factor},
       {"peer_steps_measured_on_target", s.peer_groups[0].steps.has_value()},
