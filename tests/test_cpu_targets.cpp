@@ -62,7 +62,7 @@ TEST_CASE("each instance type's speeds are its cited benchmark scores over the c
   CHECK(f.cpu_scalar_speed_factor_arm > f.cpu_scalar_speed_factor_x86);
 }
 
-TEST_CASE("a speed of each kind is given once: a factor or a score with its reference (the scalar one may be absent)") {
+TEST_CASE("a speed of each kind is given once: a factor or a score with its reference (an instance's scalar one may be absent)") {
   TempDir dir;
   const std::string text = fixture::test_profile_text();
   const std::string micro = "<instance type=\"t2.micro\"";
@@ -90,6 +90,15 @@ TEST_CASE("a speed of each kind is given once: a factor or a score with its refe
             .cpu_scalar_speed_factor == doctest::Approx(0.5));
   CHECK(load_cloud_profile(fixture::kSource + "/tests/data/test_profile.xml").instance_types.at("t2.micro")
             .cpu_scalar_speed_factor == 0);  // absent: no scalar speed, which only a scalar workload needs
+  // A function's is required: its runtime import is scalar work whatever the workload.
+  std::string no_function_scalar = text;
+  const std::string function_scalar = "cpu_scalar_speed_factor_x86=\"1.0\"";
+  REQUIRE(no_function_scalar.find(function_scalar) != std::string::npos);
+  no_function_scalar.erase(no_function_scalar.find(function_scalar), function_scalar.size());
+  std::ofstream(dir.path("no_function_scalar.xml")) << no_function_scalar;
+  CHECK_THROWS_WITH_AS(load_cloud_profile(dir.path("no_function_scalar.xml")),
+                       doctest::Contains("give exactly one of cpu_scalar_speed_factor_x86 and cpu_scalar_score_x86"),
+                       InputError);
 }
 
 TEST_CASE("training steps measured on the target run as measured, whatever the target's speed factor") {
@@ -210,18 +219,14 @@ TEST_CASE("a scalar workload runs every CPU of the run at its scalar factor, whi
     text.insert(at + anchor.size(), what);
   };
   insert_after("<instance type=\"m5.large\"", " cpu_scalar_speed_factor=\"0.25\"");
-  insert_after("cpu_speed_factor_x86=\"1.0\"", " cpu_scalar_speed_factor_x86=\"0.125\"");
+  const std::string one = "cpu_scalar_speed_factor_x86=\"1.0\"";
+  REQUIRE(text.find(one) != std::string::npos);
+  text.replace(text.find(one), one.size(), "cpu_scalar_speed_factor_x86=\"0.125\"");
   std::ofstream(dir.path("profile.xml")) << text;
-  // The same without the functions' scalar speed.
-  std::string no_function_scalar = text;
-  const std::string function_scalar = " cpu_scalar_speed_factor_x86=\"0.125\"";
-  no_function_scalar.erase(no_function_scalar.find(function_scalar), function_scalar.size());
-  std::ofstream(dir.path("no_function_scalar.xml")) << no_function_scalar;
   auto write = [&](const std::string& name, const std::string& kind, const std::string& type,
-                   const std::string& systems = "<architectures run=\"instance\"/>",
-                   const std::string& profile = "profile.xml") {
+                   const std::string& systems = "<architectures run=\"instance\"/>") {
     std::ofstream(dir.path(name))
-        << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << dir.path(profile) << "\">"
+        << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << dir.path("profile.xml") << "\">"
         << fixture::kExactOverrides
         << "<override select=\"instance_types/instance[@type='m5.large']/@cpu_speed_factor\" value=\"0.5\"/>"
         << "</profile>\n  <calibration files=\"" << fixture::kSource << "/tests/data/hand_calibration.csv\"/>\n"
@@ -250,17 +255,6 @@ TEST_CASE("a scalar workload runs every CPU of the run at its scalar factor, whi
   const std::string ps = "<systems><system name=\"ps\" strategy=\"parameter_server\" server_type=\"c5.large\"/></systems>";
   CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(write("server.xml", "scalar", "m5.large", ps)), "ps"),
                        doctest::Contains("\"scalar\" needs instance type 'c5.large'"), InputError);
-  // Functions without a scalar speed: a run that starts none needs none; one that does is refused.
-  const auto instances_only = fixture::scenario(write("instances.xml", "scalar", "m5.large",
-                                                      "<architectures run=\"instance\"/>", "no_function_scalar.xml"));
-  CHECK(fixture::peer_phase_total(fixture::simulate(instances_only, "instance"), 0, Phase::Compute) ==
-        doctest::Approx(reference_s / 0.25).epsilon(1e-6));
-  const std::string serverless = "<systems><system name=\"serverless\" strategy=\"p2p_all_to_all\" compute=\"functions\"/></systems>";
-  CHECK_THROWS_WITH_AS(
-      fixture::simulate(fixture::scenario(write("functions.xml", "scalar", "m5.large", serverless, "no_function_scalar.xml")),
-                        "serverless"),
-      doctest::Contains("field 'workload/@cpu_work': \"scalar\" needs the function service to give cpu_scalar_score_x86"),
-      InputError);
   CHECK_THROWS_WITH_AS(fixture::scenario(write("bad.xml", "simd", "m5.large")),
                        doctest::Contains("field 'workload/@cpu_work': expected one of vector, scalar, got 'simd'"), InputError);
 }

@@ -37,13 +37,16 @@ sg::PlatformSpec small_platform() {
 // Runs `body(functions, platform, out)` in a fresh engine on small_platform(), in a child process, and returns `out`
 // once the engine has run every actor the body spawned.
 template <class Body>
-nlohmann::json run_function_service(const FunctionServiceParams& params, double cpu_speed_factor, Body body) {
+nlohmann::json run_function_service(const FunctionServiceParams& params, double cpu_speed_factor, Body body,
+                                    double import_speed_factor = 0) {  // 0: the CPU's one speed
   return nlohmann::json::parse(run_isolated([&] {
     sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
     Ledger ledger;
     Random random(1);
-    FunctionService functions(params, platform, cpu_speed_factor, {params.storage_client_bps_per_vcpu, 1}, ledger, random);
+    FunctionService functions(params, platform, cpu_speed_factor,
+                              import_speed_factor > 0 ? import_speed_factor : cpu_speed_factor,
+                              {params.storage_client_bps_per_vcpu, 1}, ledger, random);
     nlohmann::json out;
     body(functions, platform, out);
     engine.run();
@@ -89,7 +92,7 @@ TEST_CASE("function service: one warm pool per function, each invocation metered
     fs.cold_start_image_sigma = 0;  // no spread: INIT = 0.79 + 0.92 / min(1, memory / 1769) s
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, {fs.storage_client_bps_per_vcpu, 1}, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, 1.0, {fs.storage_client_bps_per_vcpu, 1}, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     sg::spawn("caller", platform.peers[0], [&] {
       std::int64_t invocation = 0;
@@ -193,29 +196,32 @@ TEST_CASE("function service: a cold start draws from its own invocation's stream
         doctest::Approx(fs.cold_start_image_median_s * std::exp(0.5 * draws.standard_normal()) + import_s).epsilon(1e-12));
 }
 
-TEST_CASE("function service: a cold start imports the runtime at the function's CPU speed, on at most one vCPU, and bills that") {
-  // The import was timed on the calibration CPU. A function CPU at 0.4 of its speed takes 1 / 0.4 as long; at
-  // 512 MB (512/1,769 of a vCPU) 1,769/512 times that again; at 3,538 MB (two vCPUs) no less than on one.
+TEST_CASE("function service: a cold start imports the runtime at the function's scalar CPU speed, on at most one vCPU, and bills that") {
+  // The import was timed on the calibration CPU and is scalar work. A function CPU at 0.25 of its speed on scalar
+  // work (0.4 on vector work, which the import does not use) takes 1 / 0.25 as long; at 512 MB (512/1,769 of a
+  // vCPU) 1,769/512 times that again; at 3,538 MB (two vCPUs) no less than on one.
   const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
   auto fs = profile.functions;
   fs.cold_start_image_sigma = 0;  // the image takes its median
   fs.cold_start_image_median_s = 0.8;
   fs.runtime_import_s_on_reference_cpu = 0.5;
-  const auto inits = run_function_service(fs, 0.4, [](FunctionService& functions, const sg::Platform& platform,
-                                                        nlohmann::json& j) {
-    sg::spawn("caller", platform.peers[0], [&functions, &j] {
-      for (int memory_mb : {512, 3538}) {
-        const auto c = functions.start("f" + std::to_string(memory_mb), memory_mb, {memory_mb});
-        j[std::to_string(memory_mb)] = {c.init_s, c.billed_init_s};
-        functions.finish(c, 1.0, "x86", false);
-      }
-    });
-  });
-  CHECK(inits["512"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4 * 1769.0 / 512.0).epsilon(1e-12));
-  CHECK(inits["3538"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.4).epsilon(1e-12));
+  const auto inits = run_function_service(
+      fs, 0.4,
+      [](FunctionService& functions, const sg::Platform& platform, nlohmann::json& j) {
+        sg::spawn("caller", platform.peers[0], [&functions, &j] {
+          for (int memory_mb : {512, 3538}) {
+            const auto c = functions.start("f" + std::to_string(memory_mb), memory_mb, {memory_mb});
+            j[std::to_string(memory_mb)] = {c.init_s, c.billed_init_s};
+            functions.finish(c, 1.0, "x86", false);
+          }
+        });
+      },
+      0.25);
+  CHECK(inits["512"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.25 * 1769.0 / 512.0).epsilon(1e-12));
+  CHECK(inits["3538"][0].get<double>() == doctest::Approx(0.8 + 0.5 / 0.25).epsilon(1e-12));
   // The provider bills INIT, the import, and not the platform's start before it.
-  CHECK(inits["512"][1].get<double>() == doctest::Approx(0.5 / 0.4 * 1769.0 / 512.0).epsilon(1e-12));
-  CHECK(inits["3538"][1].get<double>() == doctest::Approx(0.5 / 0.4).epsilon(1e-12));
+  CHECK(inits["512"][1].get<double>() == doctest::Approx(0.5 / 0.25 * 1769.0 / 512.0).epsilon(1e-12));
+  CHECK(inits["3538"][1].get<double>() == doctest::Approx(0.5 / 0.25).epsilon(1e-12));
 }
 
 TEST_CASE("function service: beyond the concurrency limit, invocations get their places first come, first served") {
@@ -230,7 +236,7 @@ TEST_CASE("function service: beyond the concurrency limit, invocations get their
     fs.concurrency_limit = 1;
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(fs, platform, 1.0, {fs.storage_client_bps_per_vcpu, 1}, ledger, random);
+    simulation::FunctionService functions(fs, platform, 1.0, 1.0, {fs.storage_client_bps_per_vcpu, 1}, ledger, random);
     nlohmann::json j = nlohmann::json::array();
     auto invoke = [&](const std::string& name) {
       const auto c = functions.start("gradient", 1769, {Random::id_of(name)});
@@ -281,7 +287,7 @@ TEST_CASE("function service: a container's work takes as long slept as computed 
     const auto platform = sg::build_platform(spec);
     Ledger ledger;
     Random random(1);
-    simulation::FunctionService functions(profile.functions, platform, 2.5, {profile.functions.storage_client_bps_per_vcpu, 1},
+    simulation::FunctionService functions(profile.functions, platform, 2.5, 2.5, {profile.functions.storage_client_bps_per_vcpu, 1},
                                           ledger, random);
     nlohmann::json j;
     sg::spawn("caller", platform.peers[0], [&] {

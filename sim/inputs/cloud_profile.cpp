@@ -262,7 +262,8 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   // CPU speeds: either a factor relative to the calibration CPU, or a per-core benchmark score divided by the
   // calibration CPU's score on the same benchmark (<cpu_reference>), so that one line changes with the machine.
   // Two kinds of work, each with its own benchmark: vector work (LibTorch's kernels, every workload by default)
-  // and scalar work (a workload's cpu_work="scalar"), which only workloads of that kind need.
+  // and scalar work (a workload's cpu_work="scalar"; a function's runtime import), which an instance type needs
+  // only where a scalar workload runs on it.
   double reference_score = 0, reference_scalar_score = 0;
   if (auto ref = root.child("cpu_reference")) {
     xml.check_names(ref, {"benchmark", "single_core_score", "scalar_benchmark", "scalar_score", "scalar_source", "identity", kSource});
@@ -275,29 +276,28 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
       reference_scalar_score = xml.number(ref, "scalar_score", 1e-6, 1e12);
     }
   }
-  auto factor_or_score = [&](const pugi::xml_node& n, const char* factor_attr, const char* score_attr,
-                             double reference, const char* reference_attr) {
-    if (n.attribute(factor_attr)) return xml.number(n, factor_attr, 1e-3, 1e3);
-    if (reference <= 0)
-      throw xml.error(n, std::string("@") + score_attr,
-                      std::string("a benchmark score needs <cpu_reference ") + reference_attr +
-                          "=...> for the calibration CPU");
-    return xml.number(n, score_attr, 1e-6, 1e12) / reference;
-  };
-  auto speed = [&](const pugi::xml_node& n, const char* factor_attr, const char* score_attr) {
-    if (static_cast<bool>(n.attribute(factor_attr)) == static_cast<bool>(n.attribute(score_attr)))
-      throw xml.error(n, std::string("@") + factor_attr,
-                      std::string("give exactly one of ") + factor_attr + " and " + score_attr);
-    return factor_or_score(n, factor_attr, score_attr, reference_score, "single_core_score");
-  };
-  // The scalar factor: at most one of the two; 0 when neither is given.
-  auto scalar_speed = [&](const pugi::xml_node& n, const char* factor_attr, const char* score_attr) {
+  enum class Kind { Vector, Scalar };
+  // A speed of one kind: its factor, or its score over the reference's on that kind's benchmark; `optional`: 0 when
+  // neither is given (an instance type's scalar speed, which only a scalar workload on it needs).
+  auto speed = [&](const pugi::xml_node& n, const char* factor_attr, const char* score_attr, Kind kind = Kind::Vector,
+                   bool optional = false) {
     const bool factor = static_cast<bool>(n.attribute(factor_attr)), score = static_cast<bool>(n.attribute(score_attr));
     if (factor && score)
       throw xml.error(n, std::string("@") + factor_attr,
-                      std::string("give at most one of ") + factor_attr + " and " + score_attr);
-    if (!factor && !score) return 0.0;
-    return factor_or_score(n, factor_attr, score_attr, reference_scalar_score, "scalar_score");
+                      std::string("give ") + (optional ? "at most" : "exactly") + " one of " + factor_attr + " and " +
+                          score_attr);
+    if (!factor && !score) {
+      if (optional) return 0.0;
+      throw xml.error(n, std::string("@") + factor_attr,
+                      std::string("give exactly one of ") + factor_attr + " and " + score_attr);
+    }
+    if (factor) return xml.number(n, factor_attr, 1e-3, 1e3);
+    const double reference = kind == Kind::Scalar ? reference_scalar_score : reference_score;
+    if (reference <= 0)
+      throw xml.error(n, std::string("@") + score_attr,
+                      std::string("a benchmark score needs <cpu_reference ") +
+                          (kind == Kind::Scalar ? "scalar_score" : "single_core_score") + "=...> for the calibration CPU");
+    return xml.number(n, score_attr, 1e-6, 1e12) / reference;
   };
 
   auto types = required("instance_types");
@@ -317,7 +317,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
       t.nic_credit_s = xml.number(n, "nic_credit_s", 0, 1e9);
     }
     t.cpu_speed_factor = speed(n, "cpu_speed_factor", "cpu_single_core_score");
-    t.cpu_scalar_speed_factor = scalar_speed(n, "cpu_scalar_speed_factor", "cpu_scalar_score");
+    t.cpu_scalar_speed_factor = speed(n, "cpu_scalar_speed_factor", "cpu_scalar_score", Kind::Scalar, true);
     t.credits_earned_per_hour = xml.number_or(n, "credits_earned_per_hour", 0, 1e6, 0);
     if (t.burstable()) {
       t.max_credits = xml.number(n, "max_credits", 0, 1e7);
@@ -354,8 +354,9 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.max_timeout_s = xml.number(fn, "max_timeout_s", 0.001, 1e9);
   f.cpu_speed_factor_x86 = speed(fn, "cpu_speed_factor_x86", "cpu_single_core_score_x86");
   f.cpu_speed_factor_arm = speed(fn, "cpu_speed_factor_arm", "cpu_single_core_score_arm");
-  f.cpu_scalar_speed_factor_x86 = scalar_speed(fn, "cpu_scalar_speed_factor_x86", "cpu_scalar_score_x86");
-  f.cpu_scalar_speed_factor_arm = scalar_speed(fn, "cpu_scalar_speed_factor_arm", "cpu_scalar_score_arm");
+  // A function's runtime import is scalar work whatever its workload: both architectures need a scalar speed.
+  f.cpu_scalar_speed_factor_x86 = speed(fn, "cpu_scalar_speed_factor_x86", "cpu_scalar_score_x86", Kind::Scalar);
+  f.cpu_scalar_speed_factor_arm = speed(fn, "cpu_scalar_speed_factor_arm", "cpu_scalar_score_arm", Kind::Scalar);
   f.storage_client_bps_per_vcpu = xml.number(fn, "storage_client_bps_per_vcpu", 1, 1e13);
   for (auto c : fn.children("storage_client")) {
     xml.check_names(c, {"name", "cpu_s_per_byte_on_reference_cpu", "max_cores", kSource});
@@ -384,7 +385,6 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   for (auto c : fn.children("storage_client"))  // a rate each, on either CPU
     for (double factor : {f.cpu_speed_factor_x86, f.cpu_speed_factor_arm, f.cpu_scalar_speed_factor_x86,
                           f.cpu_scalar_speed_factor_arm}) try {
-        if (factor <= 0) continue;  // a scalar factor not given
         f.client_bps_per_vcpu(xml.text(c, "name"), factor);
       } catch (const std::invalid_argument& e) {
         throw xml.error(c, "storage_client/@cpu_s_per_byte_on_reference_cpu", e.what());

@@ -51,7 +51,7 @@ struct FunctionServiceParams {
   int concurrency_limit = 0;
   double keep_alive_s = 0, max_timeout_s = 0;
   double cpu_speed_factor_x86 = 1, cpu_speed_factor_arm = 1;
-  double cpu_scalar_speed_factor_x86 = 0, cpu_scalar_speed_factor_arm = 0;  // on scalar work; 0: not given
+  double cpu_scalar_speed_factor_x86 = 1, cpu_scalar_speed_factor_arm = 1;  // on scalar work (and the runtime's import)
   /// A function's network rate at a memory size: one TCP stream's, and all its streams' together.
   struct NetworkPoint {
     int memory_mb = 0;

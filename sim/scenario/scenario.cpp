@@ -111,13 +111,6 @@ double Scenario::instance_speed_factor(const InstanceType& type) const {
   return type.cpu_scalar_speed_factor;
 }
 
-InputError Scenario::function_speed_missing() const {
-  const std::string arch = experiment.functions.arch == "arm" ? "arm" : "x86";
-  return experiment.error("workload", "cpu_work",
-                          "\"scalar\" needs the function service to give cpu_scalar_score_" + arch +
-                              " or cpu_scalar_speed_factor_" + arch + " in " + profile.path);
-}
-
 double Scenario::reference_step_s(StepTarget target, long long batch, int group) const {
   return reference_train_step_s(*this, target, batch, group) + reference_input_pipeline_s(target, batch, group);
 }
@@ -243,11 +236,8 @@ Scenario resolve_scenario(const Experiment& e) {
   s.function_vcpus = fs.vcpus(e.functions.memory_mb);
   const bool arm = e.functions.arch == "arm";
   s.function_speed_factor = arm ? fs.cpu_speed_factor_arm : fs.cpu_speed_factor_x86;
-  if (w.cpu_work == "scalar") {  // without a scalar speed, a run that starts a function is refused (run.cpp)
-    const double scalar = arm ? fs.cpu_scalar_speed_factor_arm : fs.cpu_scalar_speed_factor_x86;
-    if (scalar > 0) s.function_speed_factor = scalar;
-    s.function_speed_of_kind = scalar > 0;
-  }
+  s.function_import_speed_factor = arm ? fs.cpu_scalar_speed_factor_arm : fs.cpu_scalar_speed_factor_x86;
+  if (w.cpu_work == "scalar") s.function_speed_factor = s.function_import_speed_factor;
 
   if (x.compression != "none") {  // codec times: measured at one thread on the calibration CPU
     try {

@@ -57,11 +57,8 @@ struct Scenario {
   double function_encode_s = 0;        // on a function's CPU share (below one vCPU it is time-sliced)
   long long sample_bytes = 0;                // one float32 input sample as the paper's pickles hold it
   double function_vcpus = 0, function_speed_factor = 1;
-  // Whether function_speed_factor is of the workload's kind of work; false only for a scalar workload on a profile
-  // without the functions' scalar speed, which a run that starts no function does not need.
-  bool function_speed_of_kind = true;
-  /// The input error for a run that would start a function without a speed of its workload's kind.
-  InputError function_speed_missing() const;
+  // A cold function's runtime import (Python's modules and extensions: scalar work) runs at its scalar speed.
+  double function_import_speed_factor = 1;
 
   // Memory feasibility: what a training step needs (the runtime's footprint + the measured step memory) against
   // what a function or a peer instance has. Unchecked when the calibration holds no memory samples.

@@ -45,7 +45,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       random(scenario.experiment.seed),
       storage(scenario.profile.storage, transfer_config.prefixes, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
-      functions(scenario.profile.functions, hosts, scenario.function_speed_factor,
+      functions(scenario.profile.functions, hosts, scenario.function_speed_factor, scenario.function_import_speed_factor,
                 function_client_rate(scenario, transfer_config), out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
       credits([&] {  // each peer's, of its own type

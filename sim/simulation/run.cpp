@@ -102,7 +102,6 @@ sg::PlatformSpec platform_spec(const Scenario& s, const simulation::PlatformNeed
                             simulation::instance_client_bps(s, type, speed, transfers)});
   }
   spec.function_slots = needs.function_slots;
-  if (needs.function_slots > 0 && !s.function_speed_of_kind) throw s.function_speed_missing();
   spec.function_speed_factor = s.function_speed_factor;
   // The fastest network any of the design's functions may have (their slots are shared between functions).
   std::vector<int> sizes = needs.function_memory_mb;

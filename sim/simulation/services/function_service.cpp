@@ -7,11 +7,12 @@
 namespace p2psim::simulation {
 
 FunctionService::FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform,
-                                 double speed_factor, const p2psim::StorageClientRate& client, Ledger& ledger,
-                                 const Random& random)
+                                 double speed_factor, double import_speed_factor,
+                                 const p2psim::StorageClientRate& client, Ledger& ledger, const Random& random)
     : params_(params),
       platform_(platform),
       speed_factor_(speed_factor),
+      import_speed_factor_(import_speed_factor),
       client_(client),
       ledger_(ledger),
       random_(random) {
@@ -129,9 +130,11 @@ void FunctionService::cold_start(Container& c, double now_s, std::initializer_li
   // the caller's instance a rejoined peer's from its first life's.
   auto draws = random_.stream(Draw::ColdStart, invocation, Random::id_of(c.function) ^ instance);
   const double image_s = params_.cold_start_image_median_s * std::exp(params_.cold_start_image_sigma * draws.standard_normal());
-  // The import is work measured on the calibration CPU: at this CPU's speed, on at most one vCPU. It is the INIT
-  // the provider bills; the platform's start before it (the image's time) is not billed.
-  c.billed_init_s = compute_s(params_.runtime_import_s_on_reference_cpu) / std::min(1.0, vcpus(c.memory_mb));
+  // The import is work measured on the calibration CPU: at this CPU's scalar speed (unmarshalling Python's modules,
+  // loading and relocating extensions: no vector kernels), on at most one vCPU. It is the INIT the provider bills;
+  // the platform's start before it (the image's time) is not billed.
+  const double import_s = params_.runtime_import_s_on_reference_cpu / import_speed_factor_;
+  c.billed_init_s = (import_s < sg::kTimePrecisionS ? 0.0 : import_s) / std::min(1.0, vcpus(c.memory_mb));
   c.init_s = image_s + c.billed_init_s;
   ++cold_starts_;
 }

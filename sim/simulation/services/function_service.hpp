@@ -24,9 +24,11 @@ sg::PrivateRoute function_storage_route(const p2psim::FunctionServiceParams& par
 class FunctionService {
  public:
   /// The platform's function slots are the containers' network slots, hosts of `speed_factor` (a container's
-  /// CPU share); their storage clients move what `client` says on it (the design's way of reading).
+  /// CPU share); their storage clients move what `client` says on it (the design's way of reading). A cold start
+  /// imports the runtime at `import_speed_factor` (the CPU's scalar speed).
   FunctionService(const p2psim::FunctionServiceParams& params, const sg::Platform& platform, double speed_factor,
-                  const p2psim::StorageClientRate& client, Ledger& ledger, const Random& random);
+                  double import_speed_factor, const p2psim::StorageClientRate& client, Ledger& ledger,
+                  const Random& random);
 
   struct Container {
     std::string function;
@@ -88,7 +90,7 @@ class FunctionService {
   };
   const p2psim::FunctionServiceParams& params_;
   const sg::Platform& platform_;
-  double speed_factor_;
+  double speed_factor_, import_speed_factor_;
   p2psim::StorageClientRate client_;
   Ledger& ledger_;
   const Random& random_;
