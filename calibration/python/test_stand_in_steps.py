@@ -83,5 +83,33 @@ class StandInSteps(unittest.TestCase):
                                        msg=f"{steps_csv}, {model}: {row['seconds']} s against {measured_s} x {factor}")
 
 
+class StandInKinds(unittest.TestCase):
+    """A stand-in carried to the calibration CPU by the zip (scalar work), or set by its own Lambda calls at the x86
+    scalar factor, is scalar code: every experiment that runs it says cpu_work="scalar", so that its CPUs run it at
+    their scalar speeds. SeBS's ResNet-50, carried by LibTorch's steps, is vector work and says nothing."""
+
+    def test_every_experiment_of_a_scalar_stand_in_says_scalar(self):
+        scalar = {model for _, model in PAIRED.values()} | {model for _, model, _ in SET_AT_2048MB} | {"sebs_zip_kernel"}
+        seen = {}
+        for folder, _, files in os.walk(os.path.join(ROOT, "validation")):
+            for name in files:
+                if not name.endswith(".xml") or name.endswith(".case.xml"):
+                    continue
+                # By pattern, not by an XML parser: some comments hold "--" (iperf's options), which pugixml
+                # reads and Python's expat refuses.
+                with open(os.path.join(folder, name)) as f:
+                    workload = re.search(r"<workload\b[^>]*>", re.sub(r"<!--.*?-->", "", f.read(), flags=re.S))
+                if workload is None:
+                    continue
+                attributes = dict(re.findall(r'(\w+)="([^"]*)"', workload.group(0)))
+                model = attributes.get("model")
+                kind = attributes.get("cpu_work", "vector")
+                if model in scalar or model == "sebs_resnet50_inference":
+                    seen[model] = seen.get(model, 0) + 1
+                    self.assertEqual(kind, "scalar" if model in scalar else "vector", os.path.join(folder, name))
+        self.assertEqual(set(seen), scalar | {"sebs_resnet50_inference"})  # every one of them has experiments
+        self.assertEqual(sum(n for m, n in seen.items() if m in scalar), 47)
+
+
 if __name__ == "__main__":
     unittest.main()
