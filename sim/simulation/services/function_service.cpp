@@ -133,8 +133,8 @@ void FunctionService::cold_start(Container& c, double now_s, std::initializer_li
   // The import is work measured on the calibration CPU: at this CPU's scalar speed (unmarshalling Python's modules,
   // loading and relocating extensions: no vector kernels), on at most one vCPU. It is the INIT the provider bills;
   // the platform's start before it (the image's time) is not billed.
-  const double import_s = params_.runtime_import_s_on_reference_cpu / import_speed_factor_;
-  c.billed_init_s = (import_s < sg::kTimePrecisionS ? 0.0 : import_s) / std::min(1.0, vcpus(c.memory_mb));
+  c.billed_init_s = compute_s(params_.runtime_import_s_on_reference_cpu, import_speed_factor_) /
+                    std::min(1.0, vcpus(c.memory_mb));
   c.init_s = image_s + c.billed_init_s;
   ++cold_starts_;
 }

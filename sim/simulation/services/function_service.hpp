@@ -64,8 +64,10 @@ class FunctionService {
   /// kernel and a solver variable fewer per step, for the thousands of steps a sweep's functions take.
   void compute(const Container& c, double reference_s) const;
   /// How long compute() takes (nothing below SimGrid's precision, as sg::sleep_for).
-  double compute_s(double reference_s) const {
-    const double s = reference_s / speed_factor_;
+  double compute_s(double reference_s) const { return compute_s(reference_s, speed_factor_); }
+  /// The same on a CPU of `speed_factor` (the import's: the scalar speed).
+  static double compute_s(double reference_s, double speed_factor) {
+    const double s = reference_s / speed_factor;
     return s < sg::kTimePrecisionS ? 0.0 : s;
   }
 
