@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Mountpoint for Amazon S3's continuous latency benchmark: S3 Standard's time to first byte, run by run.
+
+awslabs/mountpoint-s3 publishes a benchmark result for each commit to main on its gh-pages branch
+(dev/latency_bench/data.js, github-action-benchmark's format). The file keeps only its latest runs, so this walks
+the branch's history and collects every run once (by commit and date). The metric used is
+time_to_first_byte_read_small_file: fio (mountpoint-s3/scripts/fio/read_latency/ttfb_small.fio) reads one byte
+ten times (loops=10, direct=1) through a Mountpoint mount on an m5dn.24xlarge in us-east-1, and the value is fio's
+mean read latency of the run (mountpoint-s3/scripts/fs_latency_bench.sh, run_file_io_benchmarks).
+
+Until commit 1c6f819c9 (2024-11-13, "Lay out files using fio in the benchmark") the job read the first byte of an
+existing 5 MB object; from that commit's run on it lays out and reads a 1-byte object. Only the second kind is a
+small GET, so the summary is over that run and the ones after it.
+
+Usage: mountpoint_s3_ttfb.py GIT_DIR   (a clone or bare mirror of awslabs/mountpoint-s3 with its gh-pages branch)
+Prints the runs' monthly p10 / median / p90 and the summary the validation case
+validation/mountpoint_s3/mountpoint_s3_ttfb_1b_ec2.case.xml quotes.
+"""
+import collections
+import datetime
+import json
+import subprocess
+import sys
+
+DATA_FILE = "dev/latency_bench/data.js"
+METRIC = "time_to_first_byte_read_small_file"
+ONE_BYTE_OBJECT_COMMIT = "1c6f819c9"  # mountpoint-s3's commit from which the job reads a 1-byte object
+
+
+def git(git_dir, *args):
+    return subprocess.run(["git", "-C", git_dir, *args], capture_output=True, text=True, check=True).stdout
+
+
+def runs(git_dir):
+    """Every run's (UTC date-time, benchmarked commit, mean read latency in ms), once each, oldest first."""
+    seen = {}
+    for revision in git(git_dir, "log", "--format=%H", "gh-pages", "--", DATA_FILE).split():
+        text = git(git_dir, "show", f"{revision}:{DATA_FILE}")
+        data = json.loads(text[text.index("{"):].rstrip().rstrip(";"))
+        for entries in data["entries"].values():
+            for entry in entries:
+                for bench in entry["benches"]:
+                    if bench["name"] != METRIC:
+                        continue
+                    if bench["unit"] != "milliseconds":
+                        sys.exit(f"{DATA_FILE} at {revision}: {METRIC} in {bench['unit']}, not milliseconds")
+                    seen[(entry["commit"]["id"], entry["date"])] = float(bench["value"])
+    when = lambda ms: datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return sorted((when(date), commit, value) for (commit, date), value in seen.items())
+
+
+def quantile(values, q):
+    """Linear interpolation between order statistics (numpy's default)."""
+    v = sorted(values)
+    k = (len(v) - 1) * q
+    i = int(k)
+    return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
+
+
+def line(label, values):
+    return (f"{label} runs {len(values):4d}  p10 {quantile(values, 0.1):6.2f}  median {quantile(values, 0.5):6.2f}  "
+            f"p90 {quantile(values, 0.9):6.2f} ms")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    all_runs = runs(sys.argv[1])
+    by_month = collections.defaultdict(list)
+    for when, _, value in all_runs:
+        by_month[when[:7]].append(value)
+    since = min(when for when, commit, _ in all_runs if commit.startswith(ONE_BYTE_OBJECT_COMMIT))
+    print(f"# {METRIC}: each value a run's mean of 10 one-byte reads (ms); the object is 5 MB before "
+          f"{since}, the run of commit {ONE_BYTE_OBJECT_COMMIT}, and 1 B from it on")
+    for month in sorted(by_month):
+        print(line(month, by_month[month]))
+    one_byte = [value for when, _, value in all_runs if when >= since]
+    last = max(when for when, _, _ in all_runs)
+    print(line(f"1-byte object, {since[:10]} to {last[:10]}:", one_byte))
+
+
+if __name__ == "__main__":
+    main()
