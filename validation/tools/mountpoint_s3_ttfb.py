@@ -14,7 +14,7 @@ small GET, so the summary is over that run and the ones after it.
 
 Usage: mountpoint_s3_ttfb.py GIT_DIR   (a clone or bare mirror of awslabs/mountpoint-s3 with its gh-pages branch)
 Prints the runs' monthly p10 / median / p90 and the summary the validation case
-validation/mountpoint_s3/mountpoint_s3_ttfb_1b_ec2.case.xml quotes.
+validation/mountpoint_s3/mountpoint_s3_ttfb_1b_ec2.case.xml quotes (validation/mountpoint_s3/ttfb_runs.txt).
 """
 import collections
 import datetime
@@ -27,24 +27,35 @@ METRIC = "time_to_first_byte_read_small_file"
 ONE_BYTE_OBJECT_COMMIT = "1c6f819c9"  # mountpoint-s3's commit from which the job reads a 1-byte object
 
 
+class InputError(Exception):
+    """Bad input: main prints it and exits with 2."""
+
+
 def git(git_dir, *args):
-    return subprocess.run(["git", "-C", git_dir, *args], capture_output=True, text=True, check=True).stdout
+    done = subprocess.run(["git", "-C", git_dir, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise InputError(f"{git_dir}: git {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout
 
 
 def runs(git_dir):
     """Every run's (UTC date-time, benchmarked commit, mean read latency in ms), once each, oldest first."""
     seen = {}
     for revision in git(git_dir, "log", "--format=%H", "gh-pages", "--", DATA_FILE).split():
+        where = f"{DATA_FILE} at gh-pages {revision}"
         text = git(git_dir, "show", f"{revision}:{DATA_FILE}")
-        data = json.loads(text[text.index("{"):].rstrip().rstrip(";"))
-        for entries in data["entries"].values():
-            for entry in entries:
-                for bench in entry["benches"]:
-                    if bench["name"] != METRIC:
-                        continue
-                    if bench["unit"] != "milliseconds":
-                        sys.exit(f"{DATA_FILE} at {revision}: {METRIC} in {bench['unit']}, not milliseconds")
-                    seen[(entry["commit"]["id"], entry["date"])] = float(bench["value"])
+        try:
+            data = json.loads(text[text.index("{"):].rstrip().rstrip(";"))
+            for entries in data["entries"].values():
+                for entry in entries:
+                    for bench in entry["benches"]:
+                        if bench["name"] != METRIC:
+                            continue
+                        if bench["unit"] != "milliseconds":
+                            raise InputError(f"{where}: {METRIC}'s unit is {bench['unit']}, not milliseconds")
+                        seen[(entry["commit"]["id"], entry["date"])] = float(bench["value"])
+        except (ValueError, KeyError, TypeError) as e:  # json's errors are ValueErrors; a missing field a KeyError
+            raise InputError(f"{where}: not github-action-benchmark's format ({type(e).__name__}: {e})") from e
     when = lambda ms: datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return sorted((when(date), commit, value) for (commit, date), value in seen.items())
 
@@ -62,21 +73,34 @@ def line(label, values):
             f"p90 {quantile(values, 0.9):6.2f} ms")
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    all_runs = runs(sys.argv[1])
+def report(git_dir):
+    """The text the case quotes: each month's runs, then the runs of a 1-byte object."""
+    all_runs = runs(git_dir)
     by_month = collections.defaultdict(list)
     for when, _, value in all_runs:
         by_month[when[:7]].append(value)
-    since = min(when for when, commit, _ in all_runs if commit.startswith(ONE_BYTE_OBJECT_COMMIT))
-    print(f"# {METRIC}: each value a run's mean of 10 one-byte reads (ms); the object is 5 MB before "
-          f"{since}, the run of commit {ONE_BYTE_OBJECT_COMMIT}, and 1 B from it on")
-    for month in sorted(by_month):
-        print(line(month, by_month[month]))
+    starts = [when for when, commit, _ in all_runs if commit.startswith(ONE_BYTE_OBJECT_COMMIT)]
+    if not starts:
+        raise InputError(f"{git_dir}: no run of commit {ONE_BYTE_OBJECT_COMMIT} in {DATA_FILE}'s history on gh-pages")
+    since = min(starts)
+    lines = [f"# {METRIC}: each value a run's mean of 10 one-byte reads (ms); the object is 5 MB before "
+             f"{since}, the run of commit {ONE_BYTE_OBJECT_COMMIT}, and 1 B from it on"]
+    lines += [line(month, by_month[month]) for month in sorted(by_month)]
     one_byte = [value for when, _, value in all_runs if when >= since]
     last = max(when for when, _, _ in all_runs)
-    print(line(f"1-byte object, {since[:10]} to {last[:10]}:", one_byte))
+    lines.append(line(f"1-byte object, {since[:10]} to {last[:10]}:", one_byte))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    try:
+        sys.stdout.write(report(sys.argv[1]))
+    except InputError as e:
+        print(f"mountpoint_s3_ttfb.py: {e}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
