@@ -21,6 +21,8 @@ PAIRED = {
     "sebs_graph_bfs.txt": ("validation/sebs/graph_bfs_stand_in_steps.csv", "sebs_graph_bfs"),
     "classifaas_gemm.txt": ("validation/classifaas/stand_in_steps.csv", "classifaas_gemm"),
     "cebert_memory_sort.txt": ("validation/cebert/stand_in_steps.csv", "cebert_memory_sort"),
+    "slapp_factorial.txt": ("validation/slappmdlopt/stand_in_steps.csv", "slapp_factorial"),
+    "slapp_decimal_pi.txt": ("validation/slappmdlopt/stand_in_steps.csv", "slapp_decimal_pi"),
 }
 # the csv of the cases' stand-in steps, the model, and the calibration case whose calls at 2,048 MB set its speed
 SET_AT_2048MB = [("validation/faasdom/stand_in_steps.csv", f"faasdom_factors_{runtime}",
@@ -108,7 +110,7 @@ class StandInKinds(unittest.TestCase):
                     seen[model] = seen.get(model, 0) + 1
                     self.assertEqual(kind, "scalar" if model in scalar else "vector", os.path.join(folder, name))
         self.assertEqual(set(seen), scalar | {"sebs_resnet50_inference"})  # every one of them has experiments
-        self.assertEqual(sum(n for m, n in seen.items() if m in scalar), 47)
+        self.assertEqual(sum(n for m, n in seen.items() if m in scalar), 63)
 
 
 if __name__ == "__main__":
