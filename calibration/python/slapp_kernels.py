@@ -69,7 +69,7 @@ def write_pairs_file(path, kernel, pairs, retried):
     """paired_stand_in.write_pairs_file with this kernel's title. Returns its last line."""
     return paired_stand_in.write_pairs_file(
         path, kernel, TITLES[kernel], "slapp_kernels.py",
-        f"Python {platform.python_version()} (the benchmark's: Lambda's python3.7 of 2022-01)", pairs, retried)
+        f"Python {platform.python_version()} here (the benchmark ran on Lambda's python3.7, 2020-01 and 2022-01)", pairs, retried)
 
 
 def main():

@@ -13,7 +13,7 @@ existing 5 MB object; from that commit's run on it lays out and reads a 1-byte o
 small GET, so the summary is over that run and the ones after it.
 
 Usage: mountpoint_s3_ttfb.py GIT_DIR   (a clone or bare mirror of awslabs/mountpoint-s3 with its gh-pages branch)
-Prints the runs' monthly p10 / median / p90 and the summary the validation case
+Prints the runs' monthly p10 / median / p90 (the month of the cut as two lines, one per object) and the summary the validation case
 validation/mountpoint_s3/mountpoint_s3_ttfb_1b_ec2.case.xml quotes (validation/mountpoint_s3/ttfb_runs.txt).
 """
 import collections
@@ -21,6 +21,8 @@ import datetime
 import json
 import subprocess
 import sys
+
+import numpy
 
 DATA_FILE = "dev/latency_bench/data.js"
 METRIC = "time_to_first_byte_read_small_file"
@@ -53,39 +55,37 @@ def runs(git_dir):
                             continue
                         if bench["unit"] != "milliseconds":
                             raise InputError(f"{where}: {METRIC}'s unit is {bench['unit']}, not milliseconds")
-                        seen[(entry["commit"]["id"], entry["date"])] = float(bench["value"])
+                        run = run_of(entry, bench["value"])
+                        seen[run[:2]] = run
         except (ValueError, KeyError, TypeError) as e:  # json's errors are ValueErrors; a missing field a KeyError
             raise InputError(f"{where}: not github-action-benchmark's format ({type(e).__name__}: {e})") from e
-    when = lambda ms: datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return sorted((when(date), commit, value) for (commit, date), value in seen.items())
+    return sorted(seen.values())
 
 
-def quantile(values, q):
-    """Linear interpolation between order statistics (numpy's default)."""
-    v = sorted(values)
-    k = (len(v) - 1) * q
-    i = int(k)
-    return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
+def run_of(entry, value):
+    """(UTC date-time, benchmarked commit, value) of one entry; a bad date or commit raises as a bad format does."""
+    when = datetime.datetime.fromtimestamp(float(entry["date"]) / 1000, datetime.timezone.utc)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ"), str(entry["commit"]["id"]), float(value)
 
 
 def line(label, values):
-    return (f"{label} runs {len(values):4d}  p10 {quantile(values, 0.1):6.2f}  median {quantile(values, 0.5):6.2f}  "
-            f"p90 {quantile(values, 0.9):6.2f} ms")
+    p10, median, p90 = numpy.quantile(values, [0.1, 0.5, 0.9])  # linear interpolation between order statistics
+    return f"{label} runs {len(values):4d}  p10 {p10:6.2f}  median {median:6.2f}  p90 {p90:6.2f} ms"
 
 
 def report(git_dir):
     """The text the case quotes: each month's runs, then the runs of a 1-byte object."""
     all_runs = runs(git_dir)
-    by_month = collections.defaultdict(list)
-    for when, _, value in all_runs:
-        by_month[when[:7]].append(value)
     starts = [when for when, commit, _ in all_runs if commit.startswith(ONE_BYTE_OBJECT_COMMIT)]
     if not starts:
         raise InputError(f"{git_dir}: no run of commit {ONE_BYTE_OBJECT_COMMIT} in {DATA_FILE}'s history on gh-pages")
     since = min(starts)
+    by_month = collections.defaultdict(list)  # the month of the cut is two lines, its runs of either object
+    for when, _, value in all_runs:
+        by_month[(when[:7], "5 MB" if when < since else "1 B")].append(value)
     lines = [f"# {METRIC}: each value a run's mean of 10 one-byte reads (ms); the object is 5 MB before "
              f"{since}, the run of commit {ONE_BYTE_OBJECT_COMMIT}, and 1 B from it on"]
-    lines += [line(month, by_month[month]) for month in sorted(by_month)]
+    lines += [line(f"{month} {size:>4}", by_month[(month, size)]) for month, size in sorted(by_month, key=lambda k: (k[0], k[1] == "1 B"))]
     one_byte = [value for when, _, value in all_runs if when >= since]
     last = max(when for when, _, _ in all_runs)
     lines.append(line(f"1-byte object, {since[:10]} to {last[:10]}:", one_byte))

@@ -71,9 +71,11 @@ class MountpointTtfbTest(unittest.TestCase):
         # p10 = 20 + 0.3 x 2 = 20.6, median = (22 + 24) / 2 = 23, p90 = 24 + 0.7 x 6 = 28.2 (linear interpolation)
         self.assertEqual(summary, "1-byte object, 2024-11-13 to 2025-03-01: runs    4  p10  20.60  median  23.00  "
                                   "p90  28.20 ms")
-        months = [l.split()[0] for l in text.splitlines()[1:-1]]
-        self.assertEqual(months, ["2024-11", "2025-01", "2025-02", "2025-03"])
-        self.assertIn("runs    2", text.splitlines()[1])  # November: the 5 MB run and the cut's, each once
+        months = [" ".join(l.split()[:3]) for l in text.splitlines()[1:-1]]
+        # the month of the cut is two lines: the 5 MB object's run before it, the 1-byte object's from it on
+        self.assertEqual(months, ["2024-11 5 MB", "2024-11 1 B", "2025-01 1 B", "2025-02 1 B", "2025-03 1 B"])
+        self.assertIn("runs    1", text.splitlines()[1])
+        self.assertIn("runs    1", text.splitlines()[2])  # the cut's run, once though two versions hold it
 
     def test_a_value_in_another_unit_is_refused_with_exit_2(self):
         history = self.history([[CUT, run_entry("cccc", "2025-01-01T00:00:00", 0.02, unit="seconds")]])
@@ -87,6 +89,14 @@ class MountpointTtfbTest(unittest.TestCase):
         done = subprocess.run([sys.executable, SCRIPT, history.path], capture_output=True, text=True)
         self.assertEqual(done.returncode, 2)
         self.assertIn(tool.DATA_FILE, done.stderr)
+        self.assertIn("not github-action-benchmark's format", done.stderr)
+
+    def test_a_date_that_is_no_number_is_refused_with_exit_2(self):
+        bad = run_entry("dddd", "2025-01-01T00:00:00", 21.0)
+        bad["date"] = "yesterday"
+        history = self.history([[CUT, bad]])
+        done = subprocess.run([sys.executable, SCRIPT, history.path], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 2)
         self.assertIn("not github-action-benchmark's format", done.stderr)
 
     def test_a_history_without_the_cut_commit_is_refused(self):
