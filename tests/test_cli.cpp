@@ -12,7 +12,9 @@
 
 #include "results/design_accuracy.hpp"
 #include "run_cli.hpp"
+#include "sim_fixture.hpp"
 #include "temp_dir.hpp"
+#include "util/read_text.hpp"
 
 TEST_CASE("help lists the commands and an unknown command exits 2") {
   auto help = run_cli("--help");
@@ -141,13 +143,6 @@ TEST_CASE("bad calibrate and fit input exits 2 with a clear message") {
   }
 }
 
-namespace {
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-}  // namespace
-
 TEST_CASE("run: every shipped experiment simulates both architectures and writes its files") {
   for (const char* name : {"vgg11_cifar", "squeezenet_mnist", "mobilenet_v3_small_mnist"}) {
     CAPTURE(name);
@@ -158,7 +153,7 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     CHECK(r.output.find("cost ratio (serverless / instance)") != std::string::npos);
     CHECK(r.output.find("total time (serverless vs instance): ") != std::string::npos);
     CHECK(r.output.find("total time vs baseline (x faster)") != std::string::npos);
-    auto j = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+    auto j = nlohmann::json::parse(p2psim::read_text(dir.path("out/result.json")));
     // An iteration's parts add up to it: the four named ones and the rest (waits, polls).
     for (const char* arch : {"instance", "serverless"}) {
       const auto& a = j["systems"][arch];
@@ -169,7 +164,7 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     CHECK(j["systems"]["serverless"]["vs_baseline"]["total_time_speedup"].get<double>() ==
           doctest::Approx(j["systems"]["instance"]["total_s"].get<double>() / j["systems"]["serverless"]["total_s"].get<double>()));
     // "Never" is an empty CSV field, not -1 (these t2.large peers keep their CPU credits).
-    const std::string csv = read_file(dir.path("out/result.csv"));
+    const std::string csv = p2psim::read_text(dir.path("out/result.csv"));
     const auto header_end = csv.find('\n');
     std::vector<std::string> header, row;
     for (std::string h, text = csv.substr(0, header_end); !text.empty();) {
@@ -192,8 +187,8 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     CHECK(j["systems"]["serverless"]["cost_usd"]["function_compute"].get<double>() > 0);
     CHECK(j["systems"]["instance"]["cost_usd"]["function_compute"].get<double>() == 0);
     CHECK(j["inputs_xxh64"].size() >= 4);
-    CHECK(read_file(dir.path("out/result.csv")).find("gradient_s_per_iteration") != std::string::npos);
-    CHECK(read_file(dir.path("out/trace.csv")).find("serverless,3,3,-1,aggregate_update,") != std::string::npos);
+    CHECK(p2psim::read_text(dir.path("out/result.csv")).find("gradient_s_per_iteration") != std::string::npos);
+    CHECK(p2psim::read_text(dir.path("out/trace.csv")).find("serverless,3,3,-1,aggregate_update,") != std::string::npos);
   }
 }
 
@@ -215,8 +210,8 @@ TEST_CASE("run: each strategy's scenario under tests/scenarios reproduces its ha
     TempDir dir;
     auto r = run_cli("run " + (entry.path() / "experiment.xml").string() + " -q --out " + dir.path("out"));
     REQUIRE(r.exit_code == 0);
-    const auto expected = sorted_rows(read_file((entry.path() / "expected_trace.csv").string()));
-    const auto actual = sorted_rows(read_file(dir.path("out/trace.csv")));
+    const auto expected = sorted_rows(p2psim::read_text((entry.path() / "expected_trace.csv").string()));
+    const auto actual = sorted_rows(p2psim::read_text(dir.path("out/trace.csv")));
     CHECK(expected.size() > 5);
     std::vector<std::string> missing, extra;
     std::set_difference(expected.begin(), expected.end(), actual.begin(), actual.end(), std::back_inserter(missing));
@@ -242,7 +237,7 @@ TEST_CASE("run: a paper-grid scenario whose T2 NICs run dry and burst again unde
 )";
   auto r = run_cli("run " + dir.path("grid_scenario.xml") + " -q --out " + dir.path("out"));
   REQUIRE(r.exit_code == 0);
-  auto j = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+  auto j = nlohmann::json::parse(p2psim::read_text(dir.path("out/result.json")));
   for (const auto& [name, system] : j["systems"].items()) {
     CAPTURE(name);
     CHECK(system["status"] == "ok");
@@ -255,7 +250,7 @@ TEST_CASE("run: the designs experiment compares four systems with the baseline")
   REQUIRE(r.exit_code == 0);
   for (const char* system : {"serverless", "ring", "sharded"})
     CHECK(r.output.find(std::string("cost ratio (") + system + " / instance)") != std::string::npos);
-  auto j = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+  auto j = nlohmann::json::parse(p2psim::read_text(dir.path("out/result.json")));
   CHECK(j["baseline"] == "instance");
   CHECK(j["systems"]["ring"]["strategy"] == "ring_allreduce");
   CHECK(j["systems"]["ring"]["transport"] == "peer_to_peer");
@@ -265,7 +260,7 @@ TEST_CASE("run: the designs experiment compares four systems with the baseline")
   CHECK(j["systems"]["ring"]["vs_baseline"]["cost_ratio"].get<double>() ==
         doctest::Approx(j["systems"]["ring"]["cost_usd"]["total"].get<double>() /
                         j["systems"]["instance"]["cost_usd"]["total"].get<double>()).epsilon(1e-9));
-  const std::string csv = read_file(dir.path("out/result.csv"));
+  const std::string csv = p2psim::read_text(dir.path("out/result.csv"));
   CHECK(csv.rfind("experiment,system,strategy,", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);  // header + 4 systems
 
@@ -365,11 +360,11 @@ TEST_CASE("run: the paper's two systems' results, and VGG-11's, are pinned by go
     REQUIRE(run_cli(std::string("run " P2PSIM_SOURCE_DIR "/experiments/") + name + ".xml -q --out " + dir.path("out"))
                 .exit_code == 0);
     const std::string golden = std::string(P2PSIM_SOURCE_DIR "/tests/golden/paper_systems/") + name;
-    auto old = nlohmann::json::parse(read_file(golden + "/result.json"));
-    auto now = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+    auto old = nlohmann::json::parse(p2psim::read_text(golden + "/result.json"));
+    auto now = nlohmann::json::parse(p2psim::read_text(dir.path("out/result.json")));
     old.erase("inputs_xxh64");
     check_same_values(old, now, "");
-    CHECK(rows_without_peer(read_file(golden + "/trace.csv")) == rows_without_peer(read_file(dir.path("out/trace.csv"))));
+    CHECK(rows_without_peer(p2psim::read_text(golden + "/trace.csv")) == rows_without_peer(p2psim::read_text(dir.path("out/trace.csv"))));
   }
 }
 
@@ -382,8 +377,8 @@ TEST_CASE("run: provenance records every input, however the experiment's path is
                           "cd " + dir.root.string() + " &&");
   REQUIRE(relative.exit_code == 0);
   REQUIRE(absolute.exit_code == 0);
-  CHECK(read_file(dir.path("rel/result.json")) == read_file(dir.path("abs/result.json")));
-  const auto inputs = nlohmann::json::parse(read_file(dir.path("rel/result.json")))["inputs_xxh64"];
+  CHECK(p2psim::read_text(dir.path("rel/result.json")) == p2psim::read_text(dir.path("abs/result.json")));
+  const auto inputs = nlohmann::json::parse(p2psim::read_text(dir.path("rel/result.json")))["inputs_xxh64"];
   CHECK(inputs.contains("squeezenet_mnist.xml"));
   CHECK(inputs.contains("../platforms/aws_us_east_1.xml"));
   CHECK(inputs.contains("../calibration/models.csv"));
@@ -392,7 +387,7 @@ TEST_CASE("run: provenance records every input, however the experiment's path is
 
 TEST_CASE("run: provenance records a target's own calibration, and its hash follows the file's content") {
   TempDir dir;
-  const std::string hand = read_file(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv");
+  const std::string hand = p2psim::read_text(P2PSIM_SOURCE_DIR "/tests/data/hand_calibration.csv");
   std::ofstream(dir.path("experiment.xml")) << R"(<experiment name="t" seed="1">
   <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv">
     <target instance_type="t2.medium" files="t2.csv"/>
@@ -404,7 +399,7 @@ TEST_CASE("run: provenance records a target's own calibration, and its hash foll
   auto hash_of_target = [&](const std::string& csv, const std::string& out) {
     std::ofstream(dir.path("t2.csv")) << csv;
     REQUIRE(run_cli("run " + dir.path("experiment.xml") + " -q --out " + dir.path(out)).exit_code == 0);
-    const auto inputs = nlohmann::json::parse(read_file(dir.path(out + "/result.json")))["inputs_xxh64"];
+    const auto inputs = nlohmann::json::parse(p2psim::read_text(dir.path(out + "/result.json")))["inputs_xxh64"];
     REQUIRE(inputs.contains("t2.csv"));
     return inputs["t2.csv"].get<std::string>();
   };
@@ -469,7 +464,7 @@ TEST_CASE("run: each function invocation draws the same step noise at two memory
 )";
     REQUIRE(run_cli("run " + dir.path(name + ".xml") + " -q --out " + dir.path(name)).exit_code == 0);
     std::map<std::string, double> compute_s;  // by peer, iteration, invocation
-    std::istringstream in(read_file(dir.path(name + "/trace.csv")));
+    std::istringstream in(p2psim::read_text(dir.path(name + "/trace.csv")));
     std::string line;
     std::getline(in, line);
     while (std::getline(in, line)) {
@@ -502,7 +497,7 @@ TEST_CASE("run: the same inputs and seed give byte-identical files") {
   REQUIRE(run_cli("run " + exp + " -q --out " + dir.path("b")).exit_code == 0);
   for (const char* f : {"result.json", "result.csv", "trace.csv"}) {
     CAPTURE(f);
-    CHECK(read_file(dir.path(std::string("a/") + f)) == read_file(dir.path(std::string("b/") + f)));
+    CHECK(p2psim::read_text(dir.path(std::string("a/") + f)) == p2psim::read_text(dir.path(std::string("b/") + f)));
   }
 }
 
@@ -522,7 +517,7 @@ TEST_CASE("run: S3's request rate per prefix slows a burst of PUTs, storage_pref
   auto run = [&](const std::string& prefixes) {
     const auto path = experiment("p" + prefixes + ".xml", prefixes);
     REQUIRE(run_cli("run " + path + " -q --out " + dir.path("out" + prefixes)).exit_code == 0);
-    return nlohmann::json::parse(read_file(dir.path("out" + prefixes + "/result.json")))["systems"]["sharded"];
+    return nlohmann::json::parse(p2psim::read_text(dir.path("out" + prefixes + "/result.json")))["systems"]["sharded"];
   };
   const auto one = run("1"), many = run("100000"), more = run("1000000");
   CHECK(one["usage"]["storage_throttled_requests"].get<long long>() > 0);
@@ -531,7 +526,7 @@ TEST_CASE("run: S3's request rate per prefix slows a burst of PUTs, storage_pref
   CHECK(one["usage"]["storage_puts"] == many["usage"]["storage_puts"]);  // the same requests, later
   CHECK(one["total_s"].get<double>() > many["total_s"].get<double>());
   // Past the burst's size more prefixes change nothing.
-  CHECK(read_file(dir.path("out100000/trace.csv")) == read_file(dir.path("out1000000/trace.csv")));
+  CHECK(p2psim::read_text(dir.path("out100000/trace.csv")) == p2psim::read_text(dir.path("out1000000/trace.csv")));
   CHECK(many["total_s"] == more["total_s"]);
   // Requests are admitted a whole number a second: a rate under one would admit none in some seconds, and the
   // profile refuses it rather than rounding it to no limit.
@@ -594,7 +589,7 @@ TEST_CASE("network quota: the shipped experiment's reducers read faster on sever
   // 101 MB/s past the burst instead of 77.5: both faster, eight by far more.
   TempDir dir;
   const std::string shipped = P2PSIM_SOURCE_DIR "/experiments/function_network_quota.xml";
-  std::string xml = read_file(shipped);
+  std::string xml = p2psim::read_text(shipped);
   xml.erase(xml.find("<sweep>"), xml.find("</sweep>") + 8 - xml.find("<sweep>"));  // its systems as written: 10,240 MB
   const std::string scalable = "<functions network_quota=\"scalable\"/>";
   REQUIRE(xml.find(scalable) != std::string::npos);
@@ -607,7 +602,7 @@ TEST_CASE("network quota: the shipped experiment's reducers read faster on sever
     const auto r = run_cli("run " + path + " -q --out " + dir.path(quota));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    return nlohmann::json::parse(read_file(dir.path(quota + "/result.json")))["systems"];
+    return nlohmann::json::parse(p2psim::read_text(dir.path(quota + "/result.json")))["systems"];
   };
   const auto by_default = run("default"), scaled = run("scalable");
   auto total_s = [](const nlohmann::json& systems, const char* name) { return systems[name]["total_s"].get<double>(); };
@@ -636,10 +631,10 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
   CHECK(r.output.find("12 peers on 8xt3.medium+4xc5.large") != std::string::npos);
   CHECK(r.output.find("[t3.medium] comm+wait/iter (s)") != std::string::npos);
   CHECK(r.output.find("[c5.large] gradient/iter (s)") != std::string::npos);
-  const auto j = nlohmann::json::parse(read_file(dir.path("run/result.json")));
+  const auto j = nlohmann::json::parse(p2psim::read_text(dir.path("run/result.json")));
   REQUIRE(j["scenario"]["peer_groups"].size() == 2);
   // groups.csv: a row per system and group, whose times agree with result.json's.
-  const std::string groups = read_file(dir.path("run/groups.csv"));
+  const std::string groups = p2psim::read_text(dir.path("run/groups.csv"));
   CHECK(std::count(groups.begin(), groups.end(), '\n') == 1 + 4 * 2);
   for (const auto& [name, system] : j["systems"].items()) {
     CAPTURE(name);
@@ -652,18 +647,18 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
           doctest::Approx(system["groups"][0]["end_s"].get<double>()).epsilon(0.05));
   }
   // A sweep of the second group's size, and the report on it.
-  std::string xml = read_file(shipped);
+  std::string xml = p2psim::read_text(shipped);
   xml.replace(xml.find("</experiment>"), 13,
               R"(<sweep><axis select="peers/group[2]/@count" values="2 4"/></sweep></experiment>)");
   std::ofstream(dir.path("sweep.xml")) << xml;
   auto sweep = run_cli("sweep " + dir.path("sweep.xml") + " --out " + dir.path("sweep") + " -j 2");
   INFO(sweep.output);
   REQUIRE(sweep.exit_code == 0);
-  const std::string results = read_file(dir.path("sweep/results.csv"));
+  const std::string results = p2psim::read_text(dir.path("sweep/results.csv"));
   CHECK(results.find(",10,8xt3.medium+2xc5.large,") != std::string::npos);  // peers, instance_type
   CHECK(results.find(",12,8xt3.medium+4xc5.large,") != std::string::npos);
   // The sweep's groups.csv: each run's rows after its scenario id and axis value.
-  const std::string merged = read_file(dir.path("sweep/groups.csv"));
+  const std::string merged = p2psim::read_text(dir.path("sweep/groups.csv"));
   CHECK(merged.rfind("scenario_id,peers/group[2]/@count,experiment,system,group,", 0) == 0);
   CHECK(std::count(merged.begin(), merged.end(), '\n') == 1 + 2 * 4 * 2);  // 2 scenarios x 4 systems x 2 groups
   CHECK(merged.find(",2,mixed_peers,ring,c5.large,c5.large,2,") != std::string::npos);
@@ -671,7 +666,7 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
   INFO(report.output);
   CHECK(report.exit_code == 0);
   // The replay: two small groups train for real on the schedule.
-  xml = read_file(shipped);
+  xml = p2psim::read_text(shipped);
   xml.replace(xml.find("train_samples=\"3072\""), 20, "train_samples=\"256\"");
   xml.replace(xml.find("iterations=\"10\""), 15, "iterations=\"3\"");
   // The first group's shards larger than the others' (the c5.large peers: 32 each).
@@ -683,12 +678,12 @@ TEST_CASE("peer groups: the shipped mixed-peers experiment runs, sweeps a group'
                         "P2PSIM_CACHE_DIR=" + dir.path("cache"));
   INFO(replay.output);
   REQUIRE(replay.exit_code == 0);
-  const auto a = nlohmann::json::parse(read_file(dir.path("accuracy/result.json")));
+  const auto a = nlohmann::json::parse(p2psim::read_text(dir.path("accuracy/result.json")));
   for (const auto& [name, system] : a["systems"].items()) {
     CAPTURE(name);
     CHECK(system["accuracy"]["replayed"] == true);
   }
-  const auto schedule = nlohmann::json::parse(read_file(dir.path("accuracy/schedule.json")));
+  const auto schedule = nlohmann::json::parse(p2psim::read_text(dir.path("accuracy/schedule.json")));
   REQUIRE(schedule["training"]["peer_shards"].size() == 2);
   CHECK(schedule["training"]["peer_shards"][0]["shard_samples"] == 96);
   CHECK(schedule["training"]["peer_shards"][1]["shard_samples"] == 32);
@@ -701,13 +696,13 @@ TEST_CASE("report on one run draws each system's timeline and writes a Chrome tr
   auto r = run_cli("report " + dir.path("run") + " --format png,pdf --size two-column");
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("trace.json") != std::string::npos);
-  CHECK(read_file(dir.path("run/report/timeline_tree.png")).compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
-  const std::string pdf = read_file(dir.path("run/report/timeline_tree.pdf"));
+  CHECK(p2psim::read_text(dir.path("run/report/timeline_tree.png")).compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  const std::string pdf = p2psim::read_text(dir.path("run/report/timeline_tree.pdf"));
   CHECK(pdf.compare(0, 5, "%PDF-") == 0);
   CHECK(pdf.find("/FontFile2") != std::string::npos);
   // Every phase of the trace is an event of the Chrome trace (plus the process and thread names).
-  const auto trace = nlohmann::json::parse(read_file(dir.path("run/report/trace.json")));
-  const std::string csv = read_file(dir.path("run/trace.csv"));
+  const auto trace = nlohmann::json::parse(p2psim::read_text(dir.path("run/report/trace.json")));
+  const std::string csv = p2psim::read_text(dir.path("run/trace.csv"));
   const auto phases = std::count(csv.begin(), csv.end(), '\n') - 1;
   int complete = 0;
   for (const auto& e : trace["traceEvents"]) complete += e["ph"] == "X";
@@ -725,7 +720,7 @@ TEST_CASE("report renders every figure and a self-contained HTML report, and rec
   for (const auto& e : std::filesystem::directory_iterator(dir.path("report"))) {
     const auto ext = e.path().extension();
     if (ext != ".png" && ext != ".svg") continue;
-    const std::string bytes = read_file(e.path().string());
+    const std::string bytes = p2psim::read_text(e.path().string());
     CAPTURE(e.path());
     CHECK(bytes.size() > 5000);  // a drawn figure, not an empty canvas
     if (ext == ".png") {
@@ -735,7 +730,7 @@ TEST_CASE("report renders every figure and a self-contained HTML report, and rec
     }
   }
   CHECK(pngs >= 4);  // time vs cost, phases, against peers, against memory, heatmaps
-  const std::string html = read_file(dir.path("report/report.html"));
+  const std::string html = p2psim::read_text(dir.path("report/report.html"));
   CHECK(html.find("Pareto-optimal configurations") != std::string::npos);
   CHECK(html.find("data:image/png;base64,") != std::string::npos);
   CHECK(html.find("p2psim 0.1.0") != std::string::npos);
@@ -762,7 +757,7 @@ TEST_CASE("run: the bill is split by role, and <cost include_broker> chooses wha
   <workload model="squeezenet1_1" input_shape="3x21x21" dataset="mnist" batch_size="1024" iterations="2"/>
   <peers count="4" instance_type="t2.medium"/>)" << cost << "\n</experiment>\n";
     REQUIRE(run_cli("run " + dir.path(name) + " -q --out " + dir.path(name + ".out")).exit_code == 0);
-    return nlohmann::json::parse(read_file(dir.path(name + ".out/result.json")));
+    return nlohmann::json::parse(p2psim::read_text(dir.path(name + ".out/result.json")));
   };
   const auto all = experiment("all.xml", "");
   const auto without = experiment("without.xml", R"(<cost include_broker="false"/>)");
@@ -803,7 +798,7 @@ TEST_CASE("run: compute_extrapolated (result.csv and result.json) marks a system
 </experiment>
 )";
     REQUIRE(run_cli("run " + dir.path(name + ".xml") + " -q --out " + dir.path(name)).exit_code == 0);
-    std::istringstream csv(read_file(dir.path(name + "/result.csv")));
+    std::istringstream csv(p2psim::read_text(dir.path(name + "/result.csv")));
     std::string header, row;
     std::getline(csv, header);
     std::vector<std::string> names;
@@ -819,7 +814,7 @@ TEST_CASE("run: compute_extrapolated (result.csv and result.json) marks a system
       by_system[fields[1]] = fields[column];
     }
     // result.json says the same of each system.
-    const auto json = nlohmann::json::parse(read_file(dir.path(name + "/result.json")));
+    const auto json = nlohmann::json::parse(p2psim::read_text(dir.path(name + "/result.json")));
     for (const auto& [system, value] : by_system)
       CHECK(json["systems"][system]["compute_extrapolated"].get<bool>() == (value == "true"));
     return by_system;
@@ -842,7 +837,7 @@ TEST_CASE("run: a remainder minibatch of a few samples runs (VGG-11, 12 peers, b
   auto r = run_cli("run " + dir.path("rest.xml") + " -q --out " + dir.path("out"));
   CHECK(r.exit_code == 0);
   CAPTURE(r.output);
-  const auto result = nlohmann::json::parse(read_file(dir.path("out/result.json")));
+  const auto result = nlohmann::json::parse(p2psim::read_text(dir.path("out/result.json")));
   CHECK(result["scenario"]["minibatch_sizes"].back().get<int>() == 6);
   CHECK(result["systems"]["serverless"]["status"] == "ok");
 }
@@ -948,7 +943,7 @@ TEST_CASE("validate: predicted against measured, written and drawn, the guard fa
 
   // The summary by design that `run` prints must be this run's: a stale one fails the guard until recorded.
   write_validation_cases(dir, "40");
-  const std::string by_design = read_file(dir.path("accuracy_by_design.csv"));
+  const std::string by_design = p2psim::read_text(dir.path("accuracy_by_design.csv"));
   std::ofstream(dir.path("accuracy_by_design.csv")) << by_design.substr(0, by_design.find('\n') + 1);
   r = run_cli("validate --cases " + dir.root.string() + " --check-recorded -q");
   CHECK(r.exit_code == 3);
@@ -957,7 +952,7 @@ TEST_CASE("validate: predicted against measured, written and drawn, the guard fa
   CHECK(r.exit_code == 0);  // drawn with other replicates: not comparable, said so
   CHECK(r.output.find("accuracy_by_design.csv not checked: it holds every case at 20 replicates") != std::string::npos);
   REQUIRE(run_cli("validate --cases " + dir.root.string() + " --record -q").exit_code == 0);
-  CHECK(read_file(dir.path("accuracy_by_design.csv")) == by_design);
+  CHECK(p2psim::read_text(dir.path("accuracy_by_design.csv")) == by_design);
 
   // A recorded-errors file that is not one, and a tolerance that is not a number: clear errors, exit 2.
   std::ofstream(dir.path("recorded_errors.csv")) << "case,metric,abs_error_percent\ndownload,mbps,abc\n";
@@ -1010,7 +1005,7 @@ TEST_CASE("validate: two measurements of one configuration report the floor they
 TEST_CASE("validate and run: a case is simulated as of its measurement's date, where the profile's history knows it") {
   // The test profile with a history: its own first byte (0.15 s) measured 2024-04, 0.65 s measured 2021-09.
   TempDir dir;
-  std::string profile = read_file(P2PSIM_SOURCE_DIR "/tests/data/test_profile.xml");
+  std::string profile = fixture::test_profile_text();
   const std::string history = R"(  <history>
     <value select="object_storage/@get_first_byte_median_s" measured="2024-04"/>
     <value select="object_storage/@get_first_byte_median_s" measured="2021-09" value="0.65"/>
@@ -1018,7 +1013,6 @@ TEST_CASE("validate and run: a case is simulated as of its measurement's date, w
 </cloud>)";
   profile.replace(profile.rfind("</cloud>"), 8, history);
   std::ofstream(dir.path("profile.xml")) << profile;
-  std::ofstream(dir.path("test_prices.xml")) << read_file(P2PSIM_SOURCE_DIR "/tests/data/test_prices.xml");
   const auto experiment = [&](const std::string& as_of) {
     return R"(<experiment name="v" seed="1">
   <profile file="profile.xml")" + as_of + R"(>

@@ -88,8 +88,7 @@ TEST_CASE("the account's network quota: the profile's by default, scaled when th
                               "function_service/@network_quota is not valid") != std::string::npos);
 
   // A profile's own mistakes, named at its line and field.
-  const std::string shipped = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
-  std::ofstream(dir.path("test_prices.xml")) << read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
+  const std::string shipped = fixture::test_profile_text();
   auto profile_error = [&](const std::string& from, const std::string& to) {
     std::string text = shipped;
     const auto at = text.find(from);
@@ -117,8 +116,7 @@ TEST_CASE("a function's network may be given at several memory sizes, the profil
   // The test profile's one point (55 MB/s a stream and in all at 128 MB) and a second at 1,128 MB (155 and 255
   // MB/s): 628 MB lies halfway, 105 and 155 MB/s; below the first and above the last, their values.
   TempDir dir;
-  const std::string shipped = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
-  std::ofstream(dir.path("test_prices.xml")) << read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
+  const std::string shipped = fixture::test_profile_text();
   const std::string point = R"(<network memory_mb="128" stream_bps="55000000" total_bps="55000000"/>)";
   const auto at = shipped.find(point);
   REQUIRE(at != std::string::npos);
@@ -314,10 +312,9 @@ TEST_CASE("inputs a process parsed or hashed are read again once the file is rew
   // A sweep's scenarios inherit what their parent read (file_stamp.hpp); a file changed since is not stale.
   TempDir dir;
   const std::string profile = dir.path("profile.xml");
-  const std::string shipped = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  const std::string shipped = fixture::test_profile_text();
   auto write = [](const std::string& path, const std::string& text) { std::ofstream(path) << text; };
   write(profile, shipped);
-  write(dir.path("test_prices.xml"), read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml"));
   CHECK(load_cloud_profile(profile).storage.aggregate_bandwidth_bps == 50e9);
   const ProfileOverride narrower{"object_storage/@aggregate_bandwidth_bps", "7000000000", "x.xml", 3};
   CHECK(load_cloud_profile(profile, {narrower}).storage.aggregate_bandwidth_bps == 7e9);

@@ -18,30 +18,24 @@
 #include "inputs/spread.hpp"
 #include "results/replicate_bands.hpp"
 #include "run_cli.hpp"
+#include "sim_fixture.hpp"
 #include "temp_dir.hpp"
 #include "util/input_error.hpp"
+#include "util/read_text.hpp"
 
 using namespace p2psim;
 
 namespace {
 const std::string kProfile = std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The test profile with `from` replaced by `to` (once), written into `dir`.
 std::string profile_with(const TempDir& dir, const std::string& from, const std::string& to) {
-  std::string text = read_file(kProfile);
+  std::string text = fixture::test_profile_text();
   const auto at = text.find(from);
   REQUIRE(at != std::string::npos);
   text.replace(at, from.size(), to);
   const std::string path = dir.path("profile.xml");
   std::ofstream(path) << text;
-  std::ofstream(dir.path("test_prices.xml")) << read_file(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
   return path;
 }
 
@@ -259,7 +253,7 @@ TEST_CASE("profile history: a date takes each dated constant's value measured ne
     <value select="object_storage/@stream_bandwidth_bps" measured="2022-01" value="50000000"/>
   </history></cloud>)");
   {
-    std::string text = read_file(path);  // a spread on the dated attribute, which an earlier value drops
+    std::string text = read_text(path);  // a spread on the dated attribute, which an earlier value drops
     text.replace(text.find(R"(stream_bandwidth_bps="87500000")"), 32,
                  R"(stream_bandwidth_bps="87500000" stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="90000000")");
     std::ofstream(path) << text;
@@ -298,7 +292,7 @@ TEST_CASE("profile history: a date takes each dated constant's value measured ne
            std::tuple{own + R"(<value select="object_storage/@stream_bandwidth_bps" measured="2024-01" unit="MB"/>)",
                       "unit", "unknown attribute"}}) {
     CAPTURE(to);
-    std::string text = read_file(path);
+    std::string text = read_text(path);
     text.replace(text.find(own), own.size(), to);
     std::ofstream(path) << text;
     const std::string e = error_of(path);
@@ -310,7 +304,7 @@ TEST_CASE("profile history: a date takes each dated constant's value measured ne
   }
   // An earlier value that is no valid value is blamed on its own line and field, with a date that applies it or
   // without one.
-  std::string text = read_file(path);
+  std::string text = read_text(path);
   text.replace(text.find(R"(value="50000000")"), 16, R"(value="-5")");
   std::ofstream(path) << text;
   const std::string line = std::to_string(std::count(text.begin(), text.begin() + text.find(R"(value="-5")"), '\n') + 1);
@@ -326,9 +320,9 @@ TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a
   const std::string experiment = std::string(P2PSIM_SOURCE_DIR) + "/experiments/squeezenet_mnist.xml";
   for (const char* out : {"a", "b"})
     REQUIRE(run_cli("run " + experiment + " -q --replicates 6 --out " + dir.path(out)).exit_code == 0);
-  CHECK(read_file(dir.path("a/result.csv")) == read_file(dir.path("b/result.csv")));
-  CHECK(read_file(dir.path("a/result.json")) == read_file(dir.path("b/result.json")));
-  const auto j = nlohmann::json::parse(read_file(dir.path("a/result.json")));
+  CHECK(read_text(dir.path("a/result.csv")) == read_text(dir.path("b/result.csv")));
+  CHECK(read_text(dir.path("a/result.json")) == read_text(dir.path("b/result.json")));
+  const auto j = nlohmann::json::parse(read_text(dir.path("a/result.json")));
   CHECK(j["replicates"]["n"] == 6);
   for (const auto& [name, system] : j["systems"].items()) {
     const auto& t = system["replicates"]["total_s"];
@@ -337,7 +331,7 @@ TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a
     CHECK(t["p50"].get<double>() <= t["p90"].get<double>());
     CHECK(t["p10"].get<double>() < t["p90"].get<double>());  // the shipped profile's spreads move the result
   }
-  const std::string csv = read_file(dir.path("a/result.csv"));
+  const std::string csv = read_text(dir.path("a/result.csv"));
   CHECK(csv.find("total_s_p10,total_s_p50,total_s_p90,total_usd_p10") != std::string::npos);
   for (const char* bad : {"0", "1001", "x"}) {
     const auto r = run_cli("run " + experiment + " -q --replicates " + std::string(bad));
@@ -354,7 +348,7 @@ TEST_CASE("run --sensitivity: the main job says what each system rests on, in th
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("what each prediction rests on (each group of the profile's constants 10 % slower alone") !=
         std::string::npos);
-  const std::string csv = read_file(dir.path("out/sensitivity.csv"));
+  const std::string csv = read_text(dir.path("out/sensitivity.csv"));
   CHECK(csv.rfind("group,label,system,slowdown,feasible,time_change_percent,cost_change_percent\n", 0) == 0);
   // The paper's design used these (records/mechanisms.hpp), and no database or network between instances.
   for (const char* group : {"instance_compute,", "function_compute,", "function_cold_start,", "workflow,",

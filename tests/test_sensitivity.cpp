@@ -10,23 +10,15 @@
 
 using namespace p2psim;
 
-namespace {
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-}  // namespace
-
 TEST_CASE("a scaling override multiplies every attribute it matches and its spread, and passes over none") {
   TempDir dir;
   const std::string profile_path = dir.path("profile.xml");
-  std::string text = read_text_file(fixture::kSource + "/tests/data/test_profile.xml");
+  std::string text = fixture::test_profile_text();
   const std::string from = R"(stream_bandwidth_bps="87500000")";
   REQUIRE(text.find(from) != std::string::npos);
   text.replace(text.find(from), from.size(),
                R"(stream_bandwidth_bps="87500000" stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="99000000")");
   std::ofstream(profile_path) << text;
-  std::ofstream(dir.path("test_prices.xml")) << read_text_file(fixture::kSource + "/tests/data/test_prices.xml");
   const auto nominal = load_cloud_profile(profile_path);
   ProfileOverride slower_stream{"object_storage/@stream_bandwidth_bps", "", "x.xml", 1};
   slower_stream.scale = 1 / 1.1;

@@ -218,11 +218,10 @@ TEST_CASE("input pipeline: a step also pays for making its batch, on one thread,
 TEST_CASE("calibration CPU: timing files measured on another CPU than the profile's reference are refused") {
   // The test profile with a <cpu_reference identity="CPU A">, and the hand calibration with a .meta.json beside it.
   TempDir dir;
-  std::string profile = read_text(fixture::kSource + "/tests/data/test_profile.xml");
+  std::string profile = fixture::test_profile_text();
   profile.replace(profile.find("  <simulation "), 0,
                   "  <cpu_reference benchmark=\"b\" single_core_score=\"1000\" identity=\"CPU A\" source=\"test\"/>\n");
   std::ofstream(dir.path("profile.xml")) << profile;
-  std::ofstream(dir.path("test_prices.xml")) << read_text(fixture::kSource + "/tests/data/test_prices.xml");
   std::ofstream(dir.path("steps.csv")) << read_text(fixture::kSource + "/tests/data/hand_calibration.csv");
   std::ofstream(dir.path("memory.csv"))
       << "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,payload_bytes,repeat,seconds,"
