@@ -5,7 +5,8 @@ faas-parallelism-benchmark's, whose speed their own calls at 2,048 MB set: each 
 case's measured median x the profile's Lambda x86 speed factor, to five decimals. The csvs are written by hand; this
 keeps them from drifting apart from their sources when a file is measured again or the factor moves. SeBS's
 ResNet-50 stand-in, timed unpaired on another host: its LibTorch forward pass carried to the calibration CPU by the zip
-and by LibTorch's own steps' correction to the zip (libtorch_step_carry.txt), its image work by the zip alone."""
+and by LibTorch's own steps' correction to the zip (libtorch_step_carry.txt), its image work by the zip alone; gumeter's
+GEMM, paired with the zip, carried by the zip and the same correction."""
 import csv
 import os
 import re
@@ -24,6 +25,8 @@ PAIRED = {
     "slapp_factorial.txt": ("validation/slappmdlopt/stand_in_steps.csv", "slapp_factorial"),
     "slapp_decimal_pi.txt": ("validation/slappmdlopt/stand_in_steps.csv", "slapp_decimal_pi"),
 }
+# the stand-ins of vector work, carried by LibTorch's steps' correction
+VECTOR = {"sebs_resnet50_inference", "gumeter_dgemm_kernel"}
 # the csv of the cases' stand-in steps, the model, and the calibration case whose calls at 2,048 MB set its speed
 SET_AT_2048MB = [("validation/faasdom/stand_in_steps.csv", f"faasdom_factors_{runtime}",
                   f"faasdom_factors_{runtime}_2048mb.case.xml") for runtime in ("python", "node", "go", "dotnet")] + [
@@ -58,6 +61,20 @@ class StandInSteps(unittest.TestCase):
             self.assertAlmostEqual(float(row["seconds"]), expected, delta=0.00005 + 1e-12,
                                    msg=f"threads {row['threads']}: {row['seconds']} s against {expected:.5f}")
 
+    def test_gumeters_gemm_is_its_ratio_times_the_zip_and_libtorchs_correction(self):
+        # Vector work: the zip brings it to the calibration CPU as scalar work, LibTorch's steps' correction the rest.
+        ratio = float(re.search(r"over zip \(median of \d+ pairs\) ([0-9.]+)$",
+                                last_line(os.path.join(KERNELS, "gumeter_flops.txt"))).group(1))
+        correction = float(re.search(r"median ([0-9.]+) ", last_line(
+            os.path.join(KERNELS, "libtorch_step_carry.txt"))).group(1))
+        expected = ratio * paired_stand_in.zip_on_calibration_cpu_s(KERNELS) * correction
+        with open(os.path.join(ROOT, "validation/calibration/gumeter_stand_in_steps.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual({r["threads"] for r in rows}, {"1", "2"})
+        for row in rows:
+            self.assertAlmostEqual(float(row["seconds"]), expected, delta=0.00005 + 1e-12,
+                                   msg=f"{row['seconds']} s against {ratio} x zip x {correction}")
+
     def test_each_csv_is_its_files_ratio_times_the_zip(self):
         zip_s = paired_stand_in.zip_on_calibration_cpu_s(KERNELS)
         for timing_file, (steps_csv, model) in PAIRED.items():
@@ -88,7 +105,8 @@ class StandInSteps(unittest.TestCase):
 class StandInKinds(unittest.TestCase):
     """A stand-in carried to the calibration CPU by the zip (scalar work), or set by its own Lambda calls at the x86
     scalar factor, is scalar code: every experiment that runs it says cpu_work="scalar", so that its CPUs run it at
-    their scalar speeds. SeBS's ResNet-50, carried by LibTorch's steps, is vector work and says nothing."""
+    their scalar speeds. SeBS's ResNet-50 and gumeter's GEMM, carried by LibTorch's steps, are vector work and say
+    nothing."""
 
     def test_every_experiment_of_a_scalar_stand_in_says_scalar(self):
         scalar = {model for _, model in PAIRED.values()} | {model for _, model, _ in SET_AT_2048MB} | {"sebs_zip_kernel"}
@@ -106,10 +124,10 @@ class StandInKinds(unittest.TestCase):
                 attributes = dict(re.findall(r'(\w+)="([^"]*)"', workload.group(0)))
                 model = attributes.get("model")
                 kind = attributes.get("cpu_work", "vector")
-                if model in scalar or model == "sebs_resnet50_inference":
+                if model in scalar or model in VECTOR:
                     seen[model] = seen.get(model, 0) + 1
                     self.assertEqual(kind, "scalar" if model in scalar else "vector", os.path.join(folder, name))
-        self.assertEqual(set(seen), scalar | {"sebs_resnet50_inference"})  # every one of them has experiments
+        self.assertEqual(set(seen), scalar | VECTOR)  # every one of them has experiments
         self.assertEqual(sum(n for m, n in seen.items() if m in scalar), 69)
 
 
