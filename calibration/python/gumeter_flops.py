@@ -5,7 +5,7 @@ timed, as gumeter/benchmarks/flops/flops.py (compute_flops) at
 https://github.com/GEizaguirre/gumeter/tree/c0e677438001e2fe1381a693f76080e2307550b0 does (written again here from
 it: a dozen lines). gumeter ran it on AWS Lambda (x86_64, 1,769 MB: one vCPU's share, 2025-07-21) in 1,000 calls; the
 time here, against that, is the x86 Lambda's speed on vector work (a BLAS GEMM), the calibration case
-validation/calibration/lambda_x86_vector_speed.case.xml and function_service/@cpu_speed_factor_x86 in
+validation/calibration/gumeter_dgemm_1769mb.case.xml and function_service/@cpu_speed_factor_x86 in
 platforms/aws_us_east_1.xml.
 
 One thread here (OpenBLAS's, Debian's numpy); on Lambda numpy's OpenBLAS ran two threads on the two cores a 1,769 MB
@@ -21,6 +21,7 @@ The zip carries scalar work to the calibration CPU and a LibTorch step's correct
 (docs/research/cpu_speed_factors.md, sections 8 and 10).
 """
 import argparse
+import importlib.metadata
 import sys
 
 import paired_stand_in
@@ -48,12 +49,19 @@ TITLE = (f"gumeter's flops kernel ({LOOPS} x np.dot of two {MATRIX_ORDER} x {MAT
          "summed, one OpenBLAS thread)")
 
 
+def numpy_version():
+    """numpy's version as installed for this interpreter, without importing it (the timed children import their own)."""
+    try:
+        return importlib.metadata.version("numpy")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not found)"
+
+
 def write_pairs_file(path, pairs, retried):
     """paired_stand_in.write_pairs_file with this kernel's title. Returns its last line."""
-    import numpy  # the version here, for the header; the child imports its own
     return paired_stand_in.write_pairs_file(
         path, "dgemm", TITLE, "gumeter_flops.py",
-        f"numpy {numpy.__version__} here with Debian's OpenBLAS (the benchmark ran numpy from PyPI, unpinned, on "
+        f"numpy {numpy_version()} here with Debian's OpenBLAS (the benchmark ran numpy from PyPI, unpinned, on "
         "Python 3.10 in a python:3.10-slim-buster image on Lambda, 2025-07)", pairs, retried)
 
 

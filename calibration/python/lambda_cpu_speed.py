@@ -3,8 +3,8 @@
 SeBS's 311.compression (`shutil.make_archive` zip of a 10 MB directory, one thread), 2020-11, us-east-1, Python
 3.6, against the same call here (calibration/python/sebs_zip_compression.py). Writes
 calibration/kernels/lambda_x86_cpu_speed.txt, the source of the profile's function_service/@cpu_scalar_speed_factor_x86
-(the kernel is scalar work; its last line keeps the name of the one factor there was, cpu_speed_factor_x86, which the
-vector factor now is, the same value assumed).
+(the kernel is scalar work; its last line keeps the name of the one factor there was, cpu_speed_factor_x86, which is
+now the vector factor, measured apart by lambda_vector_speed.py).
 
 Lambda's side is every successful call (cold and warm) at 2,048 and 3,008 MB: at and above 1,769 MB a function has
 a whole vCPU, and one thread can use no more (the two sizes' medians agree). The factor is this machine's median

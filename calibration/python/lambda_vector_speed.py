@@ -34,8 +34,6 @@ import sys
 
 import paired_stand_in
 
-Z_P90 = 1.2815515655446004  # the standard normal's 90th percentile: p10-p90 half-widths add in quadrature in log space
-
 
 def lambda_gemm_seconds(results_dir):
     """The loop's seconds of every warm call in `results_dir`/flops_aws_lambda_replica*.json (flops = 2 n^3 loops /
@@ -43,15 +41,30 @@ def lambda_gemm_seconds(results_dir):
     paths = sorted(glob.glob(os.path.join(results_dir, "flops_aws_lambda_replica*.json")))
     seconds = []
     for path in paths:
-        with open(path) as f:
-            data = json.load(f)
-        work = 2 * data["MATN"] ** 3 * data["loopcount"]
-        if len(data["results"]) != len(data["worker_stats"]):
-            raise ValueError(f"{path}: {len(data['results'])} results against {len(data['worker_stats'])} worker_stats")
-        for result, stats in zip(data["results"], data["worker_stats"]):
-            if not stats["worker_cold_start"]:
-                seconds.append(work / result["flops"])
+        try:
+            seconds += warm_seconds(path)
+        except KeyError as e:
+            raise ValueError(f"{path}: no {e} field") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
     return sorted(seconds), len(paths)
+
+
+def warm_seconds(path):
+    """The loop's seconds of each warm call of one replica's file."""
+    seconds = []
+    with open(path) as f:
+        data = json.load(f)
+    work = 2 * data["MATN"] ** 3 * data["loopcount"]
+    if len(data["results"]) != len(data["worker_stats"]):
+        raise ValueError(f"{path}: {len(data['results'])} results against {len(data['worker_stats'])} worker_stats")
+    for i, (result, stats) in enumerate(zip(data["results"], data["worker_stats"])):
+        flops = result.get("flops")
+        if not isinstance(flops, (int, float)) or not flops > 0:
+            raise ValueError(f"{path}: results[{i}].flops is {flops!r}, expected a rate above 0")
+        if not stats["worker_cold_start"]:
+            seconds.append(work / flops)
+    return seconds
 
 
 def deciles(values):
@@ -59,19 +72,26 @@ def deciles(values):
     return q[0], statistics.median(values), q[-1]
 
 
+def last_line_numbers(path, pattern, expected):
+    """The numbers `pattern`'s groups match on the file's last line, or ValueError naming the file and `expected`."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    m = re.search(pattern, lines[-1]) if lines else None
+    if not m:
+        raise ValueError(f"{path}: its last line is not '{expected}'")
+    return tuple(float(g) for g in m.groups())
+
+
 def paired_ratio(path):
     """The GEMM over the zip, the last line of gumeter_flops.txt."""
-    with open(path) as f:
-        last = f.read().splitlines()[-1]
-    return float(re.search(r"over zip \(median of \d+ pairs\) ([0-9.]+)$", last).group(1))
+    return last_line_numbers(path, r"over zip \(median of \d+ pairs\) ([0-9.]+)$",
+                             "... over zip (median of N pairs) R")[0]
 
 
 def libtorch_correction(path):
     """(median, p10, p90) of LibTorch's steps measured over the zip's carry, the last line of libtorch_step_carry.txt."""
-    with open(path) as f:
-        last = f.read().splitlines()[-1]
-    m = re.search(r"median ([0-9.]+) \(p10 ([0-9.]+), p90 ([0-9.]+)", last)
-    return float(m.group(1)), float(m.group(2)), float(m.group(3))
+    return last_line_numbers(path, r"median ([0-9.]+) \(p10 ([0-9.]+), p90 ([0-9.]+)",
+                             "... median M (p10 A, p90 B, ...)")
 
 
 def combined_band(median, *bands):
@@ -115,11 +135,11 @@ def main():
     args = parser.parse_args()
     try:
         lines = derivation(args.gumeter_results, args.kernels)
-    except (OSError, ValueError, KeyError, AttributeError) as e:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    with open(args.out, "w") as f:
-        f.write("\n".join(lines) + "\n")
     print(lines[-1])
     return 0
 

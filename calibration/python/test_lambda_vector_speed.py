@@ -1,10 +1,12 @@
 """calibration/python/lambda_vector_speed.py on a small artifact built here, with expectations computed by hand."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ElementTree
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lambda_vector_speed.py")
 
@@ -71,12 +73,73 @@ class LambdaVectorSpeed(unittest.TestCase):
         self.assertIn("6 results against 5 worker_stats", done.stderr)
         self.assertFalse(os.path.exists(self.out))
 
+    def test_a_rate_of_zero_or_none_is_refused_naming_the_call(self):
+        for flops in (0, None):
+            write_replica(self.results, 1, [1.5, 1.6, 1.7, 1.8, 1.9, 2.0])
+            path = os.path.join(self.results, "flops_aws_lambda_replica1.json")
+            with open(path) as f:
+                data = json.load(f)
+            data["results"][2]["flops"] = flops
+            with open(path, "w") as f:
+                json.dump(data, f)
+            done = self.run_script()
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertIn(f"replica1.json: results[2].flops is {flops!r}", done.stderr)
+            self.assertFalse(os.path.exists(self.out))
+
+    def test_a_kernel_file_without_its_last_line_is_refused_naming_it(self):
+        self.write("gumeter_flops.txt", "# pairs\n0.5 0.25 0 0\n")
+        done = self.run_script()
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("gumeter_flops.txt: its last line is not '... over zip (median of N pairs) R'", done.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_a_replica_without_its_order_is_refused_naming_the_field(self):
+        with open(os.path.join(self.results, "flops_aws_lambda_replica0.json"), "w") as f:
+            json.dump({"loopcount": 1, "results": [], "worker_stats": []}, f)
+        done = self.run_script()
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("replica0.json: no 'MATN' field", done.stderr)
+
     def test_too_few_warm_calls_are_refused(self):
         os.remove(os.path.join(self.results, "flops_aws_lambda_replica1.json"))
         done = self.run_script()
         self.assertEqual(done.returncode, 2)
         self.assertIn("5 warm calls in 1 files", done.stderr)
         self.assertFalse(os.path.exists(self.out))
+
+
+class ShippedFiles(unittest.TestCase):
+    """The shipped derivation against the shipped files it was derived from (gumeter's raw files are not in the
+    repository): its calibration-CPU line is the kernel files' product, its factor and band follow from its own lines,
+    the profile holds its factor, and the calibration case measures its median."""
+
+    ROOT = os.path.normpath(os.path.join(os.path.dirname(SCRIPT), "..", ".."))
+    KERNELS = os.path.join(ROOT, "calibration", "kernels")
+
+    def test_the_derivation_file_follows_from_the_kernel_files(self):
+        sys.path.insert(0, os.path.dirname(SCRIPT))
+        import lambda_vector_speed as lvs
+        import paired_stand_in
+        with open(os.path.join(self.KERNELS, "lambda_x86_vector_speed.txt")) as f:
+            text = f.read()
+        median, p10, p90 = (float(v) for v in re.search(
+            r"median ([0-9.]+) s \(p10 ([0-9.]+), p90 ([0-9.]+)\)", text).groups())
+        ratio = lvs.paired_ratio(os.path.join(self.KERNELS, "gumeter_flops.txt"))
+        correction, c10, c90 = lvs.libtorch_correction(os.path.join(self.KERNELS, "libtorch_step_carry.txt"))
+        here_s = ratio * paired_stand_in.zip_on_calibration_cpu_s(self.KERNELS) * correction
+        self.assertIn(f"= {here_s:.4f} s", text)
+        factor = here_s / median
+        low, high = lvs.combined_band(factor, (median / p90, 1.0, median / p10), (c10 / correction, 1.0, c90 / correction))
+        # From the file's four-decimal times, so to within a unit of the fourth decimal of the factor.
+        shipped = [float(v) for v in re.fullmatch(r"cpu_speed_factor_x86 ([0-9.]+) \(p10 ([0-9.]+), p90 ([0-9.]+)\)",
+                                                  text.splitlines()[-1]).groups()]
+        for got, expected in zip(shipped, (factor, low, high)):
+            self.assertAlmostEqual(got, expected, delta=0.00015)
+        case = ElementTree.parse(os.path.join(self.ROOT, "validation", "calibration", "gumeter_dgemm_1769mb.case.xml"))
+        metric = case.find("metric")
+        self.assertEqual(float(metric.get("measured")), median)
+        self.assertAlmostEqual(float(metric.get("spread")), (p90 - p10) / 2, delta=0.00005 + 1e-12)
 
 
 if __name__ == "__main__":
