@@ -16,7 +16,7 @@ GEMM stands in for them: Lambda's vCPU is taken to be as much slower than this h
 
 Lambda's side is every call gumeter logged warm (worker_cold_start false), the five replicas pooled; the factor's p10
 and p90 combine, as independent log-normal spreads, the Lambda calls' p10-p90 and the correction's p10-p90 over its
-nine configurations (the larger of the two).
+nine configurations, which is the wider of the two.
 
 The artifact: GEizaguirre/gumeter at c0e677438001e2fe1381a693f76080e2307550b0,
 benchmark_results/flops_aws_lambda_replica{0..4}.json.
