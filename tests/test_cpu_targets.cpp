@@ -16,13 +16,13 @@ using namespace p2psim;
 namespace {
 const std::string kShippedProfile = fixture::kSource + "/platforms/aws_us_east_1.xml";
 
-/// The factor and its p10, p90 on a derivation file's last line, "cpu_speed_factor_x86 F (p10 A, p90 B)".
-std::array<double, 3> derived_factor(const std::string& kernel_file) {
+/// The factor and its p10, p90 on a derivation file's last line, "`name` F (p10 A, p90 B)".
+std::array<double, 3> derived_factor(const std::string& kernel_file, const std::string& name) {
   const std::string text = read_text(fixture::kSource + "/calibration/kernels/" + kernel_file);
-  const auto at = text.rfind("cpu_speed_factor_x86 ");
+  const auto at = text.rfind(name + " ");
   REQUIRE(at != std::string::npos);
   std::array<double, 3> v{};
-  REQUIRE(std::sscanf(text.c_str() + at, "cpu_speed_factor_x86 %lf (p10 %lf, p90 %lf)", &v[0], &v[1], &v[2]) == 3);
+  REQUIRE(std::sscanf(text.c_str() + at + name.size(), " %lf (p10 %lf, p90 %lf)", &v[0], &v[1], &v[2]) == 3);
   return v;
 }
 
@@ -60,7 +60,8 @@ TEST_CASE("each instance type's speeds are its cited benchmark scores over the c
   const auto& f = profile.functions;
   // Lambda x86's two speeds, each its derivation's: the zip's (scalar work) and the GEMM's (vector work).
   const auto node = doc.child("cloud").child("function_service");
-  const auto zip = derived_factor("lambda_x86_cpu_speed.txt"), gemm = derived_factor("lambda_x86_vector_speed.txt");
+  const auto zip = derived_factor("lambda_x86_cpu_speed.txt", "cpu_scalar_speed_factor_x86");
+  const auto gemm = derived_factor("lambda_x86_vector_speed.txt", "cpu_speed_factor_x86");
   CHECK(f.cpu_scalar_speed_factor_x86 == zip[0]);
   CHECK(node.attribute("cpu_scalar_speed_factor_x86_p10").as_double() == zip[1]);
   CHECK(node.attribute("cpu_scalar_speed_factor_x86_p90").as_double() == zip[2]);
@@ -70,6 +71,9 @@ TEST_CASE("each instance type's speeds are its cited benchmark scores over the c
   // Like every Intel type measured by one source (0.64-0.74 of their scalar factors, section 9 of
   // docs/research/cpu_speed_factors.md), Lambda's x86 vCPU is further behind the Zen 5 part on vector work.
   CHECK(f.cpu_speed_factor_x86 < f.cpu_scalar_speed_factor_x86);
+  // arm64's vector factor is Graviton2's Geekbench score over the calibration CPU's, as every instance type's.
+  CHECK(f.cpu_speed_factor_arm ==
+        doctest::Approx(node.attribute("cpu_single_core_score_arm").as_double() / reference));
   CHECK(f.cpu_scalar_speed_factor_arm ==
         doctest::Approx(node.attribute("cpu_scalar_score_arm").as_double() / scalar_reference));
   // On scalar work Graviton2 runs about as fast as Lambda's x86 (gzip 0.50 against the zip's 0.45).

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 #include <tuple>
 
 #include "app/replicates.hpp"

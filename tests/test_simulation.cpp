@@ -966,6 +966,32 @@ TEST_CASE("network: a straggler's storage client runs on its own slower CPU, at 
   CHECK(spec.peers.at(1).storage_client_bps == 0);  // 1 / 1.6e-9 = 625 MB/s: its NIC binds first
 }
 
+TEST_CASE("network: a function's storage client is carried at its CPU's scalar speed, whatever the run's kind") {
+  // By hand: the Lithops loop (get_object_md5, 1.8 ns a byte here) moved 125 MB/s a vCPU on Lambda (8 ns); a
+  // function's get_object costs 1.3 ns a byte less here, over the scalar factor: 8 - 1.3 / 1.0 = 6.7 ns, and
+  // 8 - 1.3 / 0.5 = 5.4 ns at half the speed. A 442 MB function has 442 / 1,769 of a vCPU, below the test profile's
+  // 55 MB/s stream, so its CPU share of the client's rate is the stream's rate. A vector run's own factor (LibTorch's
+  // steps) does not move it: the difference is md5 and the loop's Python, and the rate was derived at the scalar one.
+  TempDir dir;
+  auto stream_bps = [&](const std::string& vector, const std::string& scalar) {
+    const auto s = fixture::scenario(write_experiment(dir, R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"/>
+    <peers count="1" instance_type="t2.large"/>
+    <functions memory_mb="442"/>
+    <systems><system name="serverless" strategy="p2p_all_to_all" compute="functions"/></systems>)",
+                                                       R"(<override select="function_service/@storage_client_measured_with" value="get_object_md5"/>
+    <override select="function_service/@storage_client_bps_per_vcpu" value="125000000"/>
+    <override select="function_service/@cpu_speed_factor_x86" value=")" + vector + R"("/>
+    <override select="function_service/@cpu_scalar_speed_factor_x86" value=")" + scalar + R"("/>)"));
+    REQUIRE(s.experiment.workload.cpu_work == "vector");
+    return platform_spec(s, fixture::system(s, "serverless")).function_stream_bps;
+  };
+  const double share = 442 / 1769.0;
+  CHECK(stream_bps("0.5", "1.0") == doctest::Approx(share / 6.7e-9).epsilon(1e-9));
+  CHECK(stream_bps("1.0", "1.0") == doctest::Approx(share / 6.7e-9).epsilon(1e-9));
+  CHECK(stream_bps("1.0", "0.5") == doctest::Approx(share / 5.4e-9).epsilon(1e-9));
+}
+
 TEST_CASE("network: a function slot's storage route on its NIC alone times every transfer as the shared link's route, with LV08 and latency") {
   // As above (4 functions cannot fill 400 MB/s), but with the shipped LV08 model and a 5 ms one-way latency. The
   // optimistic platform routes each slot to storage over its NIC alone, which carries the whole latency; the exact

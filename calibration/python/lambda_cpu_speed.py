@@ -3,8 +3,7 @@
 SeBS's 311.compression (`shutil.make_archive` zip of a 10 MB directory, one thread), 2020-11, us-east-1, Python
 3.6, against the same call here (calibration/python/sebs_zip_compression.py). Writes
 calibration/kernels/lambda_x86_cpu_speed.txt, the source of the profile's function_service/@cpu_scalar_speed_factor_x86
-(the kernel is scalar work; its last line keeps the name of the one factor there was, cpu_speed_factor_x86, which is
-now the vector factor, measured apart by lambda_vector_speed.py).
+(the kernel is scalar work; the vector factor, cpu_speed_factor_x86, is measured apart by lambda_vector_speed.py).
 
 Lambda's side is every successful call (cold and warm) at 2,048 and 3,008 MB: at and above 1,769 MB a function has
 a whole vCPU, and one thread can use no more (the two sizes' medians agree). The factor is this machine's median
@@ -100,7 +99,7 @@ def main():
             median = statistics.median(compute_times_s(args.sebs_results, m))
             lines.append(f"below one vCPU, {m} MB: median {median:.4f} s, x CPU share / one vCPU's = "
                          f"{median * m / MEMORY_PER_VCPU_MB / full_s:.3f}")
-        lines.append(f"cpu_speed_factor_x86 {here_s / p50:.4f} (p10 {here_s / p90:.4f}, p90 {here_s / p10:.4f})")
+        lines.append(f"cpu_scalar_speed_factor_x86 {here_s / p50:.4f} (p10 {here_s / p90:.4f}, p90 {here_s / p10:.4f})")
     except (OSError, ValueError, IndexError, KeyError, statistics.StatisticsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -33,6 +33,7 @@ import statistics
 import sys
 
 import paired_stand_in
+from lambda_cpu_speed import deciles
 
 
 def lambda_gemm_seconds(results_dir):
@@ -59,17 +60,12 @@ def warm_seconds(path):
     if len(data["results"]) != len(data["worker_stats"]):
         raise ValueError(f"{path}: {len(data['results'])} results against {len(data['worker_stats'])} worker_stats")
     for i, (result, stats) in enumerate(zip(data["results"], data["worker_stats"])):
-        flops = result.get("flops")
+        flops = result.get("flops") if isinstance(result, dict) else None
         if not isinstance(flops, (int, float)) or not flops > 0:
             raise ValueError(f"{path}: results[{i}].flops is {flops!r}, expected a rate above 0")
         if not stats["worker_cold_start"]:
             seconds.append(work / flops)
     return seconds
-
-
-def deciles(values):
-    q = statistics.quantiles(values, n=10, method="inclusive")
-    return q[0], statistics.median(values), q[-1]
 
 
 def last_line_numbers(path, pattern, expected):

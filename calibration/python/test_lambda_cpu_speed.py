@@ -54,7 +54,7 @@ class LambdaCpuSpeed(unittest.TestCase):
         lines = open(self.out).read().splitlines()
         self.assertIn("lambda one vCPU (2048 and 3008 MB, 11 calls): median 1.5000 s (p10 1.1000, p90 1.9000)", lines)
         # 0.6 / 1.5 = 0.4; p10 0.6 / 1.9 = 0.3158; p90 0.6 / 1.1 = 0.5455
-        self.assertEqual(lines[-1], "cpu_speed_factor_x86 0.4000 (p10 0.3158, p90 0.5455)")
+        self.assertEqual(lines[-1], "cpu_scalar_speed_factor_x86 0.4000 (p10 0.3158, p90 0.5455)")
         self.assertIn("below one vCPU, 1024 MB: median 2.5913 s, x CPU share / one vCPU's = 1.000", lines)
         self.assertIn("below one vCPU, 512 MB: median 5.7009 s, x CPU share / one vCPU's = 1.100", lines)
 
@@ -67,7 +67,7 @@ class LambdaCpuSpeed(unittest.TestCase):
         lines = open(self.out).read().splitlines()
         self.assertIn(f"calibration CPU: median 0.6000 s x 0.9000 (zipfile's import taken out: {ratio}) = 0.5400 s", lines)
         # 0.54 / 1.5 = 0.36; p10 0.54 / 1.9 = 0.2842; p90 0.54 / 1.1 = 0.4909
-        self.assertEqual(lines[-1], "cpu_speed_factor_x86 0.3600 (p10 0.2842, p90 0.4909)")
+        self.assertEqual(lines[-1], "cpu_scalar_speed_factor_x86 0.3600 (p10 0.2842, p90 0.4909)")
 
     def test_a_ratio_file_without_its_ratio_line_or_above_1_is_refused(self):
         ratio = os.path.join(self.tmp.name, "ratio.txt")

@@ -33,7 +33,7 @@ class LambdaVectorSpeed(unittest.TestCase):
         write_replica(self.results, 1, [1.5, 1.6, 1.7, 1.8, 1.9, 2.0])
         self.write("gumeter_flops.txt", "# pairs\n0.5 0.25 0 0\n"
                    "dgemm median 0.5000 s, zip median 0.2500 s, dgemm over zip (median of 1 pairs) 2.0000\n")
-        self.write("lambda_x86_cpu_speed.txt", "calibration CPU: median 0.2500 s\ncpu_speed_factor_x86 0.1 (p10 0.1, p90 0.1)\n")
+        self.write("lambda_x86_cpu_speed.txt", "calibration CPU: median 0.2500 s\ncpu_scalar_speed_factor_x86 0.1 (p10 0.1, p90 0.1)\n")
         self.write("libtorch_step_carry.txt",
                    "LibTorch steps, measured over the zip's carry: median 0.8000 (p10 0.6400, p90 1.0000, 9 configurations)\n")
         self.out = os.path.join(self.tmp.name, "out.txt")
@@ -112,7 +112,7 @@ class LambdaVectorSpeed(unittest.TestCase):
 class ShippedFiles(unittest.TestCase):
     """The shipped derivation against the shipped files it was derived from (gumeter's raw files are not in the
     repository): its calibration-CPU line is the kernel files' product, its factor and band follow from its own lines,
-    the profile holds its factor, and the calibration case measures its median."""
+    and the calibration case measures its median (tests/test_cpu_targets.cpp holds the profile to its factor)."""
 
     ROOT = os.path.normpath(os.path.join(os.path.dirname(SCRIPT), "..", ".."))
     KERNELS = os.path.join(ROOT, "calibration", "kernels")

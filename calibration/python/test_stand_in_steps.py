@@ -13,6 +13,7 @@ import re
 import unittest
 import xml.etree.ElementTree as ElementTree
 
+import lambda_vector_speed
 import paired_stand_in
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -63,10 +64,8 @@ class StandInSteps(unittest.TestCase):
 
     def test_gumeters_gemm_is_its_ratio_times_the_zip_and_libtorchs_correction(self):
         # Vector work: the zip brings it to the calibration CPU as scalar work, LibTorch's steps' correction the rest.
-        ratio = float(re.search(r"over zip \(median of \d+ pairs\) ([0-9.]+)$",
-                                last_line(os.path.join(KERNELS, "gumeter_flops.txt"))).group(1))
-        correction = float(re.search(r"median ([0-9.]+) ", last_line(
-            os.path.join(KERNELS, "libtorch_step_carry.txt"))).group(1))
+        ratio = lambda_vector_speed.paired_ratio(os.path.join(KERNELS, "gumeter_flops.txt"))
+        correction = lambda_vector_speed.libtorch_correction(os.path.join(KERNELS, "libtorch_step_carry.txt"))[0]
         expected = ratio * paired_stand_in.zip_on_calibration_cpu_s(KERNELS) * correction
         with open(os.path.join(ROOT, "validation/calibration/gumeter_stand_in_steps.csv")) as f:
             rows = list(csv.DictReader(f))

@@ -13,6 +13,9 @@ import subprocess
 import sys
 from math import sqrt
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "calibration", "python"))
+from pinned_sample import quiet_sample  # noqa: E402  (a sample measured again while other processes take the CPU)
+
 COMMIT = "c0e677438001e2fe1381a693f76080e2307550b0"
 X_TARGET, Y_TARGET = -0.7436438870, 0.1318259042  # mandelbrot.py's XTARGET, YTARGET
 WIDTH, DELTA, MAXITER, BLOCKS = 768, 1.0, 300, 9  # its first stage
@@ -47,6 +50,8 @@ def main(mirror):
     for replica in range(5):
         data = json.loads(subprocess.check_output(
             ["git", "-C", mirror, "show", f"{COMMIT}:benchmark_results/mandelbrot_aws_lambda_replica{replica}.json"]))
+        if len(data["stage0"]) != BLOCKS:
+            sys.exit(f"replica {replica}: {len(data['stage0'])} calls in stage0, expected {BLOCKS}")
         for k, stats in enumerate(data["stage0"]):  # the futures' order, which is the blocks' order
             if not stats["worker_cold_start"]:
                 on_lambda[k].append(stats["worker_func_exec_time"])
@@ -54,9 +59,7 @@ def main(mirror):
     here = {k: [] for k in range(BLOCKS)}
     for _ in range(5):
         for k in range(BLOCKS):
-            out = subprocess.run([sys.executable, "-c", CHILD % (limits[k], MAXITER, size)], capture_output=True,
-                                 text=True, check=True, preexec_fn=lambda: os.sched_setaffinity(0, {core})).stdout
-            here[k].append(float(out))
+            here[k].append(float(quiet_sample(CHILD % (limits[k], MAXITER, size), core)[0]))
     ratios = []
     for k in range(BLOCKS):
         lam, loc = statistics.median(on_lambda[k]), statistics.median(here[k])

@@ -236,8 +236,8 @@ Scenario resolve_scenario(const Experiment& e) {
   s.function_vcpus = fs.vcpus(e.functions.memory_mb);
   const bool arm = e.functions.arch == "arm";
   s.function_speed_factor = arm ? fs.cpu_speed_factor_arm : fs.cpu_speed_factor_x86;
-  s.function_import_speed_factor = arm ? fs.cpu_scalar_speed_factor_arm : fs.cpu_scalar_speed_factor_x86;
-  if (w.cpu_work == "scalar") s.function_speed_factor = s.function_import_speed_factor;
+  s.function_scalar_speed_factor = arm ? fs.cpu_scalar_speed_factor_arm : fs.cpu_scalar_speed_factor_x86;
+  if (w.cpu_work == "scalar") s.function_speed_factor = s.function_scalar_speed_factor;
 
   if (x.compression != "none") {  // codec times: measured at one thread on the calibration CPU
     try {

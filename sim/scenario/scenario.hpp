@@ -57,8 +57,9 @@ struct Scenario {
   double function_encode_s = 0;        // on a function's CPU share (below one vCPU it is time-sliced)
   long long sample_bytes = 0;                // one float32 input sample as the paper's pickles hold it
   double function_vcpus = 0, function_speed_factor = 1;
-  // A cold function's runtime import (Python's modules and extensions: scalar work) runs at its scalar speed.
-  double function_import_speed_factor = 1;
+  // The function CPU's scalar speed: a cold function's runtime import (Python's modules and extensions) runs at it,
+  // and its storage client's rate is carried by it (context.cpp, function_client_rate), whatever the run's kind.
+  double function_scalar_speed_factor = 1;
 
   // Memory feasibility: what a training step needs (the runtime's footprint + the measured step memory) against
   // what a function or a peer instance has. Unchecked when the calibration holds no memory samples.

@@ -6,8 +6,11 @@
 namespace p2psim::simulation {
 
 p2psim::StorageClientRate function_client_rate(const Scenario& s, const TransferConfig& transfers) {
+  // At the CPU's scalar speed whatever the run's kind: the client's rate is Lithops's loop measured on Lambda plus
+  // what a design's loop does not do (mostly md5, scalar integer work), carried here by the speed it was calibrated
+  // with (platforms/aws_us_east_1.xml, storage_client; docs/research/cpu_speed_factors.md, section 10).
   try {
-    return s.profile.functions.client_rate(transfers.client_or_default(), s.function_speed_factor);
+    return s.profile.functions.client_rate(transfers.client_or_default(), s.function_scalar_speed_factor);
   } catch (const std::invalid_argument& e) {
     throw InputError(s.profile.path, 0, "function_service/storage_client", e.what());
   }
@@ -45,7 +48,7 @@ Context::Context(const Scenario& scenario, const SystemSpec& sys, const sg::Plat
       random(scenario.experiment.seed),
       storage(scenario.profile.storage, transfer_config.prefixes, platform.storage, hosts.storage_watch, out.ledger),
       broker(scenario.profile.broker, platform.broker, scenario.experiment.broker_outages),
-      functions(scenario.profile.functions, hosts, scenario.function_speed_factor, scenario.function_import_speed_factor,
+      functions(scenario.profile.functions, hosts, scenario.function_speed_factor, scenario.function_scalar_speed_factor,
                 function_client_rate(scenario, transfer_config), out.ledger, random),
       workflow(scenario.profile.workflow, out.ledger),
       credits([&] {  // each peer's, of its own type
