@@ -28,10 +28,10 @@ import glob
 import json
 import math
 import os
-import re
 import statistics
 import sys
 
+import libtorch_step_carry
 import paired_stand_in
 from lambda_cpu_speed import deciles
 
@@ -68,28 +68,6 @@ def warm_seconds(path):
     return seconds
 
 
-def last_line_numbers(path, pattern, expected):
-    """The numbers `pattern`'s groups match on the file's last line, or ValueError naming the file and `expected`."""
-    with open(path) as f:
-        lines = f.read().splitlines()
-    m = re.search(pattern, lines[-1]) if lines else None
-    if not m:
-        raise ValueError(f"{path}: its last line is not '{expected}'")
-    return tuple(float(g) for g in m.groups())
-
-
-def paired_ratio(path):
-    """The GEMM over the zip, the last line of gumeter_flops.txt."""
-    return last_line_numbers(path, r"over zip \(median of \d+ pairs\) ([0-9.]+)$",
-                             "... over zip (median of N pairs) R")[0]
-
-
-def libtorch_correction(path):
-    """(median, p10, p90) of LibTorch's steps measured over the zip's carry, the last line of libtorch_step_carry.txt."""
-    return last_line_numbers(path, r"median ([0-9.]+) \(p10 ([0-9.]+), p90 ([0-9.]+)",
-                             "... median M (p10 A, p90 B, ...)")
-
-
 def combined_band(median, *bands):
     """p10 and p90 of a product of independent log-normal factors, each given as (p10, median, p90) relative spreads."""
     low = math.sqrt(sum(math.log(m / lo) ** 2 for lo, m, _ in bands))
@@ -103,9 +81,9 @@ def derivation(results_dir, kernels_dir):
     if len(calls) < 10:
         raise ValueError(f"{results_dir}: {len(calls)} warm calls in {files} files, at least 10 needed for deciles")
     p10, p50, p90 = deciles(calls)
-    ratio = paired_ratio(os.path.join(kernels_dir, "gumeter_flops.txt"))
+    ratio = paired_stand_in.pairs_file_ratio(os.path.join(kernels_dir, "gumeter_flops.txt"))
     zip_s = paired_stand_in.zip_on_calibration_cpu_s(kernels_dir)
-    correction, c10, c90 = libtorch_correction(os.path.join(kernels_dir, "libtorch_step_carry.txt"))
+    correction, c10, c90 = libtorch_step_carry.read_summary_line(os.path.join(kernels_dir, "libtorch_step_carry.txt"))
     here_s = ratio * zip_s * correction
     factor = here_s / p50
     # The factor rises as Lambda's time falls (its p10 gives the factor's p90) and with the correction.

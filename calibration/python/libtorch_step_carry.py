@@ -92,6 +92,12 @@ def summary_line(corrections):
             f"(p10 {deciles[0]:.4f}, p90 {deciles[-1]:.4f}, {len(corrections)} configurations)")
 
 
+def read_summary_line(path):
+    """(median, p10, p90) of the correction, from the last line summary_line wrote."""
+    return paired_stand_in.last_line_numbers(path, r"median ([0-9.]+) \(p10 ([0-9.]+), p90 ([0-9.]+)",
+                                             "... median M (p10 A, p90 B, ...)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--p2psim", default=os.path.join(ROOT, "build", "p2psim"))

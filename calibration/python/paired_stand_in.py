@@ -116,6 +116,22 @@ def median_ratio(pairs):
     return statistics.median(pair[0] / pair[1] for pair in pairs)
 
 
+def last_line_numbers(path, pattern, expected):
+    """The numbers `pattern`'s groups match on the file's last line, or ValueError naming the file and `expected`."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    m = re.search(pattern, lines[-1]) if lines else None
+    if not m:
+        raise ValueError(f"{path}: its last line is not '{expected}'")
+    return tuple(float(g) for g in m.groups())
+
+
+def pairs_file_ratio(path):
+    """The median of the pairs' ratios, kernel over zip, on the last line write_pairs_file wrote."""
+    return last_line_numbers(path, r"over zip \(median of \d+ pairs\) ([0-9.]+)$",
+                             "... over zip (median of N pairs) R")[0]
+
+
 def write_pairs_file(path, label, kernel, tool, details, pairs, retried):
     """The header (pinned_sample.timing_file_header, titled with `kernel`, what was timed, and `tool`, the script's
     name in calibration/python), `<label>_seconds zip_seconds <label>_foreign_cpu_share zip_foreign_cpu_share` a pair,

@@ -49,6 +49,22 @@ class LambdaVectorSpeed(unittest.TestCase):
         return subprocess.run([sys.executable, SCRIPT, "--gumeter-results", self.results, "--kernels", self.kernels,
                                "--out", self.out], capture_output=True, text=True, timeout=60)
 
+    def assert_refused(self, message):
+        """The script exits 2 with `message` on stderr and writes no file."""
+        done = self.run_script()
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn(message, done.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+    def edit_replica(self, index, change):
+        """Replica `index`'s file with `change` applied to its JSON."""
+        path = os.path.join(self.results, f"flops_aws_lambda_replica{index}.json")
+        with open(path) as f:
+            data = json.load(f)
+        change(data)
+        with open(path, "w") as f:
+            json.dump(data, f)
+
     def test_factor_is_the_gemm_brought_to_the_calibration_cpu_over_lambdas_median(self):
         done = self.run_script()
         self.assertEqual(done.returncode, 0, done.stderr)
@@ -63,50 +79,27 @@ class LambdaVectorSpeed(unittest.TestCase):
         self.assertEqual(lines[-1], "cpu_speed_factor_x86 0.2667 (p10 0.1927, p90 0.3908)")
 
     def test_results_and_worker_stats_of_different_lengths_are_refused(self):
-        with open(os.path.join(self.results, "flops_aws_lambda_replica1.json")) as f:
-            data = json.load(f)
-        data["worker_stats"].pop()
-        with open(os.path.join(self.results, "flops_aws_lambda_replica1.json"), "w") as f:
-            json.dump(data, f)
-        done = self.run_script()
-        self.assertEqual(done.returncode, 2)
-        self.assertIn("6 results against 5 worker_stats", done.stderr)
-        self.assertFalse(os.path.exists(self.out))
+        self.edit_replica(1, lambda data: data["worker_stats"].pop())
+        self.assert_refused("6 results against 5 worker_stats")
 
     def test_a_rate_of_zero_or_none_is_refused_naming_the_call(self):
         for flops in (0, None):
             write_replica(self.results, 1, [1.5, 1.6, 1.7, 1.8, 1.9, 2.0])
-            path = os.path.join(self.results, "flops_aws_lambda_replica1.json")
-            with open(path) as f:
-                data = json.load(f)
-            data["results"][2]["flops"] = flops
-            with open(path, "w") as f:
-                json.dump(data, f)
-            done = self.run_script()
-            self.assertEqual(done.returncode, 2, done.stderr)
-            self.assertIn(f"replica1.json: results[2].flops is {flops!r}", done.stderr)
-            self.assertFalse(os.path.exists(self.out))
+            self.edit_replica(1, lambda data: data["results"][2].update(flops=flops))
+            self.assert_refused(f"replica1.json: results[2].flops is {flops!r}")
 
     def test_a_kernel_file_without_its_last_line_is_refused_naming_it(self):
         self.write("gumeter_flops.txt", "# pairs\n0.5 0.25 0 0\n")
-        done = self.run_script()
-        self.assertEqual(done.returncode, 2)
-        self.assertIn("gumeter_flops.txt: its last line is not '... over zip (median of N pairs) R'", done.stderr)
-        self.assertFalse(os.path.exists(self.out))
+        self.assert_refused("gumeter_flops.txt: its last line is not '... over zip (median of N pairs) R'")
 
     def test_a_replica_without_its_order_is_refused_naming_the_field(self):
         with open(os.path.join(self.results, "flops_aws_lambda_replica0.json"), "w") as f:
             json.dump({"loopcount": 1, "results": [], "worker_stats": []}, f)
-        done = self.run_script()
-        self.assertEqual(done.returncode, 2)
-        self.assertIn("replica0.json: no 'MATN' field", done.stderr)
+        self.assert_refused("replica0.json: no 'MATN' field")
 
     def test_too_few_warm_calls_are_refused(self):
         os.remove(os.path.join(self.results, "flops_aws_lambda_replica1.json"))
-        done = self.run_script()
-        self.assertEqual(done.returncode, 2)
-        self.assertIn("5 warm calls in 1 files", done.stderr)
-        self.assertFalse(os.path.exists(self.out))
+        self.assert_refused("5 warm calls in 1 files")
 
 
 class ShippedFiles(unittest.TestCase):
@@ -120,13 +113,14 @@ class ShippedFiles(unittest.TestCase):
     def test_the_derivation_file_follows_from_the_kernel_files(self):
         sys.path.insert(0, os.path.dirname(SCRIPT))
         import lambda_vector_speed as lvs
+        import libtorch_step_carry
         import paired_stand_in
         with open(os.path.join(self.KERNELS, "lambda_x86_vector_speed.txt")) as f:
             text = f.read()
         median, p10, p90 = (float(v) for v in re.search(
             r"median ([0-9.]+) s \(p10 ([0-9.]+), p90 ([0-9.]+)\)", text).groups())
-        ratio = lvs.paired_ratio(os.path.join(self.KERNELS, "gumeter_flops.txt"))
-        correction, c10, c90 = lvs.libtorch_correction(os.path.join(self.KERNELS, "libtorch_step_carry.txt"))
+        ratio = paired_stand_in.pairs_file_ratio(os.path.join(self.KERNELS, "gumeter_flops.txt"))
+        correction, c10, c90 = libtorch_step_carry.read_summary_line(os.path.join(self.KERNELS, "libtorch_step_carry.txt"))
         here_s = ratio * paired_stand_in.zip_on_calibration_cpu_s(self.KERNELS) * correction
         self.assertIn(f"= {here_s:.4f} s", text)
         factor = here_s / median

@@ -13,7 +13,7 @@ import re
 import unittest
 import xml.etree.ElementTree as ElementTree
 
-import lambda_vector_speed
+import libtorch_step_carry
 import paired_stand_in
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -34,11 +34,6 @@ SET_AT_2048MB = [("validation/faasdom/stand_in_steps.csv", f"faasdom_factors_{ru
     ("validation/faas_parallelism/stand_in_steps.csv", "faas_parallelism_mc_pi", "faas_parallelism_mc_pi_2048mb.case.xml")]
 
 
-def last_line(path):
-    with open(path) as f:
-        return f.read().splitlines()[-1]
-
-
 def median_s(path, prefix="median"):
     """The seconds of a timing file's `median S s ...` line, or of its `<prefix> median S s ...` line."""
     with open(path) as f:
@@ -50,8 +45,7 @@ class StandInSteps(unittest.TestCase):
     def test_resnet50_stand_in_is_its_parts_carried_each_by_its_own_kind(self):
         zip_ratio = paired_stand_in.zip_on_calibration_cpu_s(KERNELS) / median_s(
             os.path.join(KERNELS, "sebs_zip_compression_resnet50_host.txt"))
-        libtorch_correction = float(re.search(r"median ([0-9.]+) ", last_line(
-            os.path.join(KERNELS, "libtorch_step_carry.txt"))).group(1))
+        libtorch_correction = libtorch_step_carry.read_summary_line(os.path.join(KERNELS, "libtorch_step_carry.txt"))[0]
         image_s = median_s(os.path.join(KERNELS, "sebs_image_preprocess.txt"))
         with open(os.path.join(ROOT, "validation/sebs/resnet50_inference_stand_in_steps.csv")) as f:
             rows = list(csv.DictReader(f))
@@ -64,8 +58,8 @@ class StandInSteps(unittest.TestCase):
 
     def test_gumeters_gemm_is_its_ratio_times_the_zip_and_libtorchs_correction(self):
         # Vector work: the zip brings it to the calibration CPU as scalar work, LibTorch's steps' correction the rest.
-        ratio = lambda_vector_speed.paired_ratio(os.path.join(KERNELS, "gumeter_flops.txt"))
-        correction = lambda_vector_speed.libtorch_correction(os.path.join(KERNELS, "libtorch_step_carry.txt"))[0]
+        ratio = paired_stand_in.pairs_file_ratio(os.path.join(KERNELS, "gumeter_flops.txt"))
+        correction = libtorch_step_carry.read_summary_line(os.path.join(KERNELS, "libtorch_step_carry.txt"))[0]
         expected = ratio * paired_stand_in.zip_on_calibration_cpu_s(KERNELS) * correction
         with open(os.path.join(ROOT, "validation/calibration/gumeter_stand_in_steps.csv")) as f:
             rows = list(csv.DictReader(f))
@@ -77,8 +71,7 @@ class StandInSteps(unittest.TestCase):
     def test_each_csv_is_its_files_ratio_times_the_zip(self):
         zip_s = paired_stand_in.zip_on_calibration_cpu_s(KERNELS)
         for timing_file, (steps_csv, model) in PAIRED.items():
-            ratio = float(re.search(r"over zip \(median of \d+ pairs\) ([0-9.]+)$",
-                                    last_line(os.path.join(KERNELS, timing_file))).group(1))
+            ratio = paired_stand_in.pairs_file_ratio(os.path.join(KERNELS, timing_file))
             with open(os.path.join(ROOT, steps_csv)) as f:
                 rows = [r for r in csv.DictReader(f) if r["model"] == model]
             self.assertTrue(rows, steps_csv)
