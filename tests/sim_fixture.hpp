@@ -37,12 +37,14 @@ inline const char* kExactOverrides = R"(
     <override select="network/@one_way_latency_s" value="0"/>
     <override select="function_service/cold_start/@image_sigma" value="0"/>)";
 
-/// Writes an experiment into `dir` with `body` inside <experiment>, after the profile and calibration.
+/// Writes an experiment into `dir` with `body` inside <experiment>, after the profile (the test profile unless
+/// `profile` names another) and calibration.
 inline std::string write_experiment(const TempDir& dir, const std::string& body,
-                                    const std::string& extra_overrides = "") {
+                                    const std::string& extra_overrides = "",
+                                    const std::string& profile = kSource + "/tests/data/test_profile.xml") {
   const std::string path = dir.path("experiment.xml");
-  std::ofstream(path) << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << kSource
-                      << "/tests/data/test_profile.xml\">" << kExactOverrides << extra_overrides
+  std::ofstream(path) << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << profile
+                      << "\">" << kExactOverrides << extra_overrides
                       << "\n  </profile>\n  <calibration files=\"" << kSource
                       << "/tests/data/hand_calibration.csv\"/>\n"
                       << body << "\n</experiment>\n";

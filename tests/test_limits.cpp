@@ -81,8 +81,8 @@ TEST_CASE("limits: each design's estimated trace rows bound the rows it writes, 
       R"(<system name="x" strategy="parameter_server" servers="2"/>)",
       R"(<system name="x" strategy="serverless_sharded" shards="3"/>)",
       R"(<system name="x" strategy="serverless_tree"/>)",
-      R"(<system name="x" strategy="spirt" database="peer"/>)",
-      R"(<system name="x" strategy="spirt" database="instance"/>)",
+      R"(<system name="x" strategy="spirt" database="peer" gradient_format="tensor"/>)",
+      R"(<system name="x" strategy="spirt" database="instance" gradient_format="tensor"/>)",
       R"(<system name="x" strategy="lambdaml" pattern="scatter_reduce"/>)",
       R"(<system name="x" strategy="lambdaml" pattern="allreduce"/>)"};
   for (const auto& system : systems)

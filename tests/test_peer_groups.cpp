@@ -105,7 +105,7 @@ TEST_CASE("peer groups: every design takes them but LambdaML, which runs no peer
   for (const char* system : {R"(<system name="x" strategy="p2p_all_to_all" compute="functions"/>)",
                              R"(<system name="x" strategy="ring_allreduce"/>)",
                              R"(<system name="x" strategy="serverless_tree"/>)",
-                             R"(<system name="x" strategy="parameter_server"/>)", R"(<system name="x" strategy="spirt"/>)"}) {
+                             R"(<system name="x" strategy="parameter_server"/>)", R"(<system name="x" strategy="spirt" gradient_format="tensor"/>)"}) {
     CAPTURE(system);
     auto s = fixture::scenario(write_experiment(dir, experiment(kTwoGroups, system)));
     const auto r = fixture::simulate(s, "x");
@@ -216,7 +216,7 @@ TEST_CASE("peer groups: a group's means count its own gradients, with partial pa
 TEST_CASE("peer groups: SPIRT's databases on instances of their own are each of its peer's type") {
   TempDir dir;
   auto s = fixture::scenario(
-      write_experiment(dir, experiment(kTwoGroups, R"(<system name="x" strategy="spirt" database="instance"/>)")));
+      write_experiment(dir, experiment(kTwoGroups, R"(<system name="x" strategy="spirt" gradient_format="tensor" database="instance"/>)")));
   const auto r = fixture::simulate(s, "x");
   std::map<std::string, int> types;
   for (const auto& instance : r.ledger.instances) ++types[instance.type];

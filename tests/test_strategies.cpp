@@ -306,7 +306,7 @@ double spirt_function_end(double b, double request_cpu_s) {
 
 TEST_CASE("spirt, 1 peer: functions through the peer's database, averaging inside it, the barrier, by hand") {
   TempDir dir;
-  auto s = fixture::scenario(write_experiment(dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
+  auto s = fixture::scenario(write_experiment(dir, experiment(1, R"(<system name="spirt" strategy="spirt" gradient_format="tensor" database="instance"/>)") +
                                                        R"(<functions memory_mb="1769"/>)"));
   auto r = fixture::simulate(s, "spirt");
   const double seen = 2 * std::ceil((spirt_function_end(60000, 1e-5) + 0.15) / 2);  // status polled every 2 s
@@ -328,7 +328,7 @@ TEST_CASE("spirt, 1 peer, aggregation on the peer: what the database spared move
   // writes the model back.
   TempDir dir;
   auto s = fixture::scenario(write_experiment(
-      dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" aggregation="peer"/>)") +
+      dir, experiment(1, R"(<system name="spirt" strategy="spirt" gradient_format="tensor" database="instance" aggregation="peer"/>)") +
                R"(<functions memory_mb="1769"/>)"));
   auto r = fixture::simulate(s, "spirt");
   const double seen = 2 * std::ceil((spirt_function_end(60000, 1e-5) + 0.15) / 2);  // as in the database's case
@@ -346,10 +346,93 @@ TEST_CASE("spirt, 1 peer, aggregation on the peer: what the database spared move
   CHECK(deserialised == 1 + 2);  // the function's gradient, then the average and the model
 }
 
+namespace {
+// The test profile with JSON gradients priced (per element: encode 4e-7 s, parse 1e-7 s, 20 bytes of text; inside
+// the database 3e-7 s to decode and add one gradient, 2e-7 s to divide and encode, 16 bytes of text) and a t2.large
+// that runs scalar work at half its speed on vector work: `max_value_bytes` is the database's largest value.
+std::string json_profile(const TempDir& dir, const std::string& max_value_bytes = "536870912") {
+  std::string text = fixture::test_profile_text();
+  const std::string kv = R"(<kv_store per_request_cpu_s="0.00001" source="S62"/>)";
+  REQUIRE(text.find(kv) != std::string::npos);
+  text.replace(text.find(kv), kv.size(),
+               R"(<kv_store per_request_cpu_s="0.00001" source="S62">
+    <json_codec python_encode_s_per_element_on_reference_cpu="4e-7" python_decode_s_per_element_on_reference_cpu="1e-7"
+                python_bytes_per_element="20" lua_decode_add_s_per_element_on_reference_cpu="3e-7"
+                lua_encode_s_per_element_on_reference_cpu="2e-7" lua_bytes_per_element="16"
+                max_value_bytes=")" + max_value_bytes + R"("/>
+  </kv_store>)");
+  const std::string type = R"(<instance type="t2.large")";
+  text.insert(text.find(type) + type.size(), R"( cpu_scalar_speed_factor="0.5")");
+  std::ofstream(dir.path("json_profile.xml")) << text;
+  return dir.path("json_profile.xml");
+}
+constexpr double kJsonBytes = 20 * kElements, kAverageJsonBytes = 16 * kElements;
+}  // namespace
+
+TEST_CASE("spirt, 1 peer, JSON gradients (SPIRT's code): encoded by the function, averaged by a Lua script, parsed "
+          "back by an averaging function, by hand") {
+  TempDir dir;
+  const std::string body = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
+                           R"(<functions memory_mb="1769"/>)";
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_profile(dir))), "spirt");
+  // The function: the tensor case's end, with json.dumps (1.2e6 x 4e-7 s on a function whose scalar and vector
+  // factors are both 1, one vCPU) and the 24 MB text written instead of the 4.8 MB tensor.
+  const double encode = kElements * 4e-7;
+  const double function_end = spirt_function_end(60000, 1e-5) - kGradient / kFunctionNet + encode + kJsonBytes / kFunctionNet;
+  const double seen = 2 * std::ceil((function_end + 0.15) / 2);
+  // The averaging Task: a transition, a cold start of its function, the Lua script on the database's t2.large at
+  // its scalar speed (half its vector speed: 2 x 1.2e6 x (3e-7 + 2e-7) s), the reply's text to the function, its
+  // parse, the tensor written back.
+  const double lua = 2 * kElements * (3e-7 + 2e-7);
+  const double reply = 1e-5 + kAverageJsonBytes / kFunctionNet;
+  const double parse = kElements * 1e-7;
+  const double write_back = kGradient / kFunctionNet + 1e-5;
+  const double average = 0.15 + kImage + kImport + lua + reply + parse + write_back;
+  const double barrier = 0.001 + 0.001 + 5;
+  const double update = average_s(kElements, 1) + average_s(kElements, 2);  // the binary averages, in the database
+  CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
+  CHECK(r.peer_end_s[0] == doctest::Approx(seen + average + barrier + update).epsilon(1e-9));
+  CHECK(r.ledger.function_runs.size() == 2);  // the gradient's function and the averaging one
+  // The same with the peer averaging: each text read out (1e-5 s, then 24 MB over the t2.large NICs) and parsed on
+  // the peer at its scalar speed (1.2e6 x 1e-7 s x 2).
+  auto on_peer = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" aggregation="peer"/>)") +
+                   R"(<functions memory_mb="1769"/>)",
+          "", json_profile(dir))),
+      "spirt");
+  CHECK(fixture::phase_of(on_peer, 0, Phase::Collect) ==
+        doctest::Approx(1e-5 + kJsonBytes / kT2LargeNic + 2 * kElements * 1e-7).epsilon(1e-9));
+  CHECK(on_peer.ledger.function_runs.size() == 1);
+}
+
+TEST_CASE("spirt, JSON gradients: a profile that does not price them, a database CPU without a scalar speed and a "
+          "text over the database's largest value are refused") {
+  TempDir dir;
+  const std::string body = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)");
+  const auto no_codec = write_experiment(dir, body);
+  CHECK_THROWS_WITH_AS(
+      fixture::simulate(fixture::scenario(no_codec), "spirt"),
+      doctest::Contains((fixture::line_tag(no_codec, "strategy=\"spirt\"") +
+                         " field 'systems/system[@name='spirt']/@gradient_format': \"json\" (SPIRT's code) needs "
+                         "<kv_store><json_codec>").c_str()),
+      InputError);
+  const auto m5 = write_experiment(
+      dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" database_type="m5.large"/>)"), "",
+      json_profile(dir));
+  CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(m5), "spirt"),
+                       doctest::Contains("instance type 'm5.large' in"), InputError);
+  // 24 MB of text against a 10 MB limit: the functions' RPUSH fails, the system cannot run.
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_profile(dir, "10000000"))), "spirt");
+  CHECK(r.failure.find("as JSON text is 23997640 bytes, above the database's largest value (10000000 bytes)") !=
+        std::string::npos);
+  CHECK(r.ledger.function_runs.empty());
+}
+
 TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases at once, by hand") {
   TempDir dir;
   auto s = fixture::scenario(
-      write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
+      write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt" gradient_format="tensor" database="instance"/>)") +
                                 R"(<functions memory_mb="1769"/>)",
                        R"(<override select="kv_store/@per_request_cpu_s" value="0"/>)"));
   auto r = fixture::simulate(s, "spirt");
@@ -367,7 +450,7 @@ TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases a
   CHECK(r.ledger.instances.size() == 8);
   // With the database on the peer instance, there are only the four peers to pay for.
   auto on_peer = fixture::simulate(
-      fixture::scenario(write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)") +
+      fixture::scenario(write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt" gradient_format="tensor"/>)") +
                                                   R"(<functions memory_mb="1769"/>)")),
       "spirt");
   CHECK(on_peer.failure.empty());
@@ -562,7 +645,7 @@ TEST_CASE("timeouts: aggregators and LambdaML workers that cannot finish in time
 TEST_CASE("spirt: when a peer's workflow fails, the others leave the barrier and the run ends") {
   TempDir dir;
   auto r = fixture::simulate(fixture::scenario(write_experiment(
-                                 dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)") +
+                                 dir, experiment(4, R"(<system name="spirt" strategy="spirt" gradient_format="tensor"/>)") +
                                           R"(<functions memory_mb="1769"/><failures function_failure_probability="0.3"/>)")),
                              "spirt");
   CHECK(r.failure.find("spirt: a function invocation of peer") != std::string::npos);
@@ -630,7 +713,7 @@ TEST_CASE("bad <systems> are named by file, line and field") {
             "@storage_size_probe': expected one of head, first_part, got 'range'") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" model_fetch="payload"/>)").find(
             "@model_fetch': expected one of storage, none, got 'payload'") != std::string::npos);
-  CHECK(error(R"(<system name="x" strategy="spirt" aggregation="gpu"/>)").find(
+  CHECK(error(R"(<system name="x" strategy="spirt" gradient_format="tensor" aggregation="gpu"/>)").find(
             "@aggregation': expected one of database, peer, got 'gpu'") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce"/><system name="x" strategy="ring_allreduce"/>)").find(
             "field 'system/@name': system 'x' is declared twice") != std::string::npos);

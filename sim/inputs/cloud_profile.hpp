@@ -151,8 +151,22 @@ struct BrokerParams {
   long long max_message_bytes = 0;
 };
 
+/// What a gradient costs as JSON text in a Redis-like database, as SPIRT's code writes and averages it: the CPU
+/// per element on the calibration CPU (scalar work: interpreters' loops, float formatting and parsing) and the
+/// text's bytes per element.
+struct JsonCodecParams {
+  double python_encode_s_per_element = 0;  // json.dumps(tensor.tolist()), in a function
+  double python_decode_s_per_element = 0;  // np.array(json.loads(text), float32)
+  double python_bytes_per_element = 0;     // the text json.dumps writes
+  double lua_decode_add_s_per_element = 0;  // inside the database: one gradient's cjson.decode and its additions
+  double lua_encode_s_per_element = 0;      // the division and cjson.encode of the average (with the first decode)
+  double lua_bytes_per_element = 0;         // the text cjson.encode writes (%.14g)
+  long long max_value_bytes = 0;            // the largest string the database holds
+};
+
 struct KvStoreParams {
   double per_request_cpu_s = 0;  // the database server's CPU for one request (calibration-CPU seconds)
+  std::optional<JsonCodecParams> json;  // <json_codec>, where the profile gives it
 };
 
 /// SimGrid's flow model and the factors that fit it to TCP (https://simgrid.org/doc/latest/Models.html). A

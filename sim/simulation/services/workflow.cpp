@@ -45,4 +45,9 @@ void WorkflowService::poll_until_done(const Execution& e, double started_s, doub
   }
 }
 
+void WorkflowService::task_state() {
+  ledger_.workflow_transitions += 1;
+  sg::sleep_for(params_.transition_latency_s);
+}
+
 }  // namespace p2psim::simulation

@@ -38,6 +38,9 @@ class WorkflowService {
   /// DescribeExecution every `poll_s` from `started_s` on, until the execution is seen ended.
   void poll_until_done(const Execution& e, double started_s, double poll_s);
   int retry_attempts() const { return params_.task_retry_attempts; }
+  /// One more Task state after the Parallel one (a design's own, as SPIRT's averaging function): a transition's
+  /// latency, metered.
+  void task_state();
 
  private:
   const p2psim::WorkflowServiceParams& params_;

@@ -1,6 +1,7 @@
 #include "gradient.hpp"
 
 #include "computed_invocations.hpp"
+#include "json_gradient.hpp"
 
 #include <fmt/core.h>
 
@@ -63,10 +64,13 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
     const double upload_start = sg::now();
     if (s.function_encode_s > 0) c.functions.compute(container, s.function_encode_s);
     const double serialize_start = sg::now();
-    c.functions.compute(container, function_serialize_s(s));  // dill.dumps of the gradient
+    const JsonCodecParams* json = database ? database->json() : nullptr;
+    // dill.dumps of the gradient; SPIRT's json.dumps(gradient.tolist())
+    c.functions.compute(container, json ? function_json_encode_s(s, *json) : function_serialize_s(s));
     c.trace(peer, iteration, Phase::Serialize, serialize_start, k);
     if (database) {
-      database->write(container.host, s.function_gradient_bytes);  // RPUSH onto the iteration's list
+      // RPUSH onto the iteration's list
+      database->write(container.host, json ? json_gradient_bytes(s, *json) : s.function_gradient_bytes);
     } else {
       c.storage.put(client, s.function_gradient_bytes);
       c.broker.request();  // publish the key to the peer's lambda queue
@@ -119,17 +123,27 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
     return false;
   }
   const double average_elements = static_cast<double>(s.parameters);
-  if (database && average_in_database) {  // averaged inside the database (a Lua script over the list), nothing moves
+  const JsonCodecParams* json = database ? database->json() : nullptr;
+  if (database && average_in_database) {  // averaged inside the database, nothing moves to the peer
     const double start_average = sg::now();
-    database->run_kernel(s.average_seconds(average_elements, invocations));
+    if (json)  // SPIRT's averaging function runs a Lua script over the texts and writes back a tensor
+      average_json_in_database(c, peer, iteration, *database, invocations);
+    else  // a tensor kernel (RedisAI)
+      database->run_kernel(s.average_seconds(average_elements, invocations));
     c.trace(peer, iteration, Phase::LocalAverage, start_average);
     return true;
   }
   if (database) {  // the peer reads every gradient out, averages them, and writes the average back
     const double collect_start = sg::now();
     for (int k = 0; k < invocations; ++k) {
-      database->read(c.hosts.peers[peer], s.function_gradient_bytes);
-      deserialize(c, peer, iteration, s.function_gradient_bytes);
+      database->read(c.hosts.peers[peer], json ? json_gradient_bytes(s, *json) : s.function_gradient_bytes);
+      if (json) {
+        const double start_decode = sg::now();
+        peer_cpu(c, peer, instance_json_decode_s(s, *json, s.peer_type(peer)));
+        c.trace(peer, iteration, Phase::Deserialize, start_decode);
+      } else {
+        deserialize(c, peer, iteration, s.function_gradient_bytes);
+      }
     }
     c.trace(peer, iteration, Phase::Collect, collect_start);
     const double average_start = sg::now();

@@ -7,12 +7,17 @@
 // queue-count barrier (post, poll the count until it equals the number of peers, sleep a settle time,
 // purge), copy every other peer's averaged gradient from the other databases into their own, and average
 // and update the model inside the database (RedisAI's AI.ModelUpdate).
+// Its gradients are JSON text by default (gradient_format="json", SPIRT's code: json.dumps(tensor.tolist()) into a
+// Redis list, averaged by a Lua script inside Redis that an averaging function runs and parses the reply of;
+// json_gradient.hpp), or binary tensors averaged by a tensor kernel (gradient_format="tensor": RedisAI, as SPIRT's
+// paper describes its in-database operations, without that function).
 // Simplifications: the queue (SQS in SPIRT) is the profile's broker; the settle time defaults to SPIRT's 5 s.
 #include <fmt/core.h>
 
 #include <algorithm>
 
 #include "gradient.hpp"
+#include "json_gradient.hpp"
 #include "strategy.hpp"
 
 namespace p2psim::simulation {
@@ -38,15 +43,19 @@ class Spirt : public Strategy {
     const double PI = static_cast<double>(s_.invocations_per_iteration());  // every peer's invocations
     Footprint f;
     f.actors = PI + P + 1;
-    // Each invocation's 4 phases, the peer's 6; outside the database, the peers' averages and the model are
-    // deserialised one by one, the model serialised again.
-    f.trace_rows = T * (P * (6 + (in_database_ ? 0 : P + 3)) + 4 * PI) + PI;
+    // Each invocation's 4 phases, the peer's 6; inside the database with JSON, the averaging function's cold start
+    // and parse; outside it, the peers' averages and the model are deserialised one by one, the model serialised
+    // again.
+    f.trace_rows = T * (P * (6 + (in_database_ ? (json_ ? 2 : 0) : P + 3)) + 4 * PI) + PI;
     f.max_peers = 256;
     f.max_peers_why = "every peer's database copies every gradient to every other peer: P^2 flows at once, and a "
                       "simulation's time grows about as P^4 (128 peers: 8 s an iteration, 2026-12-03)";
     return f;
   }
   void launch(Context& c) override;
+  /// With JSON gradients: the profile prices them (kv_store/json_codec), and every database's host and, with
+  /// aggregation="peer", every peer has a scalar speed (the scripts' and parsers' work). Throws InputError.
+  void check_json_costed(StrategyParams& params, const Scenario& s) const;
   std::string transport() const override { return "database"; }
 
  private:
@@ -56,6 +65,7 @@ class Spirt : public Strategy {
   bool on_peers_ = true;
   std::string database_type_;
   bool in_database_ = true;  // aggregation="database": averages and the model update run inside the database
+  bool json_ = true;         // gradient_format="json": the functions' gradients are JSON text (SPIRT's code)
   double settle_s_ = 5;
   std::vector<std::unique_ptr<KvStore>> databases_;  // per peer
   std::vector<int> arrivals_;                        // per iteration: peers that posted to the barrier queue
@@ -72,6 +82,8 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   // SPIRT's barrier sleeps 5 s once the count is complete (its code, SPIRT/).
   settle_s_ = params.number("settle_s", 0, 3600, 5);
   in_database_ = params.choice("aggregation", {"database", "peer"}, "database") == "database";
+  json_ = params.choice("gradient_format", {"json", "tensor"}, "json") == "json";
+  if (json_) check_json_costed(params, s);
   read_gradient_compute(params, s, "functions");  // checks the function timeout
   if (params.has("compute") && system.params.at("compute") != "functions")
     throw params.error("compute", "SPIRT's gradients are computed by functions: set compute=\"functions\"");
@@ -81,9 +93,34 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   arrivals_.assign(static_cast<size_t>(e.workload.iterations), 0);
 }
 
+void Spirt::check_json_costed(StrategyParams& params, const Scenario& s) const {
+  if (!s.profile.kv_store.json)
+    throw params.error("gradient_format", "\"json\" (SPIRT's code) needs <kv_store><json_codec> in " + s.profile.path +
+                                              ", which prices JSON gradients; or set gradient_format=\"tensor\"");
+  for (int i = 0; i < s.experiment.peers; ++i) {
+    const auto& type = database_type_.empty() ? s.peer_type(i) : s.profile.instance_types.at(database_type_);
+    if (type.cpu_scalar_speed_factor <= 0)
+      throw params.error("gradient_format", "\"json\" is scalar work on the databases' and peers' CPUs: instance type '" +
+                                                type.name + "' in " + s.profile.path +
+                                                " must give cpu_scalar_score or cpu_scalar_speed_factor");
+  }
+}
+
 void Spirt::launch(Context& c) {
-  for (int i = 0; i < c.peers(); ++i)
+  const auto& json = s_.profile.kv_store.json;
+  if (json_ && json_gradient_bytes(s_, *json) > static_cast<double>(json->max_value_bytes)) {
+    // Redis refuses the functions' RPUSH: the system cannot run.
+    c.out.failure = fmt::format("a function's {} gradient as JSON text is {:.0f} bytes, above the database's largest "
+                                "value ({} bytes): SPIRT's RPUSH fails (gradient_format=\"tensor\" writes {} bytes)",
+                                s_.experiment.workload.model, json_gradient_bytes(s_, *json), json->max_value_bytes,
+                                s_.gradient_bytes);
+    return;
+  }
+  for (int i = 0; i < c.peers(); ++i) {
     databases_.push_back(std::make_unique<KvStore>(s_.profile.kv_store, on_peers_ ? c.hosts.peers[i] : c.hosts.servers[i]));
+    if (json_)
+      databases_.back()->hold_json(*json, database_type_.empty() ? s_.peer_type(i) : s_.profile.instance_types.at(database_type_));
+  }
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 

@@ -1,0 +1,35 @@
+// SPIRT's gradients as JSON text (its code: json.dumps of tensor.tolist() into Redis, averaged by a Lua script
+// inside Redis, the average parsed back by a function): what each side's work costs. Every cost is the profile's
+// per-element CPU on the calibration CPU (kv_store/json_codec, scalar work: interpreters' loops and float
+// formatting), run at the scalar speed of the CPU doing it and returned in reference seconds of the run's kind,
+// what the host's sg::compute and a function's compute() take.
+#pragma once
+#include "../../inputs/cloud_profile.hpp"
+#include "../../scenario/scenario.hpp"
+
+namespace p2psim::simulation {
+
+class Context;
+class KvStore;
+
+/// The bytes of one gradient as json.dumps writes it, and of the average as the database's cjson.encode does.
+double json_gradient_bytes(const Scenario& s, const JsonCodecParams& json);
+double json_average_bytes(const Scenario& s, const JsonCodecParams& json);
+
+/// A function's json.dumps(tensor.tolist()) of the gradient (one thread, time-sliced below one vCPU).
+double function_json_encode_s(const Scenario& s, const JsonCodecParams& json);
+/// A function's np.array(json.loads(text)) of the database's average (one thread, time-sliced below one vCPU).
+double function_json_decode_s(const Scenario& s, const JsonCodecParams& json);
+/// An instance of `type` parsing one function's gradient text (np.array(json.loads(text))).
+double instance_json_decode_s(const Scenario& s, const JsonCodecParams& json, const InstanceType& type);
+/// The Lua script averaging `gradients` texts inside a database on an instance of `type`: each decoded and
+/// added, the sum divided and encoded (timed at one and at four gradients: exact at both).
+double database_json_average_s(const Scenario& s, const JsonCodecParams& json, int gradients,
+                               const InstanceType& type);
+
+/// SPIRT's averaging function, a Task after the Parallel state: it runs the Lua script in peer `peer`'s
+/// database `database` over its `gradients` texts and waits for it (billed), reads the average back as JSON
+/// text, parses it, and writes it back as a binary tensor.
+void average_json_in_database(Context& c, int peer, int iteration, KvStore& database, int gradients);
+
+}  // namespace p2psim::simulation
