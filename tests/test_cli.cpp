@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <fmt/core.h>
 
+#include "csv_rows.hpp"
 #include "results/design_accuracy.hpp"
 #include "run_cli.hpp"
 #include "sim_fixture.hpp"
@@ -464,15 +465,8 @@ TEST_CASE("run: each function invocation draws the same step noise at two memory
 )";
     REQUIRE(run_cli("run " + dir.path(name + ".xml") + " -q --out " + dir.path(name)).exit_code == 0);
     std::map<std::string, double> compute_s;  // by peer, iteration, invocation
-    std::istringstream in(p2psim::read_text(dir.path(name + "/trace.csv")));
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      std::vector<std::string> f;
-      std::istringstream fields(line);
-      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    for (const auto& f : csv_rows(p2psim::read_text(dir.path(name + "/trace.csv"))))
       if (f[4] == "compute" && f[3] != "-1") compute_s[f[1] + "/" + f[2] + "/" + f[3]] = std::stod(f[7]);
-    }
     return compute_s;
   };
   const auto slow = run(1024), fast = run(2048);
@@ -582,28 +576,22 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
   }
 }
 
-TEST_CASE("spirt: in SPIRT's own setup, averaging inside the database is the faster way with tensors, the slower "
+TEST_CASE("spirt: in SPIRT's own setup, averaging inside the database cuts the time with tensors, and saves nothing "
           "with the JSON text SPIRT's code writes") {
-  // Inside the database with JSON, a Lua script decodes and adds every function's text (about 0.19 us an element a
-  // gradient on the calibration CPU) where, on the peer, Python parses them (0.11 us) and numpy averages; with
-  // tensors nothing leaves the database. Per system, the peers' averaging and update over the run: collect, local
-  // average, aggregate and update (the averaging function's parse lies inside its local average).
+  // With tensors nothing leaves the database. With JSON, inside it a Lua script decodes and adds every function's
+  // text (0.19 us an element a gradient on the calibration CPU), and on the peer Python parses them (0.21 us) and
+  // numpy averages: the parse costs about the same in either place, and inside the database an averaging function
+  // comes on top. Per system, the peers' averaging and update over the run: collect, local average, aggregate and
+  // update (the averaging function's parse lies inside its local average).
   TempDir dir;
   REQUIRE(run_cli("run " P2PSIM_SOURCE_DIR "/experiments/spirt_mobilenet_mnist.xml -q --out " + dir.path("out")).exit_code == 0);
   std::map<std::string, double> averaging_s;
-  std::istringstream in(p2psim::read_text(dir.path("out/trace.csv")));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+  for (const auto& f : csv_rows(p2psim::read_text(dir.path("out/trace.csv"))))
     if (f[3] == "-1" && (f[4] == "collect" || f[4] == "local_average" || f[4] == "aggregate_update"))
       averaging_s[f[0]] += std::stod(f[7]);
-  }
   REQUIRE(averaging_s.size() == 4);
   CHECK(averaging_s["database_tensor"] < 0.5 * averaging_s["peer_tensor"]);
-  CHECK(averaging_s["database_json"] > 1.5 * averaging_s["peer_json"]);
+  CHECK(averaging_s["database_json"] > 0.8 * averaging_s["peer_json"]);
   CHECK(averaging_s["peer_json"] > 10 * averaging_s["peer_tensor"]);
 }
 

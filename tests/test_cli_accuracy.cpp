@@ -12,6 +12,7 @@
 
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
+#include "csv_rows.hpp"
 
 namespace {
 
@@ -45,13 +46,7 @@ struct Row {
 
 std::map<std::string, std::vector<Row>> read_accuracy(const std::string& path) {
   std::map<std::string, std::vector<Row>> rows;
-  std::istringstream in(slurp(path));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+  for (auto f : csv_rows(slurp(path))) {
     f.resize(8);
     rows[f[0]].push_back({std::stoi(f[1]), std::stod(f[2]), std::stod(f[3]), f[6]});
   }

@@ -83,6 +83,9 @@ TEST_CASE("limits: each design's estimated trace rows bound the rows it writes, 
       R"(<system name="x" strategy="serverless_tree"/>)",
       R"(<system name="x" strategy="spirt" database="peer" gradient_format="tensor"/>)",
       R"(<system name="x" strategy="spirt" database="instance" gradient_format="tensor"/>)",
+      R"(<system name="x" strategy="spirt" database="instance" aggregation="peer" gradient_format="tensor"/>)",
+      R"(<system name="x" strategy="spirt" database="peer"/>)",
+      R"(<system name="x" strategy="spirt" database="instance" aggregation="peer"/>)",
       R"(<system name="x" strategy="lambdaml" pattern="scatter_reduce"/>)",
       R"(<system name="x" strategy="lambdaml" pattern="allreduce"/>)"};
   for (const auto& system : systems)
@@ -94,7 +97,8 @@ TEST_CASE("limits: each design's estimated trace rows bound the rows it writes, 
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="{}"/>
   <peers count="{}" instance_type="t2.large"/>
   <systems>{}</systems>)",
-                           iterations, peers, system)));
+                           iterations, peers, system),
+          "", fixture::json_test_profile(dir)));  // SPIRT's JSON priced
       const auto estimate = simulation::estimate_run(s, *simulation::make_strategy(fixture::system(s, "x"), s));
       const auto rows = static_cast<double>(fixture::simulate(s, "x").trace.size());
       CHECK(estimate.trace_rows >= rows);

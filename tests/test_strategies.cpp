@@ -9,6 +9,7 @@
 
 #include "cost/pricing.hpp"
 #include "sim_fixture.hpp"
+#include "simulation/strategies/json_gradient.hpp"
 #include "simulation/strategies/strategy.hpp"
 #include "util/input_error.hpp"
 
@@ -347,25 +348,7 @@ TEST_CASE("spirt, 1 peer, aggregation on the peer: what the database spared move
 }
 
 namespace {
-// The test profile with JSON gradients priced (per element: encode 4e-7 s, parse 1e-7 s, 20 bytes of text; inside
-// the database 3e-7 s to decode and add one gradient, 2e-7 s to divide and encode, 16 bytes of text) and a t2.large
-// that runs scalar work at half its speed on vector work: `max_value_bytes` is the database's largest value.
-std::string json_profile(const TempDir& dir, const std::string& max_value_bytes = "536870912") {
-  std::string text = fixture::test_profile_text();
-  const std::string kv = R"(<kv_store per_request_cpu_s="0.00001" source="S62"/>)";
-  REQUIRE(text.find(kv) != std::string::npos);
-  text.replace(text.find(kv), kv.size(),
-               R"(<kv_store per_request_cpu_s="0.00001" source="S62">
-    <json_codec python_encode_s_per_element_on_reference_cpu="4e-7" python_decode_s_per_element_on_reference_cpu="1e-7"
-                python_bytes_per_element="20" lua_decode_add_s_per_element_on_reference_cpu="3e-7"
-                lua_encode_s_per_element_on_reference_cpu="2e-7" lua_bytes_per_element="16"
-                max_value_bytes=")" + max_value_bytes + R"("/>
-  </kv_store>)");
-  const std::string type = R"(<instance type="t2.large")";
-  text.insert(text.find(type) + type.size(), R"( cpu_scalar_speed_factor="0.5")");
-  std::ofstream(dir.path("json_profile.xml")) << text;
-  return dir.path("json_profile.xml");
-}
+using fixture::json_test_profile;
 constexpr double kJsonBytes = 20 * kElements, kAverageJsonBytes = 16 * kElements;
 }  // namespace
 
@@ -374,7 +357,7 @@ TEST_CASE("spirt, 1 peer, JSON gradients (SPIRT's code): encoded by the function
   TempDir dir;
   const std::string body = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
                            R"(<functions memory_mb="1769"/>)";
-  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_profile(dir))), "spirt");
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_test_profile(dir))), "spirt");
   // The function: the tensor case's end, with json.dumps (1.2e6 x 4e-7 s on a function whose scalar and vector
   // factors are both 1, one vCPU) and the 24 MB text written instead of the 4.8 MB tensor.
   const double encode = kElements * 4e-7;
@@ -392,22 +375,46 @@ TEST_CASE("spirt, 1 peer, JSON gradients (SPIRT's code): encoded by the function
   const double update = average_s(kElements, 1) + average_s(kElements, 2);  // the binary averages, in the database
   CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
   CHECK(r.peer_end_s[0] == doctest::Approx(seen + average + barrier + update).epsilon(1e-9));
-  CHECK(r.ledger.function_runs.size() == 2);  // the gradient's function and the averaging one
+  REQUIRE(r.ledger.function_runs.size() == 2);  // the gradient's function and the averaging one, ...
+  // ... which is billed from its handler's start through the barrier it runs, as SPIRT's does.
+  CHECK(r.ledger.function_runs[1].run_s == doctest::Approx(lua + reply + parse + write_back + barrier).epsilon(1e-9));
+  CHECK(r.ledger.workflow_transitions == 3 + 1 + 1);  // start, ProcessInput, Parallel; the branch; the averaging Task
   // The same with the peer averaging: each text read out (1e-5 s, then 24 MB over the t2.large NICs) and parsed on
-  // the peer at its scalar speed (1.2e6 x 1e-7 s x 2).
+  // the peer at its scalar speed (1.2e6 x 1.5e-7 s x 2, its text longer than the average's).
   auto on_peer = fixture::simulate(
       fixture::scenario(write_experiment(
           dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" aggregation="peer"/>)") +
                    R"(<functions memory_mb="1769"/>)",
-          "", json_profile(dir))),
+          "", json_test_profile(dir))),
       "spirt");
   CHECK(fixture::phase_of(on_peer, 0, Phase::Collect) ==
-        doctest::Approx(1e-5 + kJsonBytes / kT2LargeNic + 2 * kElements * 1e-7).epsilon(1e-9));
+        doctest::Approx(1e-5 + kJsonBytes / kT2LargeNic + 2 * kElements * 1.5e-7).epsilon(1e-9));
   CHECK(on_peer.ledger.function_runs.size() == 1);
 }
 
-TEST_CASE("spirt, JSON gradients: a profile that does not price them, a database CPU without a scalar speed and a "
-          "text over the database's largest value are refused") {
+TEST_CASE("spirt, JSON gradients: each cost per element scales with the elements, the texts averaged, the CPU's "
+          "scalar speed against its run's and a function's share below one vCPU") {
+  // A t2.large twice the calibration CPU on vector work and half it on scalar work; functions of 884 MB (884 / 1,769
+  // of a vCPU) whose two factors are both 1.
+  TempDir dir;
+  const auto s = fixture::scenario(write_experiment(
+      dir, experiment(1, R"(<system name="spirt" strategy="spirt"/>)") + R"(<functions memory_mb="884"/>)",
+      R"(<override select="instance_types/instance[@type='t2.large']/@cpu_speed_factor" value="2"/>)",
+      json_test_profile(dir)));
+  const auto& json = *s.profile.kv_store.json;
+  const auto& t2 = s.profile.instance_types.at("t2.large");
+  // Work of the run's kind that takes what scalar work takes: reference seconds x 2 / 0.5.
+  CHECK(simulation::database_json_average_s(s, json, 3, t2) ==
+        doctest::Approx(kElements * (3 * 3e-7 + 2e-7) * 4).epsilon(1e-12));
+  CHECK(simulation::instance_json_decode_s(s, json, t2) == doctest::Approx(kElements * 1.5e-7 * 4).epsilon(1e-12));
+  CHECK(simulation::function_json_encode_s(s, json) == doctest::Approx(kElements * 4e-7 * 1769 / 884).epsilon(1e-12));
+  CHECK(simulation::function_json_decode_s(s, json) == doctest::Approx(kElements * 1e-7 * 1769 / 884).epsilon(1e-12));
+  CHECK(simulation::json_gradient_bytes(s, json) == kJsonBytes);
+  CHECK(simulation::json_average_bytes(s, json) == kAverageJsonBytes);
+}
+
+TEST_CASE("spirt, JSON gradients: a profile that does not price them, a CPU that parses them without a scalar speed "
+          "and a text over the database's largest value are refused") {
   TempDir dir;
   const std::string body = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)");
   const auto no_codec = write_experiment(dir, body);
@@ -419,11 +426,24 @@ TEST_CASE("spirt, JSON gradients: a profile that does not price them, a database
       InputError);
   const auto m5 = write_experiment(
       dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" database_type="m5.large"/>)"), "",
-      json_profile(dir));
+      json_test_profile(dir));
   CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(m5), "spirt"),
-                       doctest::Contains("instance type 'm5.large' in"), InputError);
+                       doctest::Contains("scalar work on the databases' CPUs: instance type 'm5.large' in"), InputError);
+  // Averaged on the peer, the database's type parses nothing: the peers' must have a scalar speed, not its.
+  auto peer_parses = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir,
+          experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" database_type="m5.large" )"
+                        R"(aggregation="peer"/>)") + R"(<functions memory_mb="1769"/>)",
+          "", json_test_profile(dir))),
+      "spirt");
+  CHECK(peer_parses.failure.empty());
+  std::string c5 = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" aggregation="peer"/>)");
+  c5.replace(c5.find("t2.large"), 8, "c5.large");
+  CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(write_experiment(dir, c5, "", json_test_profile(dir))), "spirt"),
+                       doctest::Contains("scalar work on the peers' CPUs: instance type 'c5.large' in"), InputError);
   // 24 MB of text against a 10 MB limit: the functions' RPUSH fails, the system cannot run.
-  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_profile(dir, "10000000"))), "spirt");
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_test_profile(dir, "10000000"))), "spirt");
   CHECK(r.failure.find("as JSON text is 23997640 bytes, above the database's largest value (10000000 bytes)") !=
         std::string::npos);
   CHECK(r.ledger.function_runs.empty());

@@ -6,13 +6,16 @@ SPIRT/Functions/compute_gradients.zip, lambda_function.py) write each gradient i
 `json.dumps(gradients.tolist())` of the flat float32 torch tensor; its averaging function
 (Trigger_Average_Gradient_sync.zip) runs a Lua script inside Redis that LRANGEs the iteration's list, decodes every
 string with cjson, adds them element by element, divides and returns `cjson.encode` of the average, which the function
-turns back into numbers with `np.array(json.loads(result), dtype=np.float32)`. Four kernels, written again here from
+turns back into numbers with `np.array(json.loads(result), dtype=np.float32)`. Five kernels, written again here from
 that description (a dozen lines each):
-  encode         json.dumps(t.tolist()) of a torch tensor, as a function does (the tolist included)
-  decode         np.array(json.loads(text), dtype=np.float32) of the average as cjson writes it (%.14g, no spaces)
-  lua_average_1  the Lua script over one gradient in a Redis server of its own (its time: Redis's SLOWLOG, the
-                 server's own, without the reply's trip), i.e. a decode, the division and an encode
-  lua_average_4  the same over four: the difference from lua_average_1 is three decodes and additions
+  encode           json.dumps(t.tolist()) of a torch tensor, as a function does (the tolist included)
+  decode_gradient  np.array(json.loads(text), dtype=np.float32) of that text (repr's 17 digits: what a peer that
+                   averages the functions' gradients itself parses)
+  decode_average   the same of the average as cjson writes it (%.14g, no spaces), as the averaging function does:
+                   about half the time an element of the above, its numbers shorter
+  lua_average_1    the Lua script over one gradient in a Redis server of its own (its time: Redis's SLOWLOG, the
+                   server's own, without the reply's trip), i.e. a decode, the division and an encode
+  lua_average_4    the same over four: the difference from lua_average_1 is three decodes and additions
 The gradient is a real one: MobileNetV3-small's (torchvision, 10 classes, SPIRT's model), after one backward pass on
 64 random 3 x 28 x 28 inputs with seed 0, written once to a temporary .npy that every sample reads; how long its text
 is depends on its values (the digits of each float), so the file records the bytes per element too.
@@ -20,13 +23,13 @@ is depends on its values (the digits of each float), so the file records the byt
 Each sample is a fresh interpreter pinned to one core (calibration/python/pinned_sample.py; the Redis server is its
 child, on the same core, and its CPU counts as the sample's own), paired with one of SeBS's zip kernel
 (calibration/python/paired_stand_in.py): the file's last line is the median of the pairs' ratios, kernel over zip,
-which the zip's time on the calibration CPU brings there (all four are scalar work: an interpreter's loops, float
+which the zip's time on the calibration CPU brings there (all five are scalar work: an interpreter's loops, float
 formatting and parsing).
-  /usr/bin/python3 calibration/python/spirt_json.py --kernel encode|decode|lua_average_1|lua_average_4 \
+  /usr/bin/python3 calibration/python/spirt_json.py --kernel KERNEL \
       --zip-data DIR/300.utilities/311.compression/acmart-master [--out FILE] [--samples 61] [--quiet-zip-s 0.2171]
   /usr/bin/python3 calibration/python/spirt_json.py --derive [--kernels calibration/kernels]
 needs python3-torch and python3-torchvision (the gradient, the encode), redis-server and python3-redis (the Lua
-kernels); --derive only reads the four files and prints the profile's constants."""
+kernels); --derive only reads the five files and prints the profile's constants."""
 import argparse
 import os
 import re
@@ -36,7 +39,7 @@ import tempfile
 import paired_stand_in
 from lambda_cpu_speed import deciles
 
-KERNELS = ("encode", "decode", "lua_average_1", "lua_average_4")
+KERNELS = ("encode", "decode_gradient", "decode_average", "lua_average_1", "lua_average_4")
 LUA_GRADIENTS = {"lua_average_1": 1, "lua_average_4": 4}
 
 # The averaging script, as SPIRT's does it: decode each string, add element by element, divide, encode.
@@ -62,7 +65,15 @@ begin = time.perf_counter()
 text = json.dumps(t.tolist())
 print(time.perf_counter() - begin, t.numel(), len(text))
 """,
-    "decode": """
+    "decode_gradient": """
+import json, time
+import numpy as np
+text = json.dumps(np.load({gradient!r}).tolist())
+begin = time.perf_counter()
+average = np.array(json.loads(text), dtype=np.float32)
+print(time.perf_counter() - begin, average.size, len(text))
+""",
+    "decode_average": """
 import json, time
 import numpy as np
 values = np.load({gradient!r}).tolist()
@@ -168,12 +179,12 @@ def file_numbers(path):
 
 
 def derive(kernels_dir):
-    """The profile's kv_store/json_codec constants from the four kernel files: each kernel's ratio over the zip times
+    """The profile's kv_store/json_codec constants from the five kernel files: each kernel's ratio over the zip times
     the zip's seconds on the calibration CPU, per element. Returns the lines to print."""
     zip_s = paired_stand_in.zip_on_calibration_cpu_s(kernels_dir)
     n = {k: file_numbers(kernel_file(kernels_dir, k)) for k in KERNELS}
     if len({v[0] for v in n.values()}) != 1:
-        raise ValueError("the four files timed gradients of different sizes")
+        raise ValueError("the files timed gradients of different sizes")
     elements = n["encode"][0]
     per_element = lambda ratio: ratio * zip_s / elements
     one, four = n["lua_average_1"], n["lua_average_4"]
@@ -181,19 +192,20 @@ def derive(kernels_dir):
     decode_add = [(four[i] - one[2]) / 3 for i in (2, 3, 4)]
     encode = [one[i] - (four[2] - one[2]) / 3 for i in (2, 3, 4)]
     rows = [("python_encode_s_per_element_on_reference_cpu", [per_element(r) for r in n["encode"][2:]]),
-            ("python_decode_s_per_element_on_reference_cpu", [per_element(r) for r in n["decode"][2:]]),
+            ("python_decode_gradient_s_per_element_on_reference_cpu", [per_element(r) for r in n["decode_gradient"][2:]]),
+            ("python_decode_average_s_per_element_on_reference_cpu", [per_element(r) for r in n["decode_average"][2:]]),
             ("lua_decode_add_s_per_element_on_reference_cpu", [per_element(r) for r in decode_add]),
             ("lua_encode_s_per_element_on_reference_cpu", [per_element(r) for r in encode])]
     lines = [f"zip on the calibration CPU: {zip_s} s; {elements:,} elements"]
     lines += [f"{name}: {v[0]:.4g} (p10 {v[1]:.4g}, p90 {v[2]:.4g})" for name, v in rows]
     lines.append(f"python_bytes_per_element: {n['encode'][1] / elements:.4f}")
-    lines.append(f"lua_bytes_per_element: {n['decode'][1] / elements:.4f}")
+    lines.append(f"lua_bytes_per_element: {n['decode_average'][1] / elements:.4f}")
     return lines
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--derive", action="store_true", help="print the profile's constants from the four files")
+    parser.add_argument("--derive", action="store_true", help="print the profile's constants from the five files")
     parser.add_argument("--kernels", default="calibration/kernels", help="where the files are (--derive)")
     parser.add_argument("--kernel", choices=KERNELS)
     if "--derive" in sys.argv:

@@ -493,13 +493,16 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   xml.check_names(kv, {"per_request_cpu_s", kSource}, {"json_codec"});
   p.kv_store.per_request_cpu_s = xml.number(kv, "per_request_cpu_s", 0, 60);
   if (auto j = kv.child("json_codec")) {
-    xml.check_names(j, {"python_encode_s_per_element_on_reference_cpu", "python_decode_s_per_element_on_reference_cpu",
+    xml.check_names(j, {"python_encode_s_per_element_on_reference_cpu",
+                        "python_decode_gradient_s_per_element_on_reference_cpu",
+                        "python_decode_average_s_per_element_on_reference_cpu",
                         "python_bytes_per_element", "lua_decode_add_s_per_element_on_reference_cpu",
                         "lua_encode_s_per_element_on_reference_cpu", "lua_bytes_per_element", "max_value_bytes",
                         kSource});
     auto& c = p.kv_store.json.emplace();
     c.python_encode_s_per_element = xml.number(j, "python_encode_s_per_element_on_reference_cpu", 0, 1);
-    c.python_decode_s_per_element = xml.number(j, "python_decode_s_per_element_on_reference_cpu", 0, 1);
+    c.python_decode_gradient_s_per_element = xml.number(j, "python_decode_gradient_s_per_element_on_reference_cpu", 0, 1);
+    c.python_decode_average_s_per_element = xml.number(j, "python_decode_average_s_per_element_on_reference_cpu", 0, 1);
     c.python_bytes_per_element = xml.number(j, "python_bytes_per_element", 1, 1000);
     c.lua_decode_add_s_per_element = xml.number(j, "lua_decode_add_s_per_element_on_reference_cpu", 0, 1);
     c.lua_encode_s_per_element = xml.number(j, "lua_encode_s_per_element_on_reference_cpu", 0, 1);

@@ -156,7 +156,8 @@ struct BrokerParams {
 /// text's bytes per element.
 struct JsonCodecParams {
   double python_encode_s_per_element = 0;  // json.dumps(tensor.tolist()), in a function
-  double python_decode_s_per_element = 0;  // np.array(json.loads(text), float32)
+  // np.array(json.loads(text), float32) of a function's text (repr's digits), and of the database's average (cjson's)
+  double python_decode_gradient_s_per_element = 0, python_decode_average_s_per_element = 0;
   double python_bytes_per_element = 0;     // the text json.dumps writes
   double lua_decode_add_s_per_element = 0;  // inside the database: one gradient's cjson.decode and its additions
   double lua_encode_s_per_element = 0;      // the division and cjson.encode of the average (with the first decode)

@@ -125,11 +125,9 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   const double average_elements = static_cast<double>(s.parameters);
   const JsonCodecParams* json = database ? database->json() : nullptr;
   if (database && average_in_database) {  // averaged inside the database, nothing moves to the peer
+    if (json) return true;  // by SPIRT's averaging function, which the strategy runs (json_gradient.hpp)
     const double start_average = sg::now();
-    if (json)  // SPIRT's averaging function runs a Lua script over the texts and writes back a tensor
-      average_json_in_database(c, peer, iteration, *database, invocations);
-    else  // a tensor kernel (RedisAI)
-      database->run_kernel(s.average_seconds(average_elements, invocations));
+    database->run_kernel(s.average_seconds(average_elements, invocations));  // a tensor kernel (RedisAI)
     c.trace(peer, iteration, Phase::LocalAverage, start_average);
     return true;
   }

@@ -5,6 +5,7 @@
 
 #include "../context.hpp"
 #include "../services/kv_store.hpp"
+#include "gradient.hpp"
 
 namespace p2psim::simulation {
 namespace {
@@ -41,11 +42,11 @@ double function_json_encode_s(const Scenario& s, const JsonCodecParams& json) {
 }
 
 double function_json_decode_s(const Scenario& s, const JsonCodecParams& json) {
-  return on_function(s, static_cast<double>(s.parameters) * json.python_decode_s_per_element);
+  return on_function(s, static_cast<double>(s.parameters) * json.python_decode_average_s_per_element);
 }
 
 double instance_json_decode_s(const Scenario& s, const JsonCodecParams& json, const InstanceType& type) {
-  return on_instance(s, type, static_cast<double>(s.parameters) * json.python_decode_s_per_element);
+  return on_instance(s, type, static_cast<double>(s.parameters) * json.python_decode_gradient_s_per_element);
 }
 
 double database_json_average_s(const Scenario& s, const JsonCodecParams& json, int gradients,
@@ -54,21 +55,31 @@ double database_json_average_s(const Scenario& s, const JsonCodecParams& json, i
   return on_instance(s, type, static_cast<double>(s.parameters) * per_element);
 }
 
-void average_json_in_database(Context& c, int peer, int iteration, KvStore& database, int gradients) {
+JsonAveraging average_json_in_database(Context& c, int peer, int iteration, KvStore& database, int gradients) {
   const auto& s = c.s;
   const auto& json = *database.json();
+  const double start = sg::now();
   c.workflow.task_state();
   const auto container = c.functions.start("average", s.experiment.functions.memory_mb, {peer, iteration},
                                            c.instance_of(peer));
   if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s);
   const double run_start = sg::now();
-  database.run_kernel(database_json_average_s(s, json, gradients, database.host_type()));  // EVALSHA: Redis is busy meanwhile
-  database.read(container.host, json_average_bytes(s, json));               // its reply
+  const double script_s = database_json_average_s(s, json, gradients, database.host_type());  // EVALSHA
+  if (database.host() == c.hosts.peers[peer])
+    peer_cpu(c, peer, script_s);  // the peer's CPU and credits
+  else
+    database.run_kernel(script_s);
+  database.read(container.host, json_average_bytes(s, json));  // its reply
   const double deserialize_start = sg::now();
   c.functions.compute(container, function_json_decode_s(s, json));
   c.trace(peer, iteration, Phase::Deserialize, deserialize_start);
   database.write(container.host, static_cast<double>(s.gradient_bytes));  // TENSORSET, binary
-  c.functions.finish(container, sg::now() - run_start, s.experiment.functions.arch, false);
+  c.trace(peer, iteration, Phase::LocalAverage, start);
+  return {container, run_start};
+}
+
+void finish_json_averaging(Context& c, const JsonAveraging& averaging) {
+  c.functions.finish(averaging.container, sg::now() - averaging.run_start_s, c.s.experiment.functions.arch, false);
 }
 
 }  // namespace p2psim::simulation

@@ -6,6 +6,7 @@
 #pragma once
 #include "../../inputs/cloud_profile.hpp"
 #include "../../scenario/scenario.hpp"
+#include "../services/function_service.hpp"
 
 namespace p2psim::simulation {
 
@@ -20,16 +21,23 @@ double json_average_bytes(const Scenario& s, const JsonCodecParams& json);
 double function_json_encode_s(const Scenario& s, const JsonCodecParams& json);
 /// A function's np.array(json.loads(text)) of the database's average (one thread, time-sliced below one vCPU).
 double function_json_decode_s(const Scenario& s, const JsonCodecParams& json);
-/// An instance of `type` parsing one function's gradient text (np.array(json.loads(text))).
+/// An instance of `type` parsing one function's gradient text (np.array(json.loads(text)), json.dumps's digits).
 double instance_json_decode_s(const Scenario& s, const JsonCodecParams& json, const InstanceType& type);
 /// The Lua script averaging `gradients` texts inside a database on an instance of `type`: each decoded and
 /// added, the sum divided and encoded (timed at one and at four gradients: exact at both).
 double database_json_average_s(const Scenario& s, const JsonCodecParams& json, int gradients,
                                const InstanceType& type);
 
-/// SPIRT's averaging function, a Task after the Parallel state: it runs the Lua script in peer `peer`'s
-/// database `database` over its `gradients` texts and waits for it (billed), reads the average back as JSON
-/// text, parses it, and writes it back as a binary tensor.
-void average_json_in_database(Context& c, int peer, int iteration, KvStore& database, int gradients);
+/// SPIRT's averaging function, a Task after the Parallel state: it runs the Lua script in peer `peer`'s database
+/// over its `gradients` texts and waits for it (Redis is busy meanwhile, on the peer's CPU and its credits where the
+/// database is on the peer), reads the average back as JSON text, parses it, and writes it back as a binary tensor
+/// (traced as the peer's local average). The function then runs SPIRT's barrier itself: the caller finishes it
+/// (finish_json_averaging) when the barrier ends, which bills it until then.
+struct JsonAveraging {
+  FunctionService::Container container;
+  double run_start_s = 0;
+};
+JsonAveraging average_json_in_database(Context& c, int peer, int iteration, KvStore& database, int gradients);
+void finish_json_averaging(Context& c, const JsonAveraging& averaging);
 
 }  // namespace p2psim::simulation

@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "gradient.hpp"
 #include "json_gradient.hpp"
@@ -27,7 +28,8 @@ class Spirt : public Strategy {
  public:
   Spirt(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
-    PlatformNeeds n = gradient_needs(s_, GradientCompute::Functions);
+    // With JSON inside the database, each peer's averaging function holds a container of its own.
+    PlatformNeeds n = gradient_needs(s_, GradientCompute::Functions, json_ && in_database_ ? s_.experiment.peers : 0);
     n.functions_only_gradient_tasks = false;  // its functions read and write a database
     n.broker = true;  // also the barrier's queue
     n.database = true;
@@ -44,9 +46,9 @@ class Spirt : public Strategy {
     Footprint f;
     f.actors = PI + P + 1;
     // Each invocation's 4 phases, the peer's 6; inside the database with JSON, the averaging function's cold start
-    // and parse; outside it, the peers' averages and the model are deserialised one by one, the model serialised
-    // again.
-    f.trace_rows = T * (P * (6 + (in_database_ ? (json_ ? 2 : 0) : P + 3)) + 4 * PI) + PI;
+    // and parse; outside it, the peer's collect, every function's gradient, the peers' averages and the model
+    // deserialised one by one, the average and the model serialised.
+    f.trace_rows = T * (P * (6 + (in_database_ ? (json_ ? 2 : 0) : P + 4)) + (in_database_ ? 4 : 5) * PI) + PI;
     f.max_peers = 256;
     f.max_peers_why = "every peer's database copies every gradient to every other peer: P^2 flows at once, and a "
                       "simulation's time grows about as P^4 (128 peers: 8 s an iteration, 2026-12-03)";
@@ -97,10 +99,12 @@ void Spirt::check_json_costed(StrategyParams& params, const Scenario& s) const {
   if (!s.profile.kv_store.json)
     throw params.error("gradient_format", "\"json\" (SPIRT's code) needs <kv_store><json_codec> in " + s.profile.path +
                                               ", which prices JSON gradients; or set gradient_format=\"tensor\"");
+  // The texts are parsed where they are averaged: by the database's script, or by the peer.
   for (int i = 0; i < s.experiment.peers; ++i) {
-    const auto& type = database_type_.empty() ? s.peer_type(i) : s.profile.instance_types.at(database_type_);
+    const auto& type = in_database_ && !database_type_.empty() ? s.profile.instance_types.at(database_type_) : s.peer_type(i);
     if (type.cpu_scalar_speed_factor <= 0)
-      throw params.error("gradient_format", "\"json\" is scalar work on the databases' and peers' CPUs: instance type '" +
+      throw params.error("gradient_format", std::string("\"json\" is scalar work on the ") +
+                                                (in_database_ ? "databases'" : "peers'") + " CPUs: instance type '" +
                                                 type.name + "' in " + s.profile.path +
                                                 " must give cpu_scalar_score or cpu_scalar_speed_factor");
   }
@@ -147,7 +151,12 @@ void Spirt::peer(Context& c, int peer) {
   KvStore& mine = *databases_[peer];
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
     if (!compute_gradient(c, peer, it, GradientCompute::Functions, &mine, in_database_)) break;
-    if (!barrier(c, peer, it)) break;
+    std::optional<JsonAveraging> averaging;  // SPIRT's averaging function, which runs the barrier too
+    if (json_ && in_database_)
+      averaging = average_json_in_database(c, peer, it, mine, static_cast<int>(s_.group_of_peer_data(peer).invocations.size()));
+    const bool met = barrier(c, peer, it);
+    if (averaging) finish_json_averaging(c, *averaging);
+    if (!met) break;
     // Every other peer's averaged gradient, copied from its database into ours, all at once.
     const double receive_start = sg::now();
     std::vector<sg::Transfer> copies;
