@@ -578,11 +578,13 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
 
 TEST_CASE("spirt: in SPIRT's own setup, averaging inside the database cuts the time with tensors, and saves nothing "
           "with the JSON text SPIRT's code writes") {
-  // With tensors nothing leaves the database. With JSON, inside it a Lua script decodes and adds every function's
-  // text (0.19 us an element a gradient on the calibration CPU), and on the peer Python parses them (0.21 us) and
-  // numpy averages: the parse costs about the same in either place, and inside the database an averaging function
-  // comes on top. Per system, the peers' averaging and update over the run: collect, local average, aggregate and
-  // update (the averaging function's parse lies inside its local average).
+  // With tensors nothing leaves the database. With JSON, the 20 texts of a peer take 20 x 0.1923 + 0.233 = 4.08 us an
+  // element inside the database (the Lua script's decode and addition, then its encode; the profile's json_codec,
+  // on the calibration CPU) and 20 x 0.2077 = 4.15 us on the peer (Python's parse; numpy's average next to nothing),
+  // both on one core of the same t2.large at its scalar speed: inside the database the averaging function (a Task,
+  // a cold start, the reply's parse) comes on top, so it cannot be the faster place. Per system, the peers'
+  // averaging and update over the run: collect, local average, aggregate and update (the averaging function's
+  // parse lies inside its local average).
   TempDir dir;
   REQUIRE(run_cli("run " P2PSIM_SOURCE_DIR "/experiments/spirt_mobilenet_mnist.xml -q --out " + dir.path("out")).exit_code == 0);
   std::map<std::string, double> averaging_s;
@@ -591,7 +593,7 @@ TEST_CASE("spirt: in SPIRT's own setup, averaging inside the database cuts the t
       averaging_s[f[0]] += std::stod(f[7]);
   REQUIRE(averaging_s.size() == 4);
   CHECK(averaging_s["database_tensor"] < 0.5 * averaging_s["peer_tensor"]);
-  CHECK(averaging_s["database_json"] > 0.8 * averaging_s["peer_json"]);
+  CHECK(averaging_s["database_json"] > averaging_s["peer_json"]);
   CHECK(averaging_s["peer_json"] > 10 * averaging_s["peer_tensor"]);
 }
 

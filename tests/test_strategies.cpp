@@ -406,11 +406,36 @@ TEST_CASE("spirt, JSON gradients: each cost per element scales with the elements
   // Work of the run's kind that takes what scalar work takes: reference seconds x 2 / 0.5.
   CHECK(simulation::database_json_average_s(s, json, 3, t2) ==
         doctest::Approx(kElements * (3 * 3e-7 + 2e-7) * 4).epsilon(1e-12));
-  CHECK(simulation::instance_json_decode_s(s, json, t2) == doctest::Approx(kElements * 1.5e-7 * 4).epsilon(1e-12));
+  CHECK(simulation::instance_json_decode_gradient_s(s, json, t2) == doctest::Approx(kElements * 1.5e-7 * 4).epsilon(1e-12));
   CHECK(simulation::function_json_encode_s(s, json) == doctest::Approx(kElements * 4e-7 * 1769 / 884).epsilon(1e-12));
-  CHECK(simulation::function_json_decode_s(s, json) == doctest::Approx(kElements * 1e-7 * 1769 / 884).epsilon(1e-12));
+  CHECK(simulation::function_json_decode_average_s(s, json) == doctest::Approx(kElements * 1e-7 * 1769 / 884).epsilon(1e-12));
   CHECK(simulation::json_gradient_bytes(s, json) == kJsonBytes);
   CHECK(simulation::json_average_bytes(s, json) == kAverageJsonBytes);
+}
+
+TEST_CASE("spirt, JSON gradients: the averaging function keeps a container of its own, and a database on the peer "
+          "scripts on the peer's CPU credits") {
+  TempDir dir;
+  auto run = [&](const std::string& database, int iterations, const std::string& overrides = "") {
+    std::string body = experiment(1, R"(<system name="spirt" strategy="spirt" database=")" + database + R"("/>)") +
+                       R"(<functions memory_mb="1769"/>)";
+    body.replace(body.find(R"(iterations="1")"), 14, "iterations=\"" + std::to_string(iterations) + "\"");
+    return fixture::simulate(fixture::scenario(write_experiment(dir, body, overrides, json_test_profile(dir))), "spirt");
+  };
+  // Two iterations: the gradient function and the averaging function each start cold once, then find their own
+  // container warm (they used to share one, and each evicted the other).
+  const auto two = run("instance", 2);
+  CHECK(two.cold_starts == 2);
+  CHECK(two.ledger.function_runs.size() == 4);
+  // On the peer, the script is the peer's work. Made a 12-minute script (3e-4 s an element to decode and add: 2 x
+  // 1.2e6 x 3e-4 s at the t2.large's scalar speed, 0.5), it spends 12 of a launch's 60 credits at full speed; a
+  // t2.large launched with none runs it at its baseline, a fraction of a vCPU, and takes well over twice as long.
+  const std::string slow_script = R"(<override select="kv_store/json_codec/@lua_decode_add_s_per_element_on_reference_cpu" value="3e-4"/>)";
+  const auto with_credits = run("peer", 1, slow_script);
+  const auto without = run("peer", 1, slow_script + R"(<override select="instance_types/instance[@type='t2.large']/@launch_credits" value="0"/>)");
+  const double script_s = 2 * kElements * (3e-4 + 2e-7);
+  CHECK(fixture::phase_of(with_credits, 0, Phase::LocalAverage) == doctest::Approx(script_s).epsilon(0.01));
+  CHECK(fixture::phase_of(without, 0, Phase::LocalAverage) > 2 * script_s);
 }
 
 TEST_CASE("spirt, JSON gradients: a profile that does not price them, a CPU that parses them without a scalar speed "
@@ -442,6 +467,14 @@ TEST_CASE("spirt, JSON gradients: a profile that does not price them, a CPU that
   c5.replace(c5.find("t2.large"), 8, "c5.large");
   CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(write_experiment(dir, c5, "", json_test_profile(dir))), "spirt"),
                        doctest::Contains("scalar work on the peers' CPUs: instance type 'c5.large' in"), InputError);
+  // Four averaging functions waiting at the barrier with places for two: refused, as it would never end.
+  const auto few_places = write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)"),
+                                           R"(<override select="function_service/@concurrency_limit" value="2"/>)",
+                                           json_test_profile(dir));
+  CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(few_places), "spirt"),
+                       doctest::Contains("4 peers' averaging functions, each waiting at the barrier, cannot all run "
+                                         "within the function service's concurrency limit of 2"),
+                       InputError);
   // 24 MB of text against a 10 MB limit: the functions' RPUSH fails, the system cannot run.
   auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_test_profile(dir, "10000000"))), "spirt");
   CHECK(r.failure.find("as JSON text is 23997640 bytes, above the database's largest value (10000000 bytes)") !=
@@ -670,6 +703,22 @@ TEST_CASE("spirt: when a peer's workflow fails, the others leave the barrier and
                              "spirt");
   CHECK(r.failure.find("spirt: a function invocation of peer") != std::string::npos);
   for (double end : r.peer_end_s) CHECK(end < 100);  // it used to poll the barrier for ever
+  // With JSON, each averaging function that started waits at the barrier too: it ends with it, billed once.
+  auto json = fixture::simulate(
+      fixture::scenario(write_experiment(
+          dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)") +
+                   R"(<functions memory_mb="1769"/><failures function_failure_probability="0.3"/>)",
+          "", json_test_profile(dir))),
+      "spirt");
+  CHECK(json.failure.find("spirt: a function invocation of peer") != std::string::npos);
+  for (double end : json.peer_end_s) CHECK(end < 100);
+  int averaging_started = 0;  // each traces one local average
+  for (const auto& p : json.trace) averaging_started += p.phase == Phase::LocalAverage;
+  int attempts = 0;  // every gradient function's attempt ends in its compute phase, a failure or running out of memory
+  for (const auto& p : json.trace)
+    attempts += p.invocation >= 0 && (p.phase == Phase::Compute || p.phase == Phase::FunctionFailure ||
+                                      p.phase == Phase::OutOfMemory);
+  CHECK(static_cast<int>(json.ledger.function_runs.size()) == attempts + averaging_started);
 }
 
 TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {

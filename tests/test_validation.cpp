@@ -359,7 +359,7 @@ TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `
   CHECK(lines[0] == "p2p_all_to_all (instance, serverless): no measured run of this design is among the validation "
                     "cases; what their runs used, each measured alone:");
   // In the mechanisms' own order, each with the systems that used it.
-  CHECK(lines[1] == "  training steps on an instance's CPU [instance_compute; instance]: no validation case measures it");
+  CHECK(lines[1] == "  work on an instance's CPU [instance_compute; instance]: no validation case measures it");
   CHECK(lines[2] == "  function cold starts [function_cold_start; serverless]: no validation case measures it");
   CHECK(lines[3] == "  the message broker [broker; instance, serverless]: no validation case measures it");
   CHECK(lines[4] == "sharded: time 22.2 % median |error| over 27 measured metrics (worst 61.4 %), faster than measured "

@@ -188,7 +188,9 @@ def derive(kernels_dir):
     elements = n["encode"][0]
     per_element = lambda ratio: ratio * zip_s / elements
     one, four = n["lua_average_1"], n["lua_average_4"]
-    # Three more decodes and additions from one gradient to four; the rest of one is a decode and an encode.
+    # Three more decodes and additions from one gradient to four; one text's time less a decode and addition is its
+    # division and encode less one addition (its first text is taken, not added), so n texts take n x decode_add +
+    # encode, exactly at one and at four.
     decode_add = [(four[i] - one[2]) / 3 for i in (2, 3, 4)]
     encode = [one[i] - (four[2] - one[2]) / 3 for i in (2, 3, 4)]
     rows = [("python_encode_s_per_element_on_reference_cpu", [per_element(r) for r in n["encode"][2:]]),

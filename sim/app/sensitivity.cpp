@@ -24,7 +24,7 @@ struct Group {
 // say so rather than the groups pretending to be apart.
 const std::vector<Group>& groups() {
   static const std::vector<Group> g{
-      {"instance_compute", "instances' CPUs (training steps; a storage client where its CPU binds)",
+      {"instance_compute", "instances' CPUs (training steps; a storage client where its CPU binds; SPIRT's JSON work)",
        bit(Mechanism::InstanceCompute),
        {{"instance_types/instance/@cpu_single_core_score", true},
         {"instance_types/instance/@cpu_speed_factor", true},
@@ -61,8 +61,14 @@ const std::vector<Group>& groups() {
         {"function_service/@network_refill_bps", true}}},
       {"broker", "the message broker (round trip, CPU per message, NIC)", bit(Mechanism::Broker),
        {{"broker/@request_latency_s", false}, {"broker/@per_message_cpu_s", false}, {"broker/@nic_bandwidth_bps", true}}},
-      {"database", "the in-memory database's CPU per request", bit(Mechanism::Database),
-       {{"kv_store/@per_request_cpu_s", false}}},
+      {"database", "the in-memory database's CPU per request, and per element of a JSON gradient (SPIRT's code)",
+       bit(Mechanism::Database),
+       {{"kv_store/@per_request_cpu_s", false},
+        {"kv_store/json_codec/@python_encode_s_per_element_on_reference_cpu", false},
+        {"kv_store/json_codec/@python_decode_gradient_s_per_element_on_reference_cpu", false},
+        {"kv_store/json_codec/@python_decode_average_s_per_element_on_reference_cpu", false},
+        {"kv_store/json_codec/@lua_decode_add_s_per_element_on_reference_cpu", false},
+        {"kv_store/json_codec/@lua_encode_s_per_element_on_reference_cpu", false}}},
       {"ec2_network", "the network between instances (latency, one flow's cap, instances' NICs)",
        bit(Mechanism::Ec2Network),
        {{"network/@one_way_latency_s", false},

@@ -160,7 +160,7 @@ struct JsonCodecParams {
   double python_decode_gradient_s_per_element = 0, python_decode_average_s_per_element = 0;
   double python_bytes_per_element = 0;     // the text json.dumps writes
   double lua_decode_add_s_per_element = 0;  // inside the database: one gradient's cjson.decode and its additions
-  double lua_encode_s_per_element = 0;      // the division and cjson.encode of the average (with the first decode)
+  double lua_encode_s_per_element = 0;      // the division and cjson.encode of the average, less one addition
   double lua_bytes_per_element = 0;         // the text cjson.encode writes (%.14g)
   long long max_value_bytes = 0;            // the largest string the database holds
 };

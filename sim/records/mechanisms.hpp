@@ -25,7 +25,7 @@ struct MechanismInfo {
 };
 
 constexpr std::array<MechanismInfo, kMechanismCount> kMechanisms{{
-    {Mechanism::InstanceCompute, "instance_compute", "training steps on an instance's CPU"},
+    {Mechanism::InstanceCompute, "instance_compute", "work on an instance's CPU"},
     {Mechanism::FunctionColdStart, "function_cold_start", "function cold starts"},
     {Mechanism::FunctionCompute, "function_compute", "work on a function's CPU"},
     {Mechanism::Workflow, "workflow", "the workflow service (start, fan-out)"},

@@ -15,7 +15,7 @@ MechanismSet mechanisms_used(const PlatformNeeds& needs, const RunOutput& out) {
   const bool peer_computed = std::any_of(out.trace.begin(), out.trace.end(), [](const PhaseRecord& r) {
     return r.phase == Phase::Compute && r.invocation < 0 && r.peer >= 0;
   });
-  use_if(needs.peers_are_instances && peer_computed, Mechanism::InstanceCompute);
+  use_if((needs.peers_are_instances && peer_computed) || needs.instances_do_scalar_work, Mechanism::InstanceCompute);
   use_if(out.cold_starts > 0, Mechanism::FunctionColdStart);
   use_if(!l.function_runs.empty(), Mechanism::FunctionCompute);
   use_if(l.workflow_transitions > 0, Mechanism::Workflow);

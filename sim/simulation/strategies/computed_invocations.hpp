@@ -29,6 +29,8 @@ struct AttemptPlan {
 };
 AttemptPlan plan_attempt(Context& c, int peer, std::int64_t instance, int iteration, int k, int attempt,
                          double fetched_after_s);
+/// Single-threaded work of `reference_s` on a function's CPU: time-sliced below one vCPU, one vCPU's above.
+double function_one_thread_s(const Scenario& s, double reference_s);
 /// A gradient function's serialisation of its gradient, in wall seconds on its CPU share.
 double function_serialize_s(const Scenario& s);
 /// Its deserialisation of the model it fetched, likewise.

@@ -69,8 +69,7 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
     c.functions.compute(container, json ? function_json_encode_s(s, *json) : function_serialize_s(s));
     c.trace(peer, iteration, Phase::Serialize, serialize_start, k);
     if (database) {
-      // RPUSH onto the iteration's list
-      database->write(container.host, json ? json_gradient_bytes(s, *json) : s.function_gradient_bytes);
+      database->write(container.host, function_gradient_value_bytes(s, *database));  // RPUSH onto the iteration's list
     } else {
       c.storage.put(client, s.function_gradient_bytes);
       c.broker.request();  // publish the key to the peer's lambda queue
@@ -127,17 +126,17 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
   if (database && average_in_database) {  // averaged inside the database, nothing moves to the peer
     if (json) return true;  // by SPIRT's averaging function, which the strategy runs (json_gradient.hpp)
     const double start_average = sg::now();
-    database->run_kernel(s.average_seconds(average_elements, invocations));  // a tensor kernel (RedisAI)
+    database_cpu(c, peer, *database, s.average_seconds(average_elements, invocations));  // a tensor kernel (RedisAI)
     c.trace(peer, iteration, Phase::LocalAverage, start_average);
     return true;
   }
   if (database) {  // the peer reads every gradient out, averages them, and writes the average back
     const double collect_start = sg::now();
     for (int k = 0; k < invocations; ++k) {
-      database->read(c.hosts.peers[peer], json ? json_gradient_bytes(s, *json) : s.function_gradient_bytes);
+      database->read(c.hosts.peers[peer], function_gradient_value_bytes(s, *database));
       if (json) {
         const double start_decode = sg::now();
-        peer_cpu(c, peer, instance_json_decode_s(s, *json, s.peer_type(peer)));
+        peer_cpu(c, peer, instance_json_decode_gradient_s(s, *json, s.peer_type(peer)));
         c.trace(peer, iteration, Phase::Deserialize, start_decode);
       } else {
         deserialize(c, peer, iteration, s.function_gradient_bytes);
@@ -177,12 +176,16 @@ bool must_fetch_model(Context& c, const FunctionService::Container& container, i
   return true;
 }
 
+double function_one_thread_s(const Scenario& s, double reference_s) {
+  return reference_s / std::min(1.0, s.function_vcpus);
+}
+
 double function_deserialize_model_s(const Scenario& s) {
-  return s.deserialize_s(static_cast<double>(s.gradient_bytes)) / std::min(1.0, s.function_vcpus);
+  return function_one_thread_s(s, s.deserialize_s(static_cast<double>(s.gradient_bytes)));
 }
 
 double function_serialize_s(const Scenario& s) {
-  return s.serialize_s(s.function_gradient_bytes) / std::min(1.0, s.function_vcpus);  // one thread, time-sliced
+  return function_one_thread_s(s, s.serialize_s(s.function_gradient_bytes));
 }
 
 Random::Stream gradient_request_draws(const Context& c, int peer, std::int64_t instance, int iteration, int k,
@@ -312,6 +315,13 @@ double peer_cpu_end_s(Context& c, int peer, double start_s, double reference_s, 
   if (split.full_reference_s > 0) end_s += sg::compute_s(host, split.full_reference_s, false);
   if (split.throttled_reference_s > 0) end_s += sg::compute_s(host, split.throttled_reference_s, true);
   return end_s;
+}
+
+void database_cpu(Context& c, int peer, KvStore& database, double reference_s) {
+  if (database.host() == c.hosts.peers[peer])
+    peer_cpu(c, peer, reference_s);
+  else
+    database.run_kernel(reference_s);
 }
 
 void serialize(Context& c, int peer, int iteration, double bytes) {

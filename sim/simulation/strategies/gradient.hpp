@@ -48,6 +48,10 @@ struct PeerWork {
 };
 PeerWork peer_gradient_work(Context& c, int peer, int iteration);
 
+/// Work of `reference_s` inside peer `peer`'s database `database`: on the peer's CPU, credits included, where the
+/// database runs on the peer; on its own server's CPU otherwise.
+void database_cpu(Context& c, int peer, KvStore& database, double reference_s);
+
 /// The peer turns a tensor of `bytes` into bytes to send (torch.save, pickle), or back: on its CPU, traced as
 /// a serialize / deserialize row inside the phase that moves it.
 void serialize(Context& c, int peer, int iteration, double bytes);
@@ -71,7 +75,9 @@ void apply_update(Context& c, int peer, int iteration, std::vector<GradientVersi
 /// otherwise (the paper) they PUT their gradients to object storage, publish the keys, and the peer GETs and
 /// averages them.
 /// `average_in_database` (SPIRT's aggregation="database"): the database averages the functions' gradients in
-/// place; otherwise the peer reads them out, deserialises them, averages them and writes the average back.
+/// place (binary tensors: a tensor kernel here; JSON text: nothing here, the caller runs SPIRT's averaging
+/// function, json_gradient.hpp); otherwise the peer reads them out, parses or deserialises them, averages them and
+/// writes the average back.
 bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database = nullptr,
                       bool average_in_database = true);
 

@@ -1,10 +1,10 @@
 #include "json_gradient.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "../context.hpp"
 #include "../services/kv_store.hpp"
+#include "computed_invocations.hpp"
 #include "gradient.hpp"
 
 namespace p2psim::simulation {
@@ -22,9 +22,7 @@ double on_instance(const Scenario& s, const InstanceType& type, double reference
 }
 
 double on_function(const Scenario& s, double reference_s) {
-  // One thread, time-sliced below one vCPU.
-  return at_scalar_speed(reference_s, s.function_speed_factor, s.function_scalar_speed_factor) /
-         std::min(1.0, s.function_vcpus);
+  return function_one_thread_s(s, at_scalar_speed(reference_s, s.function_speed_factor, s.function_scalar_speed_factor));
 }
 
 }  // namespace
@@ -37,15 +35,19 @@ double json_average_bytes(const Scenario& s, const JsonCodecParams& json) {
   return static_cast<double>(s.parameters) * json.lua_bytes_per_element;
 }
 
+double function_gradient_value_bytes(const Scenario& s, const KvStore& database) {
+  return database.json() ? json_gradient_bytes(s, *database.json()) : s.function_gradient_bytes;
+}
+
 double function_json_encode_s(const Scenario& s, const JsonCodecParams& json) {
   return on_function(s, static_cast<double>(s.parameters) * json.python_encode_s_per_element);
 }
 
-double function_json_decode_s(const Scenario& s, const JsonCodecParams& json) {
+double function_json_decode_average_s(const Scenario& s, const JsonCodecParams& json) {
   return on_function(s, static_cast<double>(s.parameters) * json.python_decode_average_s_per_element);
 }
 
-double instance_json_decode_s(const Scenario& s, const JsonCodecParams& json, const InstanceType& type) {
+double instance_json_decode_gradient_s(const Scenario& s, const JsonCodecParams& json, const InstanceType& type) {
   return on_instance(s, type, static_cast<double>(s.parameters) * json.python_decode_gradient_s_per_element);
 }
 
@@ -65,13 +67,10 @@ JsonAveraging average_json_in_database(Context& c, int peer, int iteration, KvSt
   if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s);
   const double run_start = sg::now();
   const double script_s = database_json_average_s(s, json, gradients, database.host_type());  // EVALSHA
-  if (database.host() == c.hosts.peers[peer])
-    peer_cpu(c, peer, script_s);  // the peer's CPU and credits
-  else
-    database.run_kernel(script_s);
+  database_cpu(c, peer, database, script_s);
   database.read(container.host, json_average_bytes(s, json));  // its reply
   const double deserialize_start = sg::now();
-  c.functions.compute(container, function_json_decode_s(s, json));
+  c.functions.compute(container, function_json_decode_average_s(s, json));
   c.trace(peer, iteration, Phase::Deserialize, deserialize_start);
   database.write(container.host, static_cast<double>(s.gradient_bytes));  // TENSORSET, binary
   c.trace(peer, iteration, Phase::LocalAverage, start);

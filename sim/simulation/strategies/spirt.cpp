@@ -35,9 +35,10 @@ class Spirt : public Strategy {
     n.database = true;
     n.peer_to_peer = on_peers_;  // databases on the peers copy between peers
     n.functions_reach_peers = on_peers_;
+    n.instances_do_scalar_work = json_;  // the database's script or the peer parses the texts
     if (!on_peers_)
       for (int i = 0; i < s_.experiment.peers; ++i)  // each peer's own type, unless database_type says one
-        n.servers.push_back({"db-" + std::to_string(i), database_type_.empty() ? s_.peer_type(i).name : database_type_});
+        n.servers.push_back({"db-" + std::to_string(i), database_host_type(i).name});
     return n;
   }
   Footprint footprint(bool /*exact_participants*/) const override {
@@ -55,12 +56,17 @@ class Spirt : public Strategy {
     return f;
   }
   void launch(Context& c) override;
-  /// With JSON gradients: the profile prices them (kv_store/json_codec), and every database's host and, with
-  /// aggregation="peer", every peer has a scalar speed (the scripts' and parsers' work). Throws InputError.
-  void check_json_costed(StrategyParams& params, const Scenario& s) const;
   std::string transport() const override { return "database"; }
 
  private:
+  /// With JSON gradients: the profile prices them (kv_store/json_codec), the CPUs that parse them (every database's
+  /// host, or with aggregation="peer" every peer) have a scalar speed, and every peer's averaging function can wait
+  /// at the barrier while the others' gradient functions still run. Throws InputError.
+  void check_json_costed(StrategyParams& params) const;
+  /// The instance type peer `peer`'s database runs on: database_type, else the peer's own.
+  const InstanceType& database_host_type(int peer) const {
+    return database_type_.empty() ? s_.peer_type(peer) : s_.profile.instance_types.at(database_type_);
+  }
   void peer(Context& c, int peer);
   bool barrier(Context& c, int peer, int iteration);
   const Scenario& s_;
@@ -85,7 +91,7 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   settle_s_ = params.number("settle_s", 0, 3600, 5);
   in_database_ = params.choice("aggregation", {"database", "peer"}, "database") == "database";
   json_ = params.choice("gradient_format", {"json", "tensor"}, "json") == "json";
-  if (json_) check_json_costed(params, s);
+  if (json_) check_json_costed(params);
   read_gradient_compute(params, s, "functions");  // checks the function timeout
   if (params.has("compute") && system.params.at("compute") != "functions")
     throw params.error("compute", "SPIRT's gradients are computed by functions: set compute=\"functions\"");
@@ -95,19 +101,27 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   arrivals_.assign(static_cast<size_t>(e.workload.iterations), 0);
 }
 
-void Spirt::check_json_costed(StrategyParams& params, const Scenario& s) const {
+void Spirt::check_json_costed(StrategyParams& params) const {
+  const auto& s = s_;
   if (!s.profile.kv_store.json)
     throw params.error("gradient_format", "\"json\" (SPIRT's code) needs <kv_store><json_codec> in " + s.profile.path +
                                               ", which prices JSON gradients; or set gradient_format=\"tensor\"");
   // The texts are parsed where they are averaged: by the database's script, or by the peer.
   for (int i = 0; i < s.experiment.peers; ++i) {
-    const auto& type = in_database_ && !database_type_.empty() ? s.profile.instance_types.at(database_type_) : s.peer_type(i);
+    const auto& type = in_database_ ? database_host_type(i) : s.peer_type(i);
     if (type.cpu_scalar_speed_factor <= 0)
       throw params.error("gradient_format", std::string("\"json\" is scalar work on the ") +
                                                 (in_database_ ? "databases'" : "peers'") + " CPUs: instance type '" +
                                                 type.name + "' in " + s.profile.path +
                                                 " must give cpu_scalar_score or cpu_scalar_speed_factor");
   }
+  // Each peer's averaging function holds its place in the account's concurrency through the barrier: with fewer
+  // places than peers, those waiting there could leave none for a late peer's gradient functions, for ever.
+  if (in_database_ && s.profile.functions.concurrency_limit < s.experiment.peers)
+    throw params.error("gradient_format",
+                       fmt::format("\"json\" inside the database: {} peers' averaging functions, each waiting at the "
+                                   "barrier, cannot all run within the function service's concurrency limit of {}",
+                                   s.experiment.peers, s.profile.functions.concurrency_limit));
 }
 
 void Spirt::launch(Context& c) {
@@ -123,7 +137,7 @@ void Spirt::launch(Context& c) {
   for (int i = 0; i < c.peers(); ++i) {
     databases_.push_back(std::make_unique<KvStore>(s_.profile.kv_store, on_peers_ ? c.hosts.peers[i] : c.hosts.servers[i]));
     if (json_)
-      databases_.back()->hold_json(*json, database_type_.empty() ? s_.peer_type(i) : s_.profile.instance_types.at(database_type_));
+      databases_.back()->hold_json(*json, database_host_type(i));
   }
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
@@ -169,7 +183,7 @@ void Spirt::peer(Context& c, int peer) {
     c.trace(peer, it, Phase::Receive, receive_start);
     const double update_start = sg::now();
     if (in_database_) {
-      mine.run_kernel(s_.average_seconds(e, n) + s_.average_seconds(e, 2));  // average, AI.ModelUpdate
+      database_cpu(c, peer, mine, s_.average_seconds(e, n) + s_.average_seconds(e, 2));  // average, AI.ModelUpdate
     } else {  // the averages and the model out to the peer, deserialised, averaged and applied there, and back
       for (int j = 0; j <= n; ++j) {  // the n peers' averages and the model
         mine.read(c.hosts.peers[peer], bytes);

@@ -34,6 +34,9 @@ struct PlatformNeeds {
   bool functions_only_aggregators = false;
   std::vector<ServerNeed> servers;
   bool peers_are_instances = true;  // false: the participants are functions (no peer instance is billed)
+  /// Instances' CPUs do a design's own work beyond training steps (SPIRT's JSON: the database's script, a peer's
+  /// parse), at their scalar speed.
+  bool instances_do_scalar_work = false;
   /// Memory sizes of the design's functions (gradient tasks, aggregators): the fastest network any may have.
   std::vector<int> function_memory_mb;
 };
