@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <fmt/core.h>
 
+#include <fstream>
 #include <optional>
 
 #include "cost/pricing.hpp"
@@ -12,6 +13,7 @@
 #include "simulation/strategies/json_gradient.hpp"
 #include "simulation/strategies/strategy.hpp"
 #include "util/input_error.hpp"
+#include "util/read_text.hpp"
 
 using namespace p2psim;
 using fixture::write_experiment;
@@ -467,6 +469,19 @@ TEST_CASE("spirt, JSON gradients: a profile that does not price them, a CPU that
   c5.replace(c5.find("t2.large"), 8, "c5.large");
   CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(write_experiment(dir, c5, "", json_test_profile(dir))), "spirt"),
                        doctest::Contains("scalar work on the peers' CPUs: instance type 'c5.large' in"), InputError);
+  // A bad price in the profile's json_codec: its file, line and field.
+  {
+    const std::string path = json_test_profile(dir);
+    std::string text = p2psim::read_text(path);
+    const std::string bytes = R"(python_bytes_per_element="20")";
+    REQUIRE(text.find(bytes) != std::string::npos);
+    text.replace(text.find(bytes), bytes.size(), R"(python_bytes_per_element="-1")");
+    std::ofstream(path) << text;
+    const std::string where = path + fixture::line_tag(path, "<json_codec") +
+                              " field 'kv_store/json_codec/@python_bytes_per_element': expected a number in [1, 1000]";
+    CHECK_THROWS_WITH_AS(fixture::scenario(write_experiment(dir, body, "", path)), doctest::Contains(where.c_str()),
+                         InputError);
+  }
   // Four averaging functions waiting at the barrier with places for two: refused, as it would never end.
   const auto few_places = write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)"),
                                            R"(<override select="function_service/@concurrency_limit" value="2"/>)",
