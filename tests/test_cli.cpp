@@ -339,13 +339,7 @@ void check_same_values(const nlohmann::json& old, const nlohmann::json& now, con
 // tie goes first may change.
 std::vector<std::string> rows_without_peer(const std::string& csv) {
   std::vector<std::string> rows;
-  std::istringstream in(csv);
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+  for (const auto& f : csv_rows(csv)) {
     REQUIRE(f.size() == 8);
     rows.push_back(f[0] + "," + f[2] + "," + f[4] + "," + f[5] + "," + f[6] + "," + f[7]);
   }

@@ -10,21 +10,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "gumeter_flops.py")
 sys.path.insert(0, HERE)
 
-from bad_option_case import BadOptionCase  # noqa: E402
+from bad_option_case import BadOptionCase, PairedToolOptions  # noqa: E402
 
 import gumeter_flops  # noqa: E402  (after the path: the script's folder is not a package)
 
 
-class Options(BadOptionCase, unittest.TestCase):
+class Options(PairedToolOptions, BadOptionCase, unittest.TestCase):
     SCRIPT = SCRIPT
-
-    def test_not_the_zip_data(self):
-        with tempfile.TemporaryDirectory() as data:
-            self.assertIn(f"--zip-data {data}: not SeBS's", self.bad_option("--zip-data", data))
-
-    def test_too_few_samples(self):
-        with tempfile.TemporaryDirectory() as data:
-            self.assertIn("--samples 2: at least 3", self.bad_option("--zip-data", data, "--samples", "2"))
 
 
 class Kernel(unittest.TestCase):

@@ -13,22 +13,19 @@ SCRIPT = os.path.join(HERE, "spirt_json.py")
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from bad_option_case import BadOptionCase  # noqa: E402
+from bad_option_case import BadOptionCase, PairedToolOptions  # noqa: E402
 
 import paired_stand_in  # noqa: E402
 import spirt_json  # noqa: E402  (after the path: the script's folder is not a package)
 
 
-class Options(BadOptionCase, unittest.TestCase):
+class Options(PairedToolOptions, BadOptionCase, unittest.TestCase):
     SCRIPT = SCRIPT
+    KERNEL_OPTIONS = ('--kernel', 'encode')
 
     def test_no_kernel(self):
         with tempfile.TemporaryDirectory() as data:
             self.assertIn("--kernel is required", self.bad_option("--zip-data", data))
-
-    def test_not_the_zip_data(self):
-        with tempfile.TemporaryDirectory() as data:
-            self.assertIn(f"--zip-data {data}: not SeBS's", self.bad_option("--kernel", "encode", "--zip-data", data))
 
 
 class ParseChild(unittest.TestCase):
