@@ -158,8 +158,11 @@ void FunctionService::finish_at(const Container& c, double run_s, const std::str
   if (queued_.empty()) {
     --running_;
   } else {  // the place goes to the oldest queued invocation: running_ stays
-    queued_.front()->release();
+    // Dequeued before the release, a SimGrid call that lets other actors run: a finish at the same date used to
+    // release the same place again, and the next queued invocation waited for ever (SPIRT's identical peers).
+    const auto place = queued_.front();
     queued_.pop_front();
+    place->release();
   }
   slot_freed_.notify_all();
 }
