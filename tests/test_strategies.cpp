@@ -312,13 +312,21 @@ TEST_CASE("spirt, 1 peer: functions through the peer's database, averaging insid
   auto s = fixture::scenario(write_experiment(dir, experiment(1, R"(<system name="spirt" strategy="spirt" gradient_format="tensor" database="instance"/>)") +
                                                        R"(<functions memory_mb="1769"/>)"));
   auto r = fixture::simulate(s, "spirt");
-  const double seen = 2 * std::ceil((spirt_function_end(60000, 1e-5) + 0.15) / 2);  // status polled every 2 s
-  const double average = average_s(kElements, 1);                  // inside the database
-  const double barrier = 0.001 + 0.001 + 5;                        // post, count, settle (SPIRT's 5 s)
+  // The state machine goes on into its averaging Task one transition after the Parallel state's last branch: no
+  // status poll (the paper's peer would see it only at its next 2 s poll).
+  const double entered = spirt_function_end(60000, 1e-5) + 0.15;
+  const double kernel = average_s(kElements, 1);                    // inside the database
+  const double average = kImage + kImport + kernel;                 // the averaging function's cold start, then it
+  const double barrier = 0.001 + 0.001 + 5;                         // post, count, settle (SPIRT's 5 s)
   const double update = average_s(kElements, 1) + average_s(kElements, 2);  // average of 1, AI.ModelUpdate
   CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
   CHECK(fixture::phase_of(r, 0, Phase::Barrier) == doctest::Approx(barrier).epsilon(1e-9));
-  CHECK(r.peer_end_s[0] == doctest::Approx(seen + average + barrier + update).epsilon(1e-9));
+  CHECK(r.peer_end_s[0] == doctest::Approx(entered + average + barrier + update).epsilon(1e-9));
+  CHECK(fixture::phase_of(r, 0, Phase::PollingWait) == -1);  // no row: the peer never polled
+  REQUIRE(r.ledger.function_runs.size() == 2);  // the gradient's function and the averaging one, ...
+  // ... which is billed from its handler's start through the barrier it runs, as SPIRT's does.
+  CHECK(r.ledger.function_runs[1].run_s == doctest::Approx(kernel + barrier).epsilon(1e-9));
+  CHECK(r.ledger.workflow_transitions == 3 + 1 + 1);  // start, ProcessInput, Parallel; the branch; the averaging Task
   CHECK(r.ledger.storage_puts == 0);  // gradients never touch object storage
   REQUIRE(r.ledger.instances.size() == 2);  // the peer and its database's instance
   CHECK(r.ledger.broker_uptime_s > 0);      // the barrier's queue
@@ -364,21 +372,20 @@ TEST_CASE("spirt, 1 peer, JSON gradients (SPIRT's code): encoded by the function
   // factors are both 1, one vCPU) and the 24 MB text written instead of the 4.8 MB tensor.
   const double encode = kElements * 4e-7;
   const double function_end = spirt_function_end(60000, 1e-5) - kGradient / kFunctionNet + encode + kJsonBytes / kFunctionNet;
-  const double seen = 2 * std::ceil((function_end + 0.15) / 2);
-  // The averaging Task: a transition, a cold start of its function, the Lua script on the database's t2.large at
-  // its scalar speed (half its vector speed: 2 x 1.2e6 x (3e-7 + 2e-7) s), the reply's text to the function, its
-  // parse, the tensor written back.
+  const double entered = function_end + 0.15;  // the averaging Task, one transition after the Parallel state
+  // The averaging Task: a cold start of its function, the Lua script on the database's t2.large at its scalar speed
+  // (half its vector speed: 2 x 1.2e6 x (3e-7 + 2e-7) s), the reply's text to the function, its parse, the tensor
+  // written back.
   const double lua = 2 * kElements * (3e-7 + 2e-7);
   const double reply = 1e-5 + kAverageJsonBytes / kFunctionNet;
   const double parse = kElements * 1e-7;
   const double write_back = kGradient / kFunctionNet + 1e-5;
-  const double average = 0.15 + kImage + kImport + lua + reply + parse + write_back;
+  const double average = kImage + kImport + lua + reply + parse + write_back;
   const double barrier = 0.001 + 0.001 + 5;
   const double update = average_s(kElements, 1) + average_s(kElements, 2);  // the binary averages, in the database
   CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
-  CHECK(r.peer_end_s[0] == doctest::Approx(seen + average + barrier + update).epsilon(1e-9));
-  REQUIRE(r.ledger.function_runs.size() == 2);  // the gradient's function and the averaging one, ...
-  // ... which is billed from its handler's start through the barrier it runs, as SPIRT's does.
+  CHECK(r.peer_end_s[0] == doctest::Approx(entered + average + barrier + update).epsilon(1e-9));
+  REQUIRE(r.ledger.function_runs.size() == 2);  // the gradient's function and the averaging one, billed through
   CHECK(r.ledger.function_runs[1].run_s == doctest::Approx(lua + reply + parse + write_back + barrier).epsilon(1e-9));
   CHECK(r.ledger.workflow_transitions == 3 + 1 + 1);  // start, ProcessInput, Parallel; the branch; the averaging Task
   // The same with the peer averaging: each text read out (1e-5 s, then 24 MB over the t2.large NICs) and parsed on
@@ -482,14 +489,22 @@ TEST_CASE("spirt, JSON gradients: a profile that does not price them, a CPU that
     CHECK_THROWS_WITH_AS(fixture::scenario(write_experiment(dir, body, "", path)), doctest::Contains(where.c_str()),
                          InputError);
   }
-  // Four averaging functions waiting at the barrier with places for two: refused, as it would never end.
-  const auto few_places = write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)"),
-                                           R"(<override select="function_service/@concurrency_limit" value="2"/>)",
-                                           json_test_profile(dir));
-  CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(few_places), "spirt"),
-                       doctest::Contains("4 peers' averaging functions, each waiting at the barrier, cannot all run "
-                                         "within the function service's concurrency limit of 2"),
-                       InputError);
+  // Four averaging functions waiting at the barrier with places for two: refused, as it would never end; in either
+  // format, as both run SPIRT's averaging Task. Averaged on the peers, there is no such function.
+  for (const std::string format : {"json", "tensor"}) {
+    const auto few_places = write_experiment(
+        dir, experiment(4, R"(<system name="spirt" strategy="spirt" gradient_format=")" + format + R"("/>)"),
+        R"(<override select="function_service/@concurrency_limit" value="2"/>)", json_test_profile(dir));
+    CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(few_places), "spirt"),
+                         doctest::Contains("field 'systems/system[@name='spirt']/@aggregation': \"database\" (SPIRT's "
+                                           "averaging Task): 4 peers' averaging functions, each waiting at the barrier, "
+                                           "cannot all run within the function service's concurrency limit of 2"),
+                         InputError);
+  }
+  const auto on_peers = write_experiment(
+      dir, experiment(4, R"(<system name="spirt" strategy="spirt" aggregation="peer"/>)") + R"(<functions memory_mb="1769"/>)",
+      R"(<override select="function_service/@concurrency_limit" value="2"/>)", json_test_profile(dir));
+  CHECK(fixture::simulate(fixture::scenario(on_peers), "spirt").failure.empty());
   // 24 MB of text against a 10 MB limit: the functions' RPUSH fails, the system cannot run.
   auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, "", json_test_profile(dir, "10000000"))), "spirt");
   CHECK(r.failure.find("as JSON text is 23997640 bytes, above the database's largest value (10000000 bytes)") !=
@@ -504,7 +519,7 @@ TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases a
                                 R"(<functions memory_mb="1769"/>)",
                        R"(<override select="kv_store/@per_request_cpu_s" value="0"/>)"));
   auto r = fixture::simulate(s, "spirt");
-  const double seen = 2 * std::ceil((spirt_function_end(15000, 0) + 0.15) / 2);
+  const double entered = spirt_function_end(15000, 0) + 0.15;  // each peer's averaging Task
   // Each database sends its gradient to the three others and receives theirs: three flows per NIC direction,
   // plus 5 % of TCP acknowledgements for the three flows the other way (SimGrid's cross-traffic).
   const double copies = kGradient * 3.15 / kT2LargeNic;
@@ -512,9 +527,10 @@ TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases a
   const double update = average_s(kElements, 4) + average_s(kElements, 2);
   for (int peer = 0; peer < 4; ++peer) {
     CHECK(fixture::peer_phase_total(r, peer, Phase::Receive) == doctest::Approx(copies).epsilon(1e-9));
-    CHECK(r.peer_end_s[peer] == doctest::Approx(seen + average_s(kElements, 1) + barrier + copies + update).epsilon(1e-9));
+    CHECK(r.peer_end_s[peer] ==
+          doctest::Approx(entered + kImage + kImport + average_s(kElements, 1) + barrier + copies + update).epsilon(1e-9));
   }
-  CHECK(r.ledger.function_runs.size() == 4);
+  CHECK(r.ledger.function_runs.size() == 4 + 4);  // each peer's gradient function and averaging function
   CHECK(r.ledger.instances.size() == 8);
   // With the database on the peer instance, there are only the four peers to pay for.
   auto on_peer = fixture::simulate(
@@ -718,7 +734,7 @@ TEST_CASE("spirt: when a peer's workflow fails, the others leave the barrier and
                              "spirt");
   CHECK(r.failure.find("spirt: a function invocation of peer") != std::string::npos);
   for (double end : r.peer_end_s) CHECK(end < 100);  // it used to poll the barrier for ever
-  // With JSON, each averaging function that started waits at the barrier too: it ends with it, billed once.
+  // Each averaging function that started waits at the barrier too: it ends with it, billed once (JSON here).
   auto json = fixture::simulate(
       fixture::scenario(write_experiment(
           dir, experiment(4, R"(<system name="spirt" strategy="spirt"/>)") +

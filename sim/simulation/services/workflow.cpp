@@ -34,7 +34,10 @@ void WorkflowService::fan_out(int branches, sg::Host* host, std::function<void(i
 
 void WorkflowService::branch_done_at(Execution& e, const std::string& failure, double now_s) {
   if (!failure.empty() && e.failure.empty()) e.failure = failure;
-  if (--e.remaining == 0) e.end_s = now_s + params_.transition_latency_s;
+  if (--e.remaining == 0) {
+    e.end_s = now_s + params_.transition_latency_s;
+    e.branches_done.notify_all();
+  }
 }
 
 void WorkflowService::poll_until_done(const Execution& e, double started_s, double poll_s) {
@@ -45,9 +48,10 @@ void WorkflowService::poll_until_done(const Execution& e, double started_s, doub
   }
 }
 
-void WorkflowService::task_state() {
+void WorkflowService::enter_next_task_state(Execution& e) {
+  e.branches_done.wait_for([&e] { return e.end_s >= 0; });
+  sg::sleep_until(e.end_s);
   ledger_.workflow_transitions += 1;
-  sg::sleep_for(params_.transition_latency_s);
 }
 
 }  // namespace p2psim::simulation

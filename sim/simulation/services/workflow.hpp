@@ -1,6 +1,7 @@
 // A Step Functions-like workflow service: an execution starts (StartExecution, a ProcessInput task), fans out
 // one parallel branch per function task (burst then ramp), ends one transition after its last branch, and is
-// seen finished only at the caller's next DescribeExecution poll. Transitions are metered.
+// seen finished only at the caller's next DescribeExecution poll; or, where a design's state machine goes on
+// (SPIRT's), enters its next Task state at that transition. Transitions are metered.
 #pragma once
 #include <functional>
 #include <string>
@@ -13,8 +14,9 @@ namespace p2psim::simulation {
 
 struct Execution {
   int remaining = 0;    // branches still running
-  double end_s = -1;    // when the workflow reports success or failure; -1 while running
+  double end_s = -1;    // when the Parallel state is left (success or failure); -1 while running
   std::string failure;  // why it failed; empty when it succeeded
+  sg::Signal branches_done;  // the last branch ended
 };
 
 class WorkflowService {
@@ -38,9 +40,10 @@ class WorkflowService {
   /// DescribeExecution every `poll_s` from `started_s` on, until the execution is seen ended.
   void poll_until_done(const Execution& e, double started_s, double poll_s);
   int retry_attempts() const { return params_.task_retry_attempts; }
-  /// One more Task state after the Parallel one (a design's own, as SPIRT's averaging function): a transition's
-  /// latency, metered.
-  void task_state();
+  /// The execution goes on from its Parallel state into a Task state of the design's own (SPIRT's averaging
+  /// function) rather than ending: returns when that state is entered, one transition after the last branch, with
+  /// no poll in between; the Task state is metered.
+  void enter_next_task_state(Execution& e);
 
  private:
   const p2psim::WorkflowServiceParams& params_;

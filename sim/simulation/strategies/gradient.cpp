@@ -115,21 +115,20 @@ bool compute_on_functions(Context& c, int peer, int iteration, KvStore* database
       });
     });
   }
-  c.workflow.poll_until_done(*exec, start, s.experiment.workflow_status_poll_interval_s);
-  c.trace(peer, iteration, Phase::PollingWait, exec->end_s);
+  const bool averaging_task_next = database && average_in_database;
+  if (averaging_task_next) {  // SPIRT's state machine goes on into its averaging Task, which the strategy runs
+    c.workflow.enter_next_task_state(*exec);
+  } else {
+    c.workflow.poll_until_done(*exec, start, s.experiment.workflow_status_poll_interval_s);
+    c.trace(peer, iteration, Phase::PollingWait, exec->end_s);
+  }
   if (!exec->failure.empty()) {  // the peer exits on any status other than SUCCEEDED (the paper's peer script)
     if (c.out.failure.empty()) c.out.failure = exec->failure;
     return false;
   }
+  if (averaging_task_next) return true;
   const double average_elements = static_cast<double>(s.parameters);
   const JsonCodecParams* json = database ? database->json() : nullptr;
-  if (database && average_in_database) {  // averaged inside the database, nothing moves to the peer
-    if (json) return true;  // by SPIRT's averaging function, which the strategy runs (json_gradient.hpp)
-    const double start_average = sg::now();
-    database_cpu(c, peer, *database, s.average_seconds(average_elements, invocations));  // a tensor kernel (RedisAI)
-    c.trace(peer, iteration, Phase::LocalAverage, start_average);
-    return true;
-  }
   if (database) {  // the peer reads every gradient out, averages them, and writes the average back
     const double collect_start = sg::now();
     for (int k = 0; k < invocations; ++k) {

@@ -74,10 +74,10 @@ void apply_update(Context& c, int peer, int iteration, std::vector<GradientVersi
 /// functions pull the parameters from it and write their gradients into it, and the peer averages them there;
 /// otherwise (the paper) they PUT their gradients to object storage, publish the keys, and the peer GETs and
 /// averages them.
-/// `average_in_database` (SPIRT's aggregation="database"): the database averages the functions' gradients in
-/// place (binary tensors: a tensor kernel here; JSON text: nothing here, the caller runs SPIRT's averaging
-/// function, json_gradient.hpp); otherwise the peer reads them out, parses or deserialises them, averages them and
-/// writes the average back.
+/// `average_in_database` (SPIRT's aggregation="database"): the workflow goes on from its Parallel state into
+/// SPIRT's averaging Task, which the caller runs (spirt.cpp); this returns as that state is entered, with no status
+/// poll. Otherwise the peer polls until the execution ends, reads the gradients out, parses or deserialises them,
+/// averages them and writes the average back.
 bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database = nullptr,
                       bool average_in_database = true);
 

@@ -2,10 +2,8 @@
 
 #include <stdexcept>
 
-#include "../context.hpp"
 #include "../services/kv_store.hpp"
-#include "computed_invocations.hpp"
-#include "gradient.hpp"
+#include "computed_invocations.hpp"  // function_one_thread_s
 
 namespace p2psim::simulation {
 namespace {
@@ -55,30 +53,6 @@ double database_json_average_s(const Scenario& s, const JsonCodecParams& json, i
                                const InstanceType& type) {
   const double per_element = gradients * json.lua_decode_add_s_per_element + json.lua_encode_s_per_element;
   return on_instance(s, type, static_cast<double>(s.parameters) * per_element);
-}
-
-JsonAveraging average_json_in_database(Context& c, int peer, int iteration, KvStore& database, int gradients) {
-  const auto& s = c.s;
-  const auto& json = *database.json();
-  const double start = sg::now();
-  c.workflow.task_state();
-  const auto container = c.functions.start("average", s.experiment.functions.memory_mb, {peer, iteration},
-                                           c.instance_of(peer));
-  if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s);
-  const double run_start = sg::now();
-  const double script_s = database_json_average_s(s, json, gradients, database.host_type());  // EVALSHA
-  database_cpu(c, peer, database, script_s);
-  database.read(container.host, json_average_bytes(s, json));  // its reply
-  const double deserialize_start = sg::now();
-  c.functions.compute(container, function_json_decode_average_s(s, json));
-  c.trace(peer, iteration, Phase::Deserialize, deserialize_start);
-  database.write(container.host, static_cast<double>(s.gradient_bytes));  // TENSORSET, binary
-  c.trace(peer, iteration, Phase::LocalAverage, start);
-  return {container, run_start};
-}
-
-void finish_json_averaging(Context& c, const JsonAveraging& averaging) {
-  c.functions.finish(averaging.container, sg::now() - averaging.run_start_s, c.s.experiment.functions.arch, false);
 }
 
 }  // namespace p2psim::simulation

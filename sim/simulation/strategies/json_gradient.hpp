@@ -6,11 +6,9 @@
 #pragma once
 #include "../../inputs/cloud_profile.hpp"
 #include "../../scenario/scenario.hpp"
-#include "../services/function_service.hpp"
 
 namespace p2psim::simulation {
 
-class Context;
 class KvStore;
 
 /// The bytes of one gradient as json.dumps writes it, and of the average as the database's cjson.encode does.
@@ -29,17 +27,5 @@ double instance_json_decode_gradient_s(const Scenario& s, const JsonCodecParams&
 /// added, the sum divided and encoded (timed at one and at four gradients: exact at both).
 double database_json_average_s(const Scenario& s, const JsonCodecParams& json, int gradients,
                                const InstanceType& type);
-
-/// SPIRT's averaging function, a Task after the Parallel state: it runs the Lua script in peer `peer`'s database
-/// over its `gradients` texts and waits for it (Redis is busy meanwhile, on the peer's CPU and its credits where the
-/// database is on the peer), reads the average back as JSON text, parses it, and writes it back as a binary tensor
-/// (traced as the peer's local average). The function then runs SPIRT's barrier itself: the caller finishes it
-/// (finish_json_averaging) when the barrier ends, which bills it until then.
-struct JsonAveraging {
-  FunctionService::Container container;
-  double run_start_s = 0;
-};
-JsonAveraging average_json_in_database(Context& c, int peer, int iteration, KvStore& database, int gradients);
-void finish_json_averaging(Context& c, const JsonAveraging& averaging);
 
 }  // namespace p2psim::simulation

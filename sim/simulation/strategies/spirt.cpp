@@ -3,15 +3,18 @@
 // https://github.com/AmineBarrak/TrainingML_P2P_Serverless, SPIRT/): every peer has an in-memory database
 // (RedisAI) — on the peer instance itself or on an instance of its own. Each iteration the peer's workflow fans
 // its minibatches out to functions, which pull the parameters from the peer's database, compute, and push
-// their gradients into it; the database averages them (a kernel inside it). The peers then meet at a
-// queue-count barrier (post, poll the count until it equals the number of peers, sleep a settle time,
-// purge), copy every other peer's averaged gradient from the other databases into their own, and average
-// and update the model inside the database (RedisAI's AI.ModelUpdate).
+// their gradients into it. As the Parallel state ends, the state machine goes on (no poll) into its averaging
+// Task (SPIRT's Trigger_Average_Gradient_sync): a function has the database average them (a kernel inside it) and
+// then runs the barrier, billed through it: post to a queue, ask its count back to back until it equals the number
+// of peers, sleep a settle time, purge. The peers then copy every other peer's averaged gradient from the other
+// databases into their own, and average and update the model inside the database (RedisAI's AI.ModelUpdate).
 // Its gradients are JSON text by default (gradient_format="json", SPIRT's code: json.dumps(tensor.tolist()) into a
-// Redis list, averaged by a Lua script inside Redis that an averaging function runs and parses the reply of;
-// json_gradient.hpp), or binary tensors averaged by a tensor kernel (gradient_format="tensor": RedisAI, as SPIRT's
-// paper describes its in-database operations, without that function).
-// Simplifications: the queue (SQS in SPIRT) is the profile's broker; the settle time defaults to SPIRT's 5 s.
+// Redis list, averaged by a Lua script inside Redis whose reply the averaging function parses and writes back as a
+// tensor; json_gradient.hpp), or binary tensors averaged by a tensor kernel (gradient_format="tensor": RedisAI, as
+// SPIRT's paper describes its in-database operations).
+// Simplifications: the queue (SQS in SPIRT) is the profile's broker; the settle time defaults to SPIRT's 5 s; the
+// states after the barrier (heartbeat, aggregation, update, convergence check, next epoch: functions in SPIRT's
+// state machine) are the peer's copies and the database's update (docs/designs.md).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -28,8 +31,8 @@ class Spirt : public Strategy {
  public:
   Spirt(const SystemSpec& system, const Scenario& s);
   PlatformNeeds needs() const override {
-    // With JSON inside the database, each peer's averaging function holds a container of its own.
-    PlatformNeeds n = gradient_needs(s_, GradientCompute::Functions, json_ && in_database_ ? s_.experiment.peers : 0);
+    // Inside the database, each peer's averaging function holds a container of its own.
+    PlatformNeeds n = gradient_needs(s_, GradientCompute::Functions, in_database_ ? s_.experiment.peers : 0);
     n.functions_only_gradient_tasks = false;  // its functions read and write a database
     n.broker = true;  // also the barrier's queue
     n.database = true;
@@ -46,10 +49,10 @@ class Spirt : public Strategy {
     const double PI = static_cast<double>(s_.invocations_per_iteration());  // every peer's invocations
     Footprint f;
     f.actors = PI + P + 1;
-    // Each invocation's 4 phases, the peer's 6; inside the database with JSON, the averaging function's cold start
-    // and parse; outside it, the peer's collect, every function's gradient, the peers' averages and the model
-    // deserialised one by one, the average and the model serialised.
-    f.trace_rows = T * (P * (6 + (in_database_ ? (json_ ? 2 : 0) : P + 4)) + (in_database_ ? 4 : 5) * PI) + PI;
+    // Each invocation's 4 phases; inside the database, the peer's 5 and the averaging function's cold start (and
+    // with JSON its parse); outside it, the peer's 6, its collect, every function's gradient, the peers' averages
+    // and the model deserialised one by one, the average and the model serialised.
+    f.trace_rows = T * (P * (in_database_ ? 5 + (json_ ? 2 : 1) : 6 + P + 4) + (in_database_ ? 4 : 5) * PI) + PI;
     f.max_peers = 256;
     f.max_peers_why = "every peer's database copies every gradient to every other peer: P^2 flows at once, and a "
                       "simulation's time grows about as P^4 (128 peers: 8 s an iteration, 2026-12-03)";
@@ -59,15 +62,26 @@ class Spirt : public Strategy {
   std::string transport() const override { return "database"; }
 
  private:
-  /// With JSON gradients: the profile prices them (kv_store/json_codec), the CPUs that parse them (every database's
-  /// host, or with aggregation="peer" every peer) have a scalar speed, and every peer's averaging function can wait
-  /// at the barrier while the others' gradient functions still run. Throws InputError.
+  /// With JSON gradients: the profile prices them (kv_store/json_codec) and the CPUs that parse them (every
+  /// database's host, or with aggregation="peer" every peer) have a scalar speed. Throws InputError.
   void check_json_costed(StrategyParams& params) const;
+  /// Inside the database: every peer's averaging function can wait at the barrier while the others' gradient
+  /// functions still run. Throws InputError.
+  void check_averaging_functions_fit(StrategyParams& params) const;
   /// The instance type peer `peer`'s database runs on: database_type, else the peer's own.
   const InstanceType& database_host_type(int peer) const {
     return database_type_.empty() ? s_.peer_type(peer) : s_.profile.instance_types.at(database_type_);
   }
   void peer(Context& c, int peer);
+  /// SPIRT's averaging Task, entered as the Parallel state ends: its function has peer `peer`'s database average
+  /// the functions' gradients and waits for it (traced as the peer's local average); with JSON it reads the
+  /// average back as text, parses it and writes it back as a tensor. The function then runs the barrier: the
+  /// caller finishes it when the barrier ends, which bills it until then.
+  struct AveragingFunction {
+    FunctionService::Container container;
+    double run_start_s = 0;
+  };
+  AveragingFunction average_in_database(Context& c, int peer, int iteration, KvStore& database);
   bool barrier(Context& c, int peer, int iteration);
   const Scenario& s_;
   bool on_peers_ = true;
@@ -77,6 +91,7 @@ class Spirt : public Strategy {
   double settle_s_ = 5;
   std::vector<std::unique_ptr<KvStore>> databases_;  // per peer
   std::vector<int> arrivals_;                        // per iteration: peers that posted to the barrier queue
+  sg::Signal barrier_changed_;                       // a peer posted, or a peer's workflow failed
 };
 
 Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
@@ -92,6 +107,7 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   in_database_ = params.choice("aggregation", {"database", "peer"}, "database") == "database";
   json_ = params.choice("gradient_format", {"json", "tensor"}, "json") == "json";
   if (json_) check_json_costed(params);
+  if (in_database_) check_averaging_functions_fit(params);
   read_gradient_compute(params, s, "functions");  // checks the function timeout
   if (params.has("compute") && system.params.at("compute") != "functions")
     throw params.error("compute", "SPIRT's gradients are computed by functions: set compute=\"functions\"");
@@ -115,13 +131,17 @@ void Spirt::check_json_costed(StrategyParams& params) const {
                                                 type.name + "' in " + s.profile.path +
                                                 " must give cpu_scalar_score or cpu_scalar_speed_factor");
   }
+}
+
+void Spirt::check_averaging_functions_fit(StrategyParams& params) const {
   // Each peer's averaging function holds its place in the account's concurrency through the barrier: with fewer
   // places than peers, those waiting there could leave none for a late peer's gradient functions, for ever.
-  if (in_database_ && s.profile.functions.concurrency_limit < s.experiment.peers)
-    throw params.error("gradient_format",
-                       fmt::format("\"json\" inside the database: {} peers' averaging functions, each waiting at the "
-                                   "barrier, cannot all run within the function service's concurrency limit of {}",
-                                   s.experiment.peers, s.profile.functions.concurrency_limit));
+  if (s_.profile.functions.concurrency_limit < s_.experiment.peers)
+    throw params.error("aggregation",
+                       fmt::format("\"database\" (SPIRT's averaging Task): {} peers' averaging functions, each waiting "
+                                   "at the barrier, cannot all run within the function service's concurrency limit "
+                                   "of {}; or set aggregation=\"peer\"",
+                                   s_.experiment.peers, s_.profile.functions.concurrency_limit));
 }
 
 void Spirt::launch(Context& c) {
@@ -142,17 +162,38 @@ void Spirt::launch(Context& c) {
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
 
+Spirt::AveragingFunction Spirt::average_in_database(Context& c, int peer, int iteration, KvStore& database) {
+  const double start = sg::now();
+  const auto container = c.functions.start("average", s_.experiment.functions.memory_mb, {peer, iteration},
+                                           c.instance_of(peer));
+  if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s);
+  const double run_start = sg::now();
+  const int gradients = static_cast<int>(s_.group_of_peer_data(peer).invocations.size());
+  if (const auto* json = database.json()) {
+    database_cpu(c, peer, database, database_json_average_s(s_, *json, gradients, database.host_type()));  // EVALSHA
+    database.read(container.host, json_average_bytes(s_, *json));  // its reply
+    const double parse_start = sg::now();
+    c.functions.compute(container, function_json_decode_average_s(s_, *json));
+    c.trace(peer, iteration, Phase::Deserialize, parse_start);
+    database.write(container.host, static_cast<double>(s_.gradient_bytes));  // TENSORSET, binary
+  } else {  // RedisAI's tensor kernel
+    database_cpu(c, peer, database, s_.average_seconds(static_cast<double>(s_.parameters), gradients));
+  }
+  c.trace(peer, iteration, Phase::LocalAverage, start);
+  return {container, run_start};
+}
+
 /// Returns false when the system failed meanwhile (a peer's workflow failed: it will never post).
 bool Spirt::barrier(Context& c, int peer, int iteration) {
   const double start = sg::now();
   c.broker.request();  // post to the queue
   ++arrivals_[iteration];
-  for (;;) {
-    c.broker.request();  // its approximate message count
-    if (arrivals_[iteration] >= c.peers()) break;
-    if (!c.out.failure.empty()) return false;
-    sg::sleep_for(s_.experiment.barrier.poll_interval_s);
-  }
+  barrier_changed_.notify_all();
+  // SPIRT asks the queue's count back to back, without sleeping: the request that sees every peer's post is the
+  // first after the last one.
+  barrier_changed_.wait_for([&] { return arrivals_[iteration] >= c.peers() || !c.out.failure.empty(); });
+  if (arrivals_[iteration] < c.peers()) return false;
+  c.broker.request();  // its approximate message count
   sg::sleep_for(settle_s_);
   c.trace(peer, iteration, Phase::Barrier, start);
   return true;
@@ -164,12 +205,15 @@ void Spirt::peer(Context& c, int peer) {
   const double bytes = static_cast<double>(s_.gradient_bytes);
   KvStore& mine = *databases_[peer];
   for (int it = 0; it < s_.experiment.workload.iterations; ++it) {
-    if (!compute_gradient(c, peer, it, GradientCompute::Functions, &mine, in_database_)) break;
-    std::optional<JsonAveraging> averaging;  // SPIRT's averaging function, which runs the barrier too
-    if (json_ && in_database_)
-      averaging = average_json_in_database(c, peer, it, mine, static_cast<int>(s_.group_of_peer_data(peer).invocations.size()));
+    if (!compute_gradient(c, peer, it, GradientCompute::Functions, &mine, in_database_)) {
+      barrier_changed_.notify_all();  // the others leave the barrier
+      break;
+    }
+    std::optional<AveragingFunction> averaging;  // SPIRT's averaging function, which runs the barrier too
+    if (in_database_) averaging = average_in_database(c, peer, it, mine);
     const bool met = barrier(c, peer, it);
-    if (averaging) finish_json_averaging(c, *averaging);
+    if (averaging)
+      c.functions.finish(averaging->container, sg::now() - averaging->run_start_s, s_.experiment.functions.arch, false);
     if (!met) break;
     // Every other peer's averaged gradient, copied from its database into ours, all at once.
     const double receive_start = sg::now();
