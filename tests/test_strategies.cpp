@@ -317,7 +317,8 @@ TEST_CASE("spirt, 1 peer: functions through the peer's database, averaging insid
   const double entered = spirt_function_end(60000, 1e-5) + 0.15;
   const double kernel = average_s(kElements, 1);                    // inside the database
   const double average = kImage + kImport + kernel;                 // the averaging function's cold start, then it
-  const double barrier = 0.001 + 0.001 + 5;                         // post, count, settle (SPIRT's 5 s)
+  // Post, count, settle (SPIRT's 5 s), count again, purge (rank 0): each request a 1 ms round trip.
+  const double barrier = 0.001 + 0.001 + 5 + 0.001 + 0.001;
   const double update = average_s(kElements, 1) + average_s(kElements, 2);  // average of 1, AI.ModelUpdate
   CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
   CHECK(fixture::phase_of(r, 0, Phase::Barrier) == doctest::Approx(barrier).epsilon(1e-9));
@@ -346,7 +347,7 @@ TEST_CASE("spirt, 1 peer, aggregation on the peer: what the database spared move
   const double move = 1e-5 + kGradient / kT2LargeNic;  // a read or a write of one gradient
   const double collect = move;
   const double average = average_s(kElements, 1) + move;  // on the peer, then written back
-  const double barrier = 0.001 + 0.001 + 5;
+  const double barrier = 0.001 + 0.001 + 5 + 0.001 + 0.001;  // rank 0 purges
   const double update = 2 * move + average_s(kElements, 1) + average_s(kElements, 2) + move;
   CHECK(fixture::phase_of(r, 0, Phase::Collect) == doctest::Approx(collect).epsilon(1e-9));
   CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
@@ -381,7 +382,7 @@ TEST_CASE("spirt, 1 peer, JSON gradients (SPIRT's code): encoded by the function
   const double parse = kElements * 1e-7;
   const double write_back = kGradient / kFunctionNet + 1e-5;
   const double average = kImage + kImport + lua + reply + parse + write_back;
-  const double barrier = 0.001 + 0.001 + 5;
+  const double barrier = 0.001 + 0.001 + 5 + 0.001 + 0.001;  // rank 0 purges
   const double update = average_s(kElements, 1) + average_s(kElements, 2);  // the binary averages, in the database
   CHECK(fixture::phase_of(r, 0, Phase::LocalAverage) == doctest::Approx(average).epsilon(1e-9));
   CHECK(r.peer_end_s[0] == doctest::Approx(entered + average + barrier + update).epsilon(1e-9));
@@ -517,13 +518,15 @@ TEST_CASE("spirt, 4 peers: the averaged gradients copied between the databases a
   auto s = fixture::scenario(
       write_experiment(dir, experiment(4, R"(<system name="spirt" strategy="spirt" gradient_format="tensor" database="instance"/>)") +
                                 R"(<functions memory_mb="1769"/>)",
-                       R"(<override select="kv_store/@per_request_cpu_s" value="0"/>)"));
+                       // Requests free, so that every peer leaves the barrier at once (rank 0 purges the queue).
+                       R"(<override select="kv_store/@per_request_cpu_s" value="0"/>)"
+                       R"(<override select="broker/@request_latency_s" value="0"/>)"));
   auto r = fixture::simulate(s, "spirt");
   const double entered = spirt_function_end(15000, 0) + 0.15;  // each peer's averaging Task
   // Each database sends its gradient to the three others and receives theirs: three flows per NIC direction,
   // plus 5 % of TCP acknowledgements for the three flows the other way (SimGrid's cross-traffic).
   const double copies = kGradient * 3.15 / kT2LargeNic;
-  const double barrier = 0.001 + 0.001 + 5;
+  const double barrier = 5;
   const double update = average_s(kElements, 4) + average_s(kElements, 2);
   for (int peer = 0; peer < 4; ++peer) {
     CHECK(fixture::peer_phase_total(r, peer, Phase::Receive) == doctest::Approx(copies).epsilon(1e-9));
@@ -750,6 +753,61 @@ TEST_CASE("spirt: when a peer's workflow fails, the others leave the barrier and
     attempts += p.invocation >= 0 && (p.phase == Phase::Compute || p.phase == Phase::FunctionFailure ||
                                       p.phase == Phase::OutOfMemory);
   CHECK(static_cast<int>(json.ledger.function_runs.size()) == attempts + averaging_started);
+}
+
+TEST_CASE("spirt: the barrier ends a count after the last peer's post, and a peer failing late frees those waiting") {
+  // One retry a function, half of all attempts failing: among the first seeds, one where a peer's retry succeeds
+  // (it reaches the barrier last) and one where a peer's retry fails after the others reached the barrier.
+  TempDir dir;
+  auto run = [&](int seed) {
+    const auto path = write_experiment(
+        dir, experiment(4, R"(<system name="spirt" strategy="spirt" gradient_format="tensor"/>)") +
+                 R"(<functions memory_mb="1769"/><failures function_failure_probability="0.5"/>)",
+        R"(<override select="workflow_service/@task_retry_attempts" value="1"/>)");
+    std::string text = p2psim::read_text(path);
+    text.replace(text.find(R"(seed="7")"), 8, "seed=\"" + std::to_string(seed) + "\"");
+    std::ofstream(path) << text;
+    return fixture::simulate(fixture::scenario(path), "spirt");
+  };
+  auto rows = [](const p2psim::RunOutput& r, p2psim::Phase phase) {
+    std::vector<p2psim::PhaseRecord> found;
+    for (const auto& p : r.trace)
+      if (p.phase == phase && p.invocation < 0) found.push_back(p);
+    return found;
+  };
+  bool late_success = false, late_failure = false;
+  for (int seed = 1; seed <= 20 && !(late_success && late_failure); ++seed) {
+    CAPTURE(seed);
+    const auto r = run(seed);
+    const auto barriers = rows(r, Phase::Barrier);
+    const auto averages = rows(r, Phase::LocalAverage);
+    if (r.failure.empty() && !late_success) {
+      // The last peer to post: every other peer leaves the barrier when its post (1 ms), one count (1 ms), the
+      // settle (5 s) and a count after it (1 ms) are done; rank 0 then purges (1 ms more).
+      REQUIRE(barriers.size() == 4);
+      const auto last = *std::max_element(barriers.begin(), barriers.end(),
+                                          [](const auto& a, const auto& b) { return a.start_s < b.start_s; });
+      if (std::none_of(barriers.begin(), barriers.end(), [&](const auto& b) { return b.start_s < last.start_s; })) continue;
+      late_success = true;
+      for (const auto& b : barriers)
+        CHECK(b.end_s == doctest::Approx(last.start_s + 0.001 + 0.001 + 5 + 0.001 + (b.peer == 0 ? 0.001 : 0)).epsilon(1e-12));
+    } else if (!r.failure.empty() && !late_failure && averages.size() == 3) {
+      // Three peers' averaging functions waited at the barrier for the fourth, whose retry failed: they leave it
+      // as the run fails, each billed once.
+      late_failure = true;
+      int attempts = 0;
+      for (const auto& p : r.trace)
+        attempts += p.invocation >= 0 && (p.phase == Phase::Compute || p.phase == Phase::FunctionFailure ||
+                                          p.phase == Phase::OutOfMemory);
+      CHECK(static_cast<int>(r.ledger.function_runs.size()) == attempts + 3);
+      for (double end : r.peer_end_s) CHECK(end < 60);
+      // Each execution's states and its branch, the 3 averaging Tasks (the failed execution never entered its own)
+      // and a transition a retry (every attempt beyond the four first ones).
+      CHECK(r.ledger.workflow_transitions == 4 * (3 + 1) + 3 + (attempts - 4));
+    }
+  }
+  CHECK(late_success);
+  CHECK(late_failure);
 }
 
 TEST_CASE("a reducer larger than the function service allows makes the system infeasible, not an error") {

@@ -51,7 +51,7 @@ void WorkflowService::poll_until_done(const Execution& e, double started_s, doub
 void WorkflowService::enter_next_task_state(Execution& e) {
   e.branches_done.wait_for([&e] { return e.end_s >= 0; });
   sg::sleep_until(e.end_s);
-  ledger_.workflow_transitions += 1;
+  if (e.failure.empty()) ledger_.workflow_transitions += 1;  // a failed execution never enters it
 }
 
 }  // namespace p2psim::simulation

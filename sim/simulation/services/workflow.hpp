@@ -42,7 +42,7 @@ class WorkflowService {
   int retry_attempts() const { return params_.task_retry_attempts; }
   /// The execution goes on from its Parallel state into a Task state of the design's own (SPIRT's averaging
   /// function) rather than ending: returns when that state is entered, one transition after the last branch, with
-  /// no poll in between; the Task state is metered.
+  /// no poll in between; the Task state is metered unless the execution failed.
   void enter_next_task_state(Execution& e);
 
  private:

@@ -79,6 +79,6 @@ void apply_update(Context& c, int peer, int iteration, std::vector<GradientVersi
 /// poll. Otherwise the peer polls until the execution ends, reads the gradients out, parses or deserialises them,
 /// averages them and writes the average back.
 bool compute_gradient(Context& c, int peer, int iteration, GradientCompute how, KvStore* database = nullptr,
-                      bool average_in_database = true);
+                      bool average_in_database = false);
 
 }  // namespace p2psim::simulation

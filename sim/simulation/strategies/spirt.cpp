@@ -6,7 +6,7 @@
 // their gradients into it. As the Parallel state ends, the state machine goes on (no poll) into its averaging
 // Task (SPIRT's Trigger_Average_Gradient_sync): a function has the database average them (a kernel inside it) and
 // then runs the barrier, billed through it: post to a queue, ask its count back to back until it equals the number
-// of peers, sleep a settle time, purge. The peers then copy every other peer's averaged gradient from the other
+// of peers, sleep a settle time, ask once more; rank 0 purges the queue. The peers then copy every other peer's averaged gradient from the other
 // databases into their own, and average and update the model inside the database (RedisAI's AI.ModelUpdate).
 // Its gradients are JSON text by default (gradient_format="json", SPIRT's code: json.dumps(tensor.tolist()) into a
 // Redis list, averaged by a Lua script inside Redis whose reply the averaging function parses and writes back as a
@@ -195,6 +195,8 @@ bool Spirt::barrier(Context& c, int peer, int iteration) {
   if (arrivals_[iteration] < c.peers()) return false;
   c.broker.request();  // its approximate message count
   sg::sleep_for(settle_s_);
+  c.broker.request();  // the count once more, after the settle
+  if (peer == 0) c.broker.request();  // rank 0 purges the queue
   c.trace(peer, iteration, Phase::Barrier, start);
   return true;
 }
