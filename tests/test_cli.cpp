@@ -560,6 +560,8 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
 <exchange instance_transport="inline"/>)"),
        "inline.xml:4: field 'exchange/@instance_transport': a 515229224-byte vgg11 gradient sent inline exceeds"},
       {dir.path("missing.xml"), "missing.xml: cannot open file"},
+      {experiment("comment.xml", workload + "\n<!-- run it with\n     p2psim run comment.xml --out results -->"),
+       "comment.xml:4: a comment holds \"--\" or ends in \"-\", which XML forbids"},
   };
   for (const auto& [path, message] : cases) {
     CAPTURE(path);

@@ -242,6 +242,29 @@ TEST_CASE("a hostile nesting depth is refused before anything walks the tree (it
   CHECK(load_error(path).find("deep.xml:1: elements nested more than 32 deep") != std::string::npos);
 }
 
+TEST_CASE("a comment XML forbids (\"--\" inside, or a last \"-\") is refused at its line, wherever it stands") {
+  // pugixml reads them; Python's parser, which the analysis layer uses, refuses the whole file.
+  TempDir dir;
+  const std::string forbidden = "a comment holds \"--\" or ends in \"-\", which XML forbids inside comments";
+  const std::pair<const char*, std::string> cases[] = {
+      {"before_root.xml", "<!-- usage:\n  p2psim run x.xml --out y -->\n<experiment name=\"x\" seed=\"1\"/>\n"},
+      {"inside.xml", "<experiment name=\"x\" seed=\"1\">\n  <!-- fine -->\n  <peers count=\"4\">\n    <!-- one\n-- two -->\n"
+                     "  </peers>\n</experiment>\n"},
+      {"trailing.xml", "<experiment name=\"x\" seed=\"1\">\n\n  <!-- ends in a dash --->\n</experiment>\n"},
+  };
+  const long lines[] = {2, 5, 3};
+  for (size_t k = 0; k < 3; ++k) {
+    CAPTURE(cases[k].first);
+    std::ofstream(dir.path(cases[k].first)) << cases[k].second;
+    const std::string where = std::string(cases[k].first) + ":" + std::to_string(lines[k]) + ": " + forbidden;
+    CHECK(load_error(dir.path(cases[k].first)).find(where) != std::string::npos);
+  }
+  // Dashes that XML allows: single ones, and "- -".
+  std::ofstream(dir.path("allowed.xml")) << "<experiment name=\"x\" seed=\"1\">\n  <!-- -o results - - and -j 2 -->\n"
+                                         << kMnist4 << "\n</experiment>\n";
+  CHECK(load_error(dir.path("allowed.xml")).find("comment") == std::string::npos);
+}
+
 TEST_CASE("an override's bad value is named at the override's line, a folder is not called a missing file") {
   TempDir dir;
   const std::string body = R"(

@@ -65,6 +65,7 @@ void XmlFile::parse(const char* data, size_t size) {
     throw InputError(path_, line, "", std::string("malformed XML: ") + result.description());
   }
   // Our schemas nest a few levels; code that walks the tree recursively must never meet a hostile depth.
+  for (auto c : doc_->children()) check_comment(c);
   std::vector<std::pair<pugi::xml_node, int>> todo{{doc_->document_element(), 1}};
   while (!todo.empty()) {
     const auto [node, depth] = todo.back();
@@ -72,9 +73,26 @@ void XmlFile::parse(const char* data, size_t size) {
     if (depth > kMaxDepth)
       throw InputError(path_, line_of(node), "", "elements nested more than " + std::to_string(kMaxDepth) +
                                                       " deep: no p2psim file nests that far");
-    for (auto c : node.children())
+    for (auto c : node.children()) {
+      check_comment(c);
       if (c.type() == pugi::node_element) todo.emplace_back(c, depth + 1);
+    }
   }
+}
+
+void XmlFile::check_comment(const pugi::xml_node& node) const {
+  // XML 1.0 (https://www.w3.org/TR/xml/#sec-comments) forbids "--" inside a comment and a comment ending in "-".
+  // pugixml reads such a file; strict parsers, Python's among them (the analysis layer), refuse it. Refused here,
+  // so that a file p2psim reads can be read by every tool.
+  if (node.type() != pugi::node_comment) return;
+  const std::string text = node.value();
+  const auto at = text.find("--");
+  if (at == std::string::npos && (text.empty() || text.back() != '-')) return;
+  const size_t where = at == std::string::npos ? text.size() - 1 : at;
+  const long line = line_of(node) + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(where), '\n'));
+  throw InputError(path_, line, "",
+                   "a comment holds \"--\" or ends in \"-\", which XML forbids inside comments (strict parsers, "
+                   "Python's among them, refuse the file): write an option's short form (-o) or name it in words");
 }
 
 pugi::xml_node XmlFile::root(const char* expected_name) const {

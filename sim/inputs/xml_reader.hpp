@@ -65,6 +65,8 @@ class XmlFile {
   void note_spread(const pugi::xml_node& node, const char* attr, double value, double min, double max) const;
 
   void parse(const char* data, size_t size);
+  /// Throws InputError when `node` is a comment XML forbids (one holding "--" or ending in "-").
+  void check_comment(const pugi::xml_node& node) const;
   std::string path_;
   std::vector<size_t> line_starts_;
   std::unique_ptr<pugi::xml_document> doc_;
