@@ -572,13 +572,15 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
   }
 }
 
-TEST_CASE("spirt: in SPIRT's own setup, averaging inside the database cuts the time with tensors, and saves nothing "
-          "with the JSON text SPIRT's code writes") {
-  // With tensors nothing leaves the database. With JSON, the 20 texts of a peer take 20 x 0.1923 + 0.233 = 4.08 us an
-  // element inside the database (the Lua script's decode and addition, then its encode; the profile's json_codec,
-  // on the calibration CPU) and 20 x 0.2077 = 4.15 us on the peer (Python's parse; numpy's average next to nothing),
-  // both on one core of the same t2.large at its scalar speed: inside the database the averaging function (a Task,
-  // the reply's parse) comes on top, so it cannot be the faster place. Per system, the peers' averaging and update
+TEST_CASE("spirt: in SPIRT's own setup, averaging inside the database saves nothing once its function's SSH tunnel "
+          "is paid, with tensors or with the JSON text SPIRT's code writes") {
+  // With tensors nothing leaves the database, and its kernels save the peer's 0.05 s; but the averaging function
+  // first opens an SSH tunnel: 35.3 ms of its CPU at the Lambda's scalar speed (0.4506: 78 ms), 113 ms of waits,
+  // sshd's 13.0 ms (on the calibration CPU; about twice that on the t2.large) and 6 round trips, about 0.22 s. With JSON, the 20 texts of a peer take
+  // 20 x 0.1923 + 0.233 = 4.08 us an element inside the database (the Lua script's decode and addition, then its
+  // encode; the profile's json_codec, on the calibration CPU) and 20 x 0.2077 = 4.15 us on the peer (Python's parse;
+  // numpy's average next to nothing), both on one core of the same t2.large at its scalar speed: inside the database
+  // the averaging function (a Task, its tunnel, the reply's parse) comes on top, so it cannot be the faster place. Per system, the peers' averaging and update
   // in the second iteration, where the averaging functions start warm (in the first, each starts cold, 1.7 s and
   // more, in either format): collect, local average, aggregate and update (the averaging function's start and parse
   // lie inside its local average).
@@ -589,7 +591,7 @@ TEST_CASE("spirt: in SPIRT's own setup, averaging inside the database cuts the t
     if (f[2] == "1" && f[3] == "-1" && (f[4] == "collect" || f[4] == "local_average" || f[4] == "aggregate_update"))
       averaging_s[f[0]] += std::stod(f[7]);
   REQUIRE(averaging_s.size() == 4);
-  CHECK(averaging_s["database_tensor"] < 0.5 * averaging_s["peer_tensor"]);
+  CHECK(averaging_s["database_tensor"] > averaging_s["peer_tensor"] + 0.1);
   CHECK(averaging_s["database_json"] > averaging_s["peer_json"]);
   CHECK(averaging_s["peer_json"] > 10 * averaging_s["peer_tensor"]);
 }

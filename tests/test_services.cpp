@@ -61,7 +61,8 @@ TEST_CASE("kv store: a write crosses both NICs then costs the server's CPU, kern
     const auto platform = sg::build_platform(small_platform());
     KvStoreParams params;
     params.per_request_cpu_s = 0.001;  // reference seconds per request
-    KvStore db(params, platform.servers[0]);
+    const InstanceType server_type;  // its speed is the platform's; the type prices no script here
+    KvStore db(params, platform.servers[0], server_type);
     nlohmann::json j;
     sg::spawn("writer", platform.peers[0], [&] {
       db.write(platform.peers[0], 1e7);

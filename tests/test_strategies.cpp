@@ -448,6 +448,79 @@ TEST_CASE("spirt, JSON gradients: the averaging function keeps a container of it
   CHECK(fixture::phase_of(without, 0, Phase::LocalAverage) > 2 * script_s);
 }
 
+TEST_CASE("spirt: the averaging function's SSH tunnel, its CPU on both sides and its round trips, by hand, and a profile "
+          "without one, or a database host without a scalar speed for it, refused") {
+  TempDir dir;
+  // The JSON test profile's tunnel made to cost 0.05 s of the function's CPU and 0.1 s of sshd's (scalar work), 0.03 s
+  // of waits and 8 round trips; the network given a one-way latency of 1 ms (the hand tests' profile has none).
+  auto profile = [&](const std::string& tunnel) {
+    const std::string path = json_test_profile(dir);
+    std::string text = p2psim::read_text(path);
+    const std::string none = R"(client_cpu_s_on_reference_cpu="0" server_cpu_s_on_reference_cpu="0" wait_s="0" round_trips="0")";
+    REQUIRE(text.find(none) != std::string::npos);
+    text.replace(text.find(none), none.size(), tunnel);
+    const std::string named = dir.path("tunnel_profile.xml");
+    std::ofstream(named) << text;
+    return named;
+  };
+  const std::string costly =
+      R"(client_cpu_s_on_reference_cpu="0.05" server_cpu_s_on_reference_cpu="0.1" wait_s="0.03" round_trips="8")";
+  const std::string body = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
+                           R"(<functions memory_mb="1769"/>)";
+  const std::string latency = R"(<override select="network/@one_way_latency_s" value="0.001"/>)";
+  auto run = [&](const std::string& tunnel) {
+    return fixture::simulate(fixture::scenario(write_experiment(dir, body, latency, profile(tunnel))), "spirt");
+  };
+  const std::string none = R"(client_cpu_s_on_reference_cpu="0" server_cpu_s_on_reference_cpu="0" wait_s="0" round_trips="0")";
+  const auto free = run(none);
+  const auto paid = run(costly);
+  // The function's 0.05 s at its scalar speed (factor 1, one vCPU at 1,769 MB); sshd's 0.1 s on the database's
+  // t2.large at its scalar speed (half its speed on vector work: 0.2 s); the waits; 8 round trips of 2 x 1 ms, each
+  // way at the test profile's latency factor, 13.01 (tests/data/test_profile.xml, <simulation>).
+  const double tunnel_s = 0.05 + 0.1 / 0.5 + 0.03 + 8 * 2 * 0.001 * 13.01;
+  CHECK(fixture::phase_of(paid, 0, Phase::LocalAverage) - fixture::phase_of(free, 0, Phase::LocalAverage) ==
+        doctest::Approx(tunnel_s).epsilon(1e-9));
+  CHECK(paid.peer_end_s[0] - free.peer_end_s[0] == doctest::Approx(tunnel_s).epsilon(1e-9));
+  REQUIRE(paid.ledger.function_runs.size() == 2);
+  CHECK(paid.ledger.function_runs[1].run_s - free.ledger.function_runs[1].run_s == doctest::Approx(tunnel_s).epsilon(1e-9));
+  // The same with tensors, whose averaging function opens the same tunnel (it crashed once: the tensor format's
+  // database did not know its host's type).
+  const std::string tensor_body = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" )"
+                                                R"(gradient_format="tensor"/>)") + R"(<functions memory_mb="1769"/>)";
+  auto run_tensor = [&](const std::string& tunnel) {
+    return fixture::simulate(fixture::scenario(write_experiment(dir, tensor_body, latency, profile(tunnel))), "spirt");
+  };
+  CHECK(run_tensor(costly).peer_end_s[0] - run_tensor(none).peer_end_s[0] == doctest::Approx(tunnel_s).epsilon(1e-9));
+  // A profile without <ssh_tunnel>: averaging in the database is refused, on the peer it runs.
+  {
+    std::string text = p2psim::read_text(json_test_profile(dir));
+    const auto begin = text.find("<ssh_tunnel"), end = text.find("/>", begin) + 2;
+    REQUIRE(begin != std::string::npos);
+    text.erase(begin, end - begin);
+    std::ofstream(dir.path("no_tunnel.xml")) << text;
+    const auto path = write_experiment(dir, body, "", dir.path("no_tunnel.xml"));
+    CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(path), "spirt"),
+                         doctest::Contains((fixture::line_tag(path, "strategy=\"spirt\"") +
+                                            " field 'systems/system[@name='spirt']/@aggregation': \"database\" (SPIRT's "
+                                            "averaging Task) needs <kv_store><ssh_tunnel>").c_str()),
+                         InputError);
+    const auto on_peer = write_experiment(
+        dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" aggregation="peer"/>)") +
+                 R"(<functions memory_mb="1769"/>)",
+        "", dir.path("no_tunnel.xml"));
+    CHECK(fixture::simulate(fixture::scenario(on_peer), "spirt").failure.empty());
+  }
+  // sshd's part on a database host with no scalar speed (the test profile's m5.large), even with tensors.
+  const auto m5 = write_experiment(
+      dir, experiment(1, R"(<system name="spirt" strategy="spirt" database="instance" database_type="m5.large" )"
+                         R"(gradient_format="tensor"/>)"),
+      "", profile(costly));
+  CHECK_THROWS_WITH_AS(fixture::simulate(fixture::scenario(m5), "spirt"),
+                       doctest::Contains("the averaging function's SSH tunnel is scalar work on the databases' CPUs: "
+                                         "instance type 'm5.large' in"),
+                       InputError);
+}
+
 TEST_CASE("spirt, JSON gradients: a profile that does not price them, a CPU that parses them without a scalar speed "
           "and a text over the database's largest value are refused") {
   TempDir dir;

@@ -490,7 +490,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   b.max_message_bytes = xml.integer(br, "max_message_bytes", 1, 1LL << 40);
 
   auto kv = required("kv_store");
-  xml.check_names(kv, {"per_request_cpu_s", kSource}, {"json_codec"});
+  xml.check_names(kv, {"per_request_cpu_s", kSource}, {"json_codec", "ssh_tunnel"});
   p.kv_store.per_request_cpu_s = xml.number(kv, "per_request_cpu_s", 0, 60);
   if (auto j = kv.child("json_codec")) {
     xml.check_names(j, {"python_encode_s_per_element_on_reference_cpu",
@@ -508,6 +508,15 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
     c.lua_encode_s_per_element = xml.number(j, "lua_encode_s_per_element_on_reference_cpu", 0, 1);
     c.lua_bytes_per_element = xml.number(j, "lua_bytes_per_element", 1, 1000);
     c.max_value_bytes = xml.integer(j, "max_value_bytes", 1, 1LL << 50);
+  }
+  if (auto t = kv.child("ssh_tunnel")) {
+    xml.check_names(t, {"client_cpu_s_on_reference_cpu", "server_cpu_s_on_reference_cpu", "wait_s", "round_trips",
+                        kSource});
+    auto& tunnel = p.kv_store.ssh_tunnel.emplace();
+    tunnel.client_cpu_s = xml.number(t, "client_cpu_s_on_reference_cpu", 0, 60);
+    tunnel.server_cpu_s = xml.number(t, "server_cpu_s_on_reference_cpu", 0, 60);
+    tunnel.wait_s = xml.number(t, "wait_s", 0, 60);
+    tunnel.round_trips = static_cast<int>(xml.integer(t, "round_trips", 0, 100));
   }
   return p;
 }

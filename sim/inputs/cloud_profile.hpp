@@ -165,9 +165,19 @@ struct JsonCodecParams {
   long long max_value_bytes = 0;            // the largest string the database holds
 };
 
+/// The SSH tunnel through which a function reaches the database (SPIRT's functions: sshtunnel over paramiko): its
+/// key exchange, authentication, one channel and its close. Scalar work on each side, on the calibration CPU.
+struct SshTunnelParams {
+  double client_cpu_s = 0;  // the function's
+  double server_cpu_s = 0;  // sshd's, on the database's host
+  double wait_s = 0;        // idle between the two (TCP's delayed acknowledgements meeting Nagle's algorithm)
+  int round_trips = 0;      // between the function and the database's host
+};
+
 struct KvStoreParams {
   double per_request_cpu_s = 0;  // the database server's CPU for one request (calibration-CPU seconds)
   std::optional<JsonCodecParams> json;  // <json_codec>, where the profile gives it
+  std::optional<SshTunnelParams> ssh_tunnel;  // <ssh_tunnel>, where the profile gives it
 };
 
 /// SimGrid's flow model and the factors that fit it to TCP (https://simgrid.org/doc/latest/Models.html). A

@@ -9,13 +9,12 @@ namespace p2psim::simulation {
 
 class KvStore {
  public:
-  KvStore(const p2psim::KvStoreParams& params, sg::Host* host) : params_(&params), host_(host) {}
-  /// Its values are gradients as JSON text (SPIRT's code), costed by `json` on its host, an instance of `type`
-  /// (the scalar work of its scripts); binary tensors (RedisAI) unless this is called.
-  void hold_json(const p2psim::JsonCodecParams& json, const p2psim::InstanceType& type) {
-    json_ = &json;
-    host_type_ = &type;
-  }
+  /// On `host`, an instance of `host_type` (whose scalar speed its scripts and sshd's work run at).
+  KvStore(const p2psim::KvStoreParams& params, sg::Host* host, const p2psim::InstanceType& host_type)
+      : params_(&params), host_(host), host_type_(&host_type) {}
+  /// Its values are gradients as JSON text (SPIRT's code), costed by `json`; binary tensors (RedisAI) unless this is
+  /// called.
+  void hold_json(const p2psim::JsonCodecParams& json) { json_ = &json; }
   const p2psim::JsonCodecParams* json() const { return json_; }
   const p2psim::InstanceType& host_type() const { return *host_type_; }
   void write(sg::Host* from, double bytes);
@@ -27,8 +26,8 @@ class KvStore {
  private:
   const p2psim::KvStoreParams* params_;
   sg::Host* host_;
+  const p2psim::InstanceType* host_type_;
   const p2psim::JsonCodecParams* json_ = nullptr;
-  const p2psim::InstanceType* host_type_ = nullptr;
 };
 
 }  // namespace p2psim::simulation

@@ -4,7 +4,8 @@
 // (RedisAI) — on the peer instance itself or on an instance of its own. Each iteration the peer's workflow fans
 // its minibatches out to functions, which pull the parameters from the peer's database, compute, and push
 // their gradients into it. As the Parallel state ends, the state machine goes on (no poll) into its averaging
-// Task (SPIRT's Trigger_Average_Gradient_sync): a function has the database average them (a kernel inside it) and
+// Task (SPIRT's Trigger_Average_Gradient_sync): a function opens an SSH tunnel to the database (sshtunnel over
+// paramiko, as SPIRT's does), has the database average them (a kernel inside it) and
 // then runs the barrier, billed through it: post to a queue, ask its count back to back until it equals the number
 // of peers, sleep a settle time, ask once more; rank 0 purges the queue. The peers then copy every other peer's averaged gradient from the other
 // databases into their own, and average and update the model inside the database (RedisAI's AI.ModelUpdate).
@@ -22,6 +23,7 @@
 
 #include "gradient.hpp"
 #include "json_gradient.hpp"
+#include "scalar_work.hpp"
 #include "strategy.hpp"
 
 namespace p2psim::simulation {
@@ -65,16 +67,20 @@ class Spirt : public Strategy {
   /// With JSON gradients: the profile prices them (kv_store/json_codec) and the CPUs that parse them (every
   /// database's host, or with aggregation="peer" every peer) have a scalar speed. Throws InputError.
   void check_json_costed(StrategyParams& params) const;
-  /// Inside the database: every peer's averaging function can wait at the barrier while the others' gradient
-  /// functions still run. Throws InputError.
-  void check_averaging_functions_fit(StrategyParams& params) const;
+  /// Inside the database: the profile prices the averaging function's SSH tunnel (kv_store/ssh_tunnel), every
+  /// database's host has a scalar speed for sshd's part, and every peer's averaging function can wait at the barrier
+  /// while the others' gradient functions still run. Throws InputError.
+  void check_averaging_function(StrategyParams& params) const;
+  /// Every database's host (`in_database`) or every peer has a scalar speed for `work`. Throws InputError on `field`.
+  void check_scalar_speed(StrategyParams& params, const char* field, bool in_database, const std::string& work) const;
   /// The instance type peer `peer`'s database runs on: database_type, else the peer's own.
   const InstanceType& database_host_type(int peer) const {
     return database_type_.empty() ? s_.peer_type(peer) : s_.profile.instance_types.at(database_type_);
   }
   void peer(Context& c, int peer);
-  /// SPIRT's averaging Task, entered as the Parallel state ends: its function has peer `peer`'s database average
-  /// the functions' gradients and waits for it (traced as the peer's local average); with JSON it reads the
+  /// SPIRT's averaging Task, entered as the Parallel state ends: its function opens an SSH tunnel to peer `peer`'s
+  /// database, has it average the functions' gradients and waits for it (traced as the peer's local average); with
+  /// JSON it reads the
   /// average back as text, parses it and writes it back as a tensor. The function then runs the barrier: the
   /// caller finishes it when the barrier ends, which bills it until then.
   struct AveragingFunction {
@@ -107,7 +113,7 @@ Spirt::Spirt(const SystemSpec& system, const Scenario& s) : s_(s) {
   in_database_ = params.choice("aggregation", {"database", "peer"}, "database") == "database";
   json_ = params.choice("gradient_format", {"json", "tensor"}, "json") == "json";
   if (json_) check_json_costed(params);
-  if (in_database_) check_averaging_functions_fit(params);
+  if (in_database_) check_averaging_function(params);
   read_gradient_compute(params, s, "functions");  // checks the function timeout
   if (params.has("compute") && system.params.at("compute") != "functions")
     throw params.error("compute", "SPIRT's gradients are computed by functions: set compute=\"functions\"");
@@ -123,17 +129,28 @@ void Spirt::check_json_costed(StrategyParams& params) const {
     throw params.error("gradient_format", "\"json\" (SPIRT's code) needs <kv_store><json_codec> in " + s.profile.path +
                                               ", which prices JSON gradients; or set gradient_format=\"tensor\"");
   // The texts are parsed where they are averaged: by the database's script, or by the peer.
-  for (int i = 0; i < s.experiment.peers; ++i) {
-    const auto& type = in_database_ ? database_host_type(i) : s.peer_type(i);
+  check_scalar_speed(params, "gradient_format", in_database_, "\"json\" is scalar work");
+}
+
+void Spirt::check_scalar_speed(StrategyParams& params, const char* field, bool in_database,
+                               const std::string& work) const {
+  for (int i = 0; i < s_.experiment.peers; ++i) {
+    const auto& type = in_database ? database_host_type(i) : s_.peer_type(i);
     if (type.cpu_scalar_speed_factor <= 0)
-      throw params.error("gradient_format", std::string("\"json\" is scalar work on the ") +
-                                                (in_database_ ? "databases'" : "peers'") + " CPUs: instance type '" +
-                                                type.name + "' in " + s.profile.path +
-                                                " must give cpu_scalar_score or cpu_scalar_speed_factor");
+      throw params.error(field, work + " on the " + (in_database ? "databases'" : "peers'") + " CPUs: instance type '" +
+                                    type.name + "' in " + s_.profile.path +
+                                    " must give cpu_scalar_score or cpu_scalar_speed_factor");
   }
 }
 
-void Spirt::check_averaging_functions_fit(StrategyParams& params) const {
+void Spirt::check_averaging_function(StrategyParams& params) const {
+  const auto& tunnel = s_.profile.kv_store.ssh_tunnel;
+  if (!tunnel)
+    throw params.error("aggregation", "\"database\" (SPIRT's averaging Task) needs <kv_store><ssh_tunnel> in " +
+                                          s_.profile.path + ", which prices the tunnel its function opens to the "
+                                          "database; or set aggregation=\"peer\"");
+  if (tunnel->server_cpu_s > 0)
+    check_scalar_speed(params, "aggregation", true, "\"database\": the averaging function's SSH tunnel is scalar work");
   // Each peer's averaging function holds its place in the account's concurrency through the barrier: with fewer
   // places than peers, those waiting there could leave none for a late peer's gradient functions, for ever.
   if (s_.profile.functions.concurrency_limit < s_.experiment.peers)
@@ -155,9 +172,9 @@ void Spirt::launch(Context& c) {
     return;
   }
   for (int i = 0; i < c.peers(); ++i) {
-    databases_.push_back(std::make_unique<KvStore>(s_.profile.kv_store, on_peers_ ? c.hosts.peers[i] : c.hosts.servers[i]));
-    if (json_)
-      databases_.back()->hold_json(*json, database_host_type(i));
+    databases_.push_back(std::make_unique<KvStore>(s_.profile.kv_store, on_peers_ ? c.hosts.peers[i] : c.hosts.servers[i],
+                                                   database_host_type(i)));
+    if (json_) databases_.back()->hold_json(*json);
   }
   for (int i = 0; i < c.peers(); ++i) sg::spawn("peer-" + std::to_string(i), c.hosts.peers[i], [this, &c, i] { peer(c, i); });
 }
@@ -168,6 +185,14 @@ Spirt::AveragingFunction Spirt::average_in_database(Context& c, int peer, int it
                                            c.instance_of(peer));
   if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s);
   const double run_start = sg::now();
+  // The tunnel: its handshake's CPU on each side, its waits, and its round trips.
+  const auto& tunnel = *s_.profile.kv_store.ssh_tunnel;
+  c.functions.compute(container, function_scalar_work_s(s_, tunnel.client_cpu_s));
+  database_cpu(c, peer, database, instance_scalar_work_s(s_, database.host_type(), tunnel.server_cpu_s));
+  sg::sleep_for(tunnel.wait_s);
+  // Exchanges of short messages over an open connection: the route's latency both ways, with the latency factor
+  // the profile fits to such a ping-pong.
+  sg::sleep_for(2.0 * tunnel.round_trips * sg::route_latency_paid_s(container.host, database.host()));
   const int gradients = static_cast<int>(s_.group_of_peer_data(peer).invocations.size());
   if (const auto* json = database.json()) {
     database_cpu(c, peer, database, database_json_average_s(s_, *json, gradients, database.host_type()));  // EVALSHA
