@@ -66,6 +66,18 @@ def option_error(args, own_checks=()):
     return next((message for bad, message in own_checks if bad), None) or common_option_error(args)
 
 
+def derive_main(parser, derive):
+    """A tool's --derive run: parses its options (`parser`, which has --kernels) and prints `derive(kernels)`'s lines;
+    exit code 0, or 2 with the error (a file missing or not as written) on stderr."""
+    args = parser.parse_args()
+    try:
+        print("\n".join(derive(args.kernels)))
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def run(args, kernel_code, write):
     """Times `kernel_code` against the zip (time_pairs), writes the file with `write(pairs, retried)`, which returns its
     last line, and ends as finish() does: the tool's exit code."""

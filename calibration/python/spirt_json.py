@@ -211,13 +211,7 @@ def main():
     parser.add_argument("--kernels", default="calibration/kernels", help="where the files are (--derive)")
     parser.add_argument("--kernel", choices=KERNELS)
     if "--derive" in sys.argv:
-        args = parser.parse_args()
-        try:
-            print("\n".join(derive(args.kernels)))
-        except (OSError, ValueError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        return 0
+        return paired_stand_in.derive_main(parser, derive)
     paired_stand_in.add_common_options(parser, out="")
     args = parser.parse_args()
     if not args.kernel:

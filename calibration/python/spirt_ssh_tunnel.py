@@ -188,13 +188,7 @@ def main():
     parser.add_argument("--derive", action="store_true", help="print the profile's constants from the file")
     parser.add_argument("--kernels", default="calibration/kernels", help="where the file is (--derive)")
     if "--derive" in sys.argv:
-        args = parser.parse_args()
-        try:
-            print("\n".join(derive(args.kernels)))
-        except (OSError, ValueError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        return 0
+        return paired_stand_in.derive_main(parser, derive)
     paired_stand_in.add_common_options(parser, out=os.path.join("calibration/kernels", KERNEL_FILE))
     args = parser.parse_args()
     error = paired_stand_in.option_error(args)
