@@ -64,8 +64,8 @@ void XmlFile::parse(const char* data, size_t size) {
                                                    static_cast<size_t>(result.offset)) - line_starts_.begin());
     throw InputError(path_, line, "", std::string("malformed XML: ") + result.description());
   }
+  for (auto c : doc_->children()) check_comment(c);  // those before and after the root element
   // Our schemas nest a few levels; code that walks the tree recursively must never meet a hostile depth.
-  for (auto c : doc_->children()) check_comment(c);
   std::vector<std::pair<pugi::xml_node, int>> todo{{doc_->document_element(), 1}};
   while (!todo.empty()) {
     const auto [node, depth] = todo.back();
