@@ -40,7 +40,10 @@ class Spirt : public Strategy {
     n.database = true;
     n.peer_to_peer = on_peers_;  // databases on the peers copy between peers
     n.functions_reach_peers = on_peers_;
-    n.instances_do_scalar_work = json_;  // the database's script or the peer parses the texts
+    // The database's script or the peer parses the texts; sshd on the database's host opens the averaging
+    // function's tunnel.
+    const auto& tunnel = s_.profile.kv_store.ssh_tunnel;
+    n.instances_do_scalar_work = json_ || (in_database_ && tunnel && tunnel->server_cpu_s > 0);
     if (!on_peers_)
       for (int i = 0; i < s_.experiment.peers; ++i)  // each peer's own type, unless database_type says one
         n.servers.push_back({"db-" + std::to_string(i), database_host_type(i).name});
