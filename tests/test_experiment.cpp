@@ -379,3 +379,48 @@ TEST_CASE("the paper's transport and barrier are the all-to-all's own, the old g
     <synchronization mode="async"/><barrier instance="true"/>)")),
                        doctest::Contains("asynchronous training has no barrier"), InputError);
 }
+
+TEST_CASE("a constant's source must be a key of its file's <sources>: a typo or a missing key is named at its line") {
+  TempDir dir;
+  const std::string profile_text = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  const std::string prices_text = read_text(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml");
+  // Each file loads as shipped (the test profile's "none: why" too).
+  const auto profile = load_cloud_profile(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_profile.xml");
+  CHECK_NOTHROW(load_price_book(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml", profile));
+  auto error_of = [&](const std::string& name, const std::string& text, bool prices) -> InputError {
+    const std::string path = dir.path(name);
+    std::ofstream(path) << text;
+    try {
+      if (prices)
+        load_price_book(path, profile);
+      else
+        load_cloud_profile(path);
+    } catch (const InputError& e) {
+      return e;
+    }
+    FAIL("accepted " << name);
+    return InputError("", 0, "", "");
+  };
+  auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  const auto typo = error_of("typo.xml", replaced(profile_text, "source=\"M1\"", "source=\"M11\""), false);
+  CHECK(typo.field == "runtime/@source");
+  CHECK(typo.line > 0);
+  CHECK(typo.message == "source 'M11' is not a key of <sources> in this file");
+  // A key cited among others ("S26, L1") is checked too, and so is one in a price book.
+  const auto second = error_of("second.xml", replaced(profile_text, "source=\"S26, L1\"", "source=\"S26, L99\""), false);
+  CHECK(second.message.find("'L99'") != std::string::npos);
+  const auto unkeyed = error_of("unkeyed.xml", replaced(profile_text, "source=\"M1\"", "source=\"a blog\""), false);
+  CHECK(unkeyed.message.find("names no key of <sources>") != std::string::npos);
+  const auto twice = error_of("twice.xml", replaced(profile_text, "<source key=\"M1\"", "<source key=\"S26\""), false);
+  CHECK(twice.message == "key 'S26' is defined twice");
+  const auto price_source = prices_text.find("source=\"");
+  REQUIRE(price_source != std::string::npos);
+  std::string bad_prices = prices_text;
+  bad_prices.insert(price_source + 8, "Q77, ");
+  const auto in_prices = error_of("prices.xml", bad_prices, true);
+  CHECK(in_prices.message == "source 'Q77' is not a key of <sources> in this file");
+}

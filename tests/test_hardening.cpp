@@ -104,17 +104,27 @@ TEST_CASE("crash times: a crash after training ends never happens, times past a 
   }
 }
 
-TEST_CASE("output paths: a file, or a folder for a file, is refused before anything runs") {
+TEST_CASE("output paths: a file, a folder for a file, a link to nothing, /proc or a name too long, refused before anything runs") {
   TempDir dir;
   std::ofstream(dir.path("e.xml")) << experiment(kInstance);
   std::ofstream(dir.path("a_file")) << "keep";
   fs::create_directories(dir.path("a_folder"));
+  fs::create_symlink(dir.path("nothing"), dir.path("dangling"));
+  fs::create_symlink(dir.path("loop2"), dir.path("loop1"));
+  fs::create_symlink(dir.path("loop1"), dir.path("loop2"));
   const std::vector<std::pair<std::string, std::string>> cases{
       {"run " + dir.path("e.xml") + " --out " + dir.path("a_file"), "is a file, expected a folder"},
       {"run " + dir.path("e.xml") + " --out " + dir.path("a_file/below"), "is a file, expected a folder"},
       {"sweep " + dir.path("e.xml") + " --out " + dir.path("a_file"), "is a file, expected a folder"},
       {"merge " + dir.path("a_folder") + " --out " + dir.path("a_file"), "not a sweep result folder"},
       {"validate --case none --out " + dir.path("a_file"), "is a file, expected a folder"},
+      // Each of these passed the check and failed only when the results were written, after the simulation.
+      {"run " + dir.path("e.xml") + " --out /proc/p2psim_out", "cannot write into '/proc'"},
+      {"sweep " + dir.path("e.xml") + " --out /proc/p2psim_out", "cannot write into '/proc'"},
+      {"run " + dir.path("e.xml") + " --out " + dir.path("dangling"), "is a symbolic link to nothing"},
+      {"run " + dir.path("e.xml") + " --out " + dir.path(std::string(300, 'a')), "File name too long"},
+      {"run " + dir.path("e.xml") + " --out " + dir.path("loop1/below"), "Too many levels of symbolic links"},
+      {"validate --record --cases " + dir.path("loop1"), "Too many levels of symbolic links"},
   };
   for (const auto& [args, message] : cases) {
     CAPTURE(args);

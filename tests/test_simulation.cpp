@@ -220,7 +220,8 @@ TEST_CASE("calibration CPU: timing files measured on another CPU than the profil
   TempDir dir;
   std::string profile = fixture::test_profile_text();
   profile.replace(profile.find("  <simulation "), 0,
-                  "  <cpu_reference benchmark=\"b\" single_core_score=\"1000\" identity=\"CPU A\" source=\"test\"/>\n");
+                  "  <cpu_reference benchmark=\"b\" single_core_score=\"1000\" identity=\"CPU A\"\n"
+                  "                 source=\"none: a test's reference\"/>\n");
   std::ofstream(dir.path("profile.xml")) << profile;
   std::ofstream(dir.path("steps.csv")) << read_text(fixture::kSource + "/tests/data/hand_calibration.csv");
   std::ofstream(dir.path("memory.csv"))

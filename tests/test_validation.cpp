@@ -308,7 +308,8 @@ TEST_CASE("validate: a malformed case is refused with its file, line and field")
     <metric name="m" kind="time" unit="s" quantity="total_s" measured="1"/>)", "<source> is given twice");
 }
 
-TEST_CASE("validate: a metric is compared as of its own date, its source's, or its source's bound, else none") {
+TEST_CASE("validate: a metric is compared as of its own date, its source's, or its source's bound, else none, and a "
+          "mistyped date is refused") {
   v::Case c;
   v::Metric m;
   for (const auto& [source, own, expected] :
@@ -334,6 +335,22 @@ TEST_CASE("validate: a metric is compared as of its own date, its source's, or i
     CHECK_MESSAGE(std::string(e.what()).find(":4: field 'metric/@measured_when': expected YYYY-MM or YYYY-MM-DD, got 'mid 2022'") !=
                       std::string::npos,
                   std::string(e.what()));
+  }
+  // Nor may its source's date be mistyped: it would pick no date, and the profile as written, without a word.
+  const std::string metric = R"(<metric name="m" kind="time" unit="s" quantity="total_s" measured="1"/>)";
+  for (const char* typo : {"2022-13", "before 2021-02-32 (not stated)", "2019-10 and 2020-00"}) {
+    CAPTURE(typo);
+    std::string text = read_text(write_case(dir, metric));
+    text.replace(text.find("measured=\"2020\""), 15, std::string("measured=\"") + typo + "\"");
+    std::ofstream(dir.path("typo.case.xml")) << text;
+    try {
+      v::load_case(dir.path("typo.case.xml"));
+      FAIL("a source measured '" << typo << "' was read");
+    } catch (const InputError& e) {
+      CHECK(e.line == 2);
+      CHECK(e.field == "source/@measured");
+      CHECK(e.message.find("is not a date (YYYY-MM or YYYY-MM-DD)") != std::string::npos);
+    }
   }
 }
 

@@ -14,6 +14,7 @@
 #include "../util/file_stamp.hpp"
 #include "../util/parse_number.hpp"
 #include "profile_history.hpp"
+#include "source_keys.hpp"
 #include "xml_reader.hpp"
 
 namespace p2psim {
@@ -227,6 +228,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   xml.check_names(root, {"name", "region", "currency", "collected"},
                   {"simulation", "network", "runtime", "instance_types", "price_book", "function_service",
                    "workflow_service", "object_storage", "broker", "kv_store", "sources", "cpu_reference", "history"});
+  check_source_keys(xml, root);
   CloudProfile p;
   p.path = path;
   p.name = xml.text(root, "name");

@@ -1,6 +1,7 @@
 #include "price_book.hpp"
 
 #include "../util/file_stamp.hpp"
+#include "source_keys.hpp"
 #include "xml_reader.hpp"
 
 namespace p2psim {
@@ -16,6 +17,7 @@ PriceBook parse(XmlFile& xml) {
   auto root = xml.root("price_book");
   xml.check_names(root, {"provider", "region", "currency", "date"},
                   {"instances", "functions", "workflow", "object_storage", "broker", "sources"});
+  check_source_keys(xml, root);
   PriceBook b;
   b.path = xml.path();
   b.provider = xml.text(root, "provider");

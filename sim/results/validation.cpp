@@ -149,6 +149,13 @@ Case load_case(const std::string& path) {
               xml.text(src, "measured")};
   if (c.source.url.rfind("https://", 0) != 0)
     throw xml.error(src, "source/@url", "expected an https:// URL, got '" + c.source.url + "'");
+  // Its date picks the profile's values as of then (measurement_date): a date mistyped ("2022-13") must not fall back
+  // to none without a word. Free words and a year alone stay free.
+  static const std::regex date_shaped(R"(\b\d{4}-\d{2}(?:-\d{2})?\b)");
+  for (std::sregex_iterator it(c.source.measured.begin(), c.source.measured.end(), date_shaped), end; it != end; ++it)
+    if (!measurement_day(it->str()))
+      throw xml.error(src, "source/@measured", "'" + it->str() + "' is not a date (YYYY-MM or YYYY-MM-DD) in '" +
+                                                   c.source.measured + "'");
 
   auto exp = root.child("experiment");
   if (!exp) throw xml.error(root, "case/experiment", "required: the p2psim experiment of the configuration");

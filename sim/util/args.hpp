@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -89,22 +90,41 @@ inline bool parse_or_help(int argc, char** argv, const boost::program_options::o
   return true;
 }
 
-/// The nearest folder of `path` that exists (itself, or an ancestor): where creating it needs permission.
+/// The nearest folder of `path` that exists (itself, or an ancestor): where creating it needs permission. A
+/// symbolic link counts as existing even when what it points to does not, so that it is judged, not skipped.
 inline std::filesystem::path nearest_existing(std::filesystem::path path) {
-  path = std::filesystem::absolute(path);
-  while (!std::filesystem::exists(path) && path.has_parent_path() && path != path.parent_path()) path = path.parent_path();
+  namespace fs = std::filesystem;
+  path = fs::absolute(path);
+  while (!fs::exists(fs::symlink_status(path)) && path.has_parent_path() && path != path.parent_path())
+    path = path.parent_path();
   return path;
 }
 
-/// --OPTION names a folder to write into (created when missing): refused before any work when it is a file or
-/// cannot be written, so that nothing computed is lost to a bad path.
+/// Whether a folder `at` that exists takes new entries: a probe folder made and removed there. access() is not
+/// enough: it answers yes to root for /proc and /sys, which refuse every new entry.
+inline bool takes_new_entries(const std::filesystem::path& at) {
+  std::string probe = (at / ".p2psim-probe-XXXXXX").string();
+  if (::mkdtemp(probe.data()) == nullptr) return false;
+  std::error_code ignored;
+  std::filesystem::remove(probe, ignored);
+  return true;
+}
+
+/// --OPTION names a folder to write into (created when missing): refused before any work when it is a file, a
+/// broken link, or cannot be created or written, so that nothing computed is lost to a bad path.
 inline void check_output_dir(const std::string& path, const std::string& option = "out") {
+  namespace fs = std::filesystem;
   if (path.empty()) throw UsageError("--" + option + ": empty path");
-  const auto at = nearest_existing(path);
-  if (!std::filesystem::is_directory(at))
-    throw UsageError("--" + option + ": '" + at.string() + "' is a file, expected a folder");
-  if (::access(at.c_str(), W_OK | X_OK) != 0)
-    throw UsageError("--" + option + ": cannot write into '" + at.string() + "' (permission denied)");
+  try {
+    const auto at = nearest_existing(path);
+    if (fs::is_symlink(fs::symlink_status(at)) && !fs::exists(at))
+      throw UsageError("--" + option + ": '" + at.string() + "' is a symbolic link to nothing");
+    if (!fs::is_directory(at)) throw UsageError("--" + option + ": '" + at.string() + "' is a file, expected a folder");
+    if (::access(at.c_str(), W_OK | X_OK) != 0 || !takes_new_entries(at))
+      throw UsageError("--" + option + ": cannot write into '" + at.string() + "'");
+  } catch (const fs::filesystem_error& e) {  // a name too long, a loop of links, ...
+    throw UsageError("--" + option + ": '" + path + "': " + e.code().message());
+  }
 }
 
 /// --OPTION names a file to write: refused before any work when it is a folder or its folder is missing or
@@ -112,11 +132,15 @@ inline void check_output_dir(const std::string& path, const std::string& option 
 inline void check_output_file(const std::string& path, const std::string& option = "out") {
   namespace fs = std::filesystem;
   if (path.empty()) throw UsageError("--" + option + ": empty path");
-  if (fs::is_directory(path)) throw UsageError("--" + option + ": '" + path + "' is a folder, expected a file name");
-  const fs::path dir = fs::absolute(path).parent_path();
-  if (!fs::is_directory(dir)) throw UsageError("--" + option + ": folder '" + dir.string() + "' does not exist");
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw UsageError("--" + option + ": cannot write into '" + dir.string() + "' (permission denied)");
+  try {
+    if (fs::is_directory(path)) throw UsageError("--" + option + ": '" + path + "' is a folder, expected a file name");
+    const fs::path dir = fs::absolute(path).parent_path();
+    if (!fs::is_directory(dir)) throw UsageError("--" + option + ": folder '" + dir.string() + "' does not exist");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0 || !takes_new_entries(dir))
+      throw UsageError("--" + option + ": cannot write into '" + dir.string() + "'");
+  } catch (const fs::filesystem_error& e) {  // a name too long, a loop of links, ...
+    throw UsageError("--" + option + ": '" + path + "': " + e.code().message());
+  }
 }
 
 }  // namespace p2psim

@@ -1,0 +1,60 @@
+#include "source_keys.hpp"
+
+#include <regex>
+#include <set>
+#include <string>
+
+namespace p2psim {
+namespace {
+
+const std::regex kKeyShape(R"(\b[A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+\b)");
+
+void check_attribute(const XmlFile& xml, const pugi::xml_node& node, const char* attr, const std::set<std::string>& keys) {
+  const auto a = node.attribute(attr);
+  if (!a) return;
+  const std::string text = a.as_string();
+  if (text.rfind("none:", 0) == 0) return;
+  // What stands in parentheses says what a source gives ("SG1 (LV08's own latency factor)"); it cites none.
+  std::string cited;
+  int depth = 0;
+  for (char ch : text) {
+    depth += ch == '(' ? 1 : 0;
+    if (depth == 0) cited += ch;
+    depth -= ch == ')' && depth > 0 ? 1 : 0;
+  }
+  int named = 0;
+  for (std::sregex_iterator it(cited.begin(), cited.end(), kKeyShape), end; it != end; ++it, ++named)
+    if (!keys.count(it->str()))
+      throw xml.error(node, XmlFile::field_name(node, attr),
+                      "source '" + it->str() + "' is not a key of <sources> in this file");
+  if (named == 0)
+    throw xml.error(node, XmlFile::field_name(node, attr),
+                    "names no key of <sources> (e.g. source=\"S41\"), nor says \"none: why\"");
+}
+
+void check_below(const XmlFile& xml, const pugi::xml_node& node, const std::set<std::string>& keys) {
+  for (const auto& child : node.children()) {
+    if (child.type() != pugi::node_element || std::string(child.name()) == "sources") continue;
+    check_attribute(xml, child, "source", keys);
+    check_attribute(xml, child, "scalar_source", keys);
+    check_below(xml, child, keys);
+  }
+}
+
+}  // namespace
+
+void check_source_keys(const XmlFile& xml, const pugi::xml_node& root) {
+  std::set<std::string> keys;
+  for (const auto& s : root.child("sources").children()) {
+    if (s.type() != pugi::node_element) continue;
+    if (std::string(s.name()) != "source") throw xml.error(s, "sources", "expected <source key=... url=...>");
+    xml.check_names(s, {"key", "url", "note", "date"});
+    xml.text(s, "url");  // required: where a reader checks it
+    const std::string key = xml.text(s, "key");
+    if (!keys.insert(key).second) throw xml.error(s, "sources/source/@key", "key '" + key + "' is defined twice");
+  }
+  check_attribute(xml, root, "source", keys);
+  check_below(xml, root, keys);
+}
+
+}  // namespace p2psim
