@@ -265,11 +265,14 @@ def parser():
     rep.add_argument("--heatmap", help="X,Y: the two columns the heatmaps cross (default: the first two swept "
                                        "axes that vary independently)")
     rec = sub.add_parser("recommend", help="the best configuration for a deadline or a budget, per workload")
-    rec.add_argument("dir")
+    rec.add_argument("dir", help="a sweep's results folder (results.csv) or a run's (result.csv)")
     limit = rec.add_mutually_exclusive_group(required=True)
-    limit.add_argument("--deadline-s", type=float)
-    limit.add_argument("--budget-usd", type=float)
-    rec.add_argument("--runners-up", type=int, default=3)
+    limit.add_argument("--deadline-s", type=float,
+                       help="the cheapest configuration whose predicted time (s) is within this deadline")
+    limit.add_argument("--budget-usd", type=float,
+                       help="the fastest configuration whose predicted cost (USD) is within this budget")
+    rec.add_argument("--runners-up", type=int, default=3,
+                     help="how many next-best configurations to list under the answer (default 3)")
     rec.add_argument("--where", action="append", help="only rows where COLUMN=VALUE (repeatable), e.g. model=vgg11")
     rec.add_argument("--target-accuracy", type=float,
                      help="weigh time and cost to this test accuracy, in (0, 1] (results of a run with <accuracy>; "

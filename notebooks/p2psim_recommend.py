@@ -137,18 +137,21 @@ def recommend_one(df, deadline_s, budget_usd, runners_up, columns):
     for rank, (_, row) in enumerate([(None, best)] + list(others.iterrows()), start=1):
         head = goal if rank == 1 else f"#{rank}"
         scenario = f" (scenario {row['scenario_id']})" if not labels.is_missing(row.get("scenario_id")) else ""
-        print(f"{head}: {row[TIME]:.1f} s, {row[COST]:.6f} USD, {row[slack]:.6g} {unit}\n"
+        left = f"{row[slack]:.1f}" if slack == "slack_s" else f"{row[slack]:.4g}"
+        print(f"{head}: {row[TIME]:.1f} s, {row[COST]:.6f} USD, {left} {unit}\n"
               f"  {labels.config_label(row, columns)}{scenario}")
-    print_record_band(best[TIME], deadline_s)
+    print_record_band(best[TIME], deadline_s, best[COST], budget_usd)
     if "strategy" in df.columns:
         print_design_accuracy(list(dict.fromkeys([best["strategy"]] + list(others["strategy"]))),
                               p2psim_validation.mechanisms_by_design(df))
     return 1
 
 
-def print_record_band(time_s, deadline_s):
+def print_record_band(time_s, deadline_s, cost_usd=None, budget_usd=None):
     """What a real run of the answer could take by p2psim's record on measured runs, and whether a deadline holds
-    at the band's long end: a deadline met by the prediction alone may not be met by the run."""
+    at the band's long end: a deadline met by the prediction alone may not be met by the run. With a budget, what
+    the long end would cost were the cost to grow with the time (the record holds time errors: the cost cases are
+    one study's estimates), and whether the budget holds there."""
     try:
         rec = p2psim_validation.record()
     except p2psim_validation.ValidationError as e:
@@ -160,6 +163,11 @@ def print_record_band(time_s, deadline_s):
     if deadline_s is not None:
         verdict = (f"; the deadline of {deadline_s:g} s holds at its long end" if long <= deadline_s else
                    f"; its long end is past the deadline of {deadline_s:g} s")
+    elif budget_usd is not None and cost_usd is not None:
+        long_usd = cost_usd * long / time_s
+        verdict = (f"; were its cost to grow with its time, the long end would cost {long_usd:.4g} USD, "
+                   + (f"within the budget of {budget_usd:g} USD" if long_usd <= budget_usd else
+                      f"over the budget of {budget_usd:g} USD"))
     print(f"by p2psim's record a real run of the answer could take {short:.1f} to {long:.1f} s{verdict} "
           f"({p2psim_validation.record_text(rec)})")
 

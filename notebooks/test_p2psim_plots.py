@@ -190,7 +190,8 @@ class OddTables(unittest.TestCase):
             short, long = p2psim_validation.record_band(100.0, rec)
             self.assertAlmostEqual(short, 80.0)
             self.assertAlmostEqual(long, 125.0)
-            self.assertIn("p10 -20.0 %, p90 +25.0 %; held out, 8 of 10", p2psim_validation.record_text(rec))
+            self.assertIn("p10 -20.0 %, p90 +25.0 %, an error being predicted over measured less 1, so that a run "
+                          "predicted at T took T / (1 + error); held out, 8 of 10", p2psim_validation.record_text(rec))
             with open(path, "w") as f:  # one source: no percentiles
                 f.write(header + "every_design,time,10,12.0,40.0,5,10,3,1,,,10,8\n")
             self.assertIsNone(p2psim_validation.record(path))
@@ -543,6 +544,15 @@ class RecommendCommand(unittest.TestCase):
         deadline = (100 + long) / 2  # a's 100 s meets it, its band's long end does not
         code, out, _ = self.run_command(df, deadline, None)
         self.assertIn(f"to {long:.1f} s; its long end is past the deadline of {deadline:g} s", out)
+        # With a budget, what the long end would cost were the cost to grow with the time: b (80 s, 0.20 USD) is the
+        # fastest within 0.25 USD; its long end costs 0.20 x long(80) / 80, within 0.25 USD or over 0.21.
+        long_usd = 0.20 * (80 / (1 + every["error_p10_percent"] / 100)) / 80
+        self.assertGreater(long_usd, 0.21)  # the shipped record's p10 is below 0: a real run may take longer
+        for budget, verdict in ((max(0.25, long_usd + 0.01), "within"), (0.21, "over")):
+            code, out, _ = self.run_command(df, None, budget)
+            self.assertEqual(code, 0)
+            self.assertIn(f"were its cost to grow with its time, the long end would cost {long_usd:.4g} USD, {verdict} "
+                          f"the budget of {budget:g} USD", out)
         # Designs none of which was measured: each said so, no empty columns.
         self.assertEqual(list(p2psim_validation.design_accuracy(["x", "y"])["measured"]),
                          ["no measured run among the validation cases"] * 2)

@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <tuple>
 
 #include "app/replicates.hpp"
@@ -332,6 +334,30 @@ TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a
   }
   const std::string csv = read_text(dir.path("a/result.csv"));
   CHECK(csv.find("total_s_p10,total_s_p50,total_s_p90,total_usd_p10") != std::string::npos);
+  // The table gives a band's three numbers the same decimals, enough for four digits of its median (it printed
+  // 0.177/0.18/0.18 for 0.1770/0.1799/0.1801).
+  const auto table = run_cli("run " + experiment + " --replicates 6").output;
+  const auto line_at = table.find("cost (USD) p10/p50/p90");
+  REQUIRE(line_at != std::string::npos);
+  std::istringstream cells(table.substr(line_at + 22, table.find('\n', line_at) - line_at - 22));
+  int bands = 0;
+  for (std::string cell; cells >> cell; ++bands) {
+    CAPTURE(cell);
+    std::vector<std::string> parts;
+    for (std::istringstream in(cell); parts.size() < 4;) {
+      std::string part;
+      if (!std::getline(in, part, '/')) break;
+      parts.push_back(part);
+    }
+    REQUIRE(parts.size() == 3);
+    const auto decimals = [](const std::string& v) { return v.size() - v.find('.') - 1; };
+    CHECK(parts[0].find('.') != std::string::npos);
+    CHECK(decimals(parts[0]) == decimals(parts[1]));
+    CHECK(decimals(parts[1]) == decimals(parts[2]));
+    const double p50 = std::stod(parts[1]);
+    CHECK(p50 >= std::pow(10.0, 3.0 - static_cast<double>(decimals(parts[1]))) * 0.9999);  // four digits at least
+  }
+  CHECK(bands == static_cast<int>(j["systems"].size()));
   for (const char* bad : {"0", "1001", "x"}) {
     const auto r = run_cli("run " + experiment + " -q --replicates " + std::string(bad));
     CHECK(r.exit_code == 2);

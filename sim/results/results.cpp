@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <filesystem>
 #include <map>
@@ -287,16 +288,19 @@ static void print_accuracy_rows(const Result& r, Row& row, std::FILE* out) {
 template <typename Row>
 static void print_replicate_rows(const Result& r, Row& row) {
   const auto& reps = *r.replicates;
-  auto band = [&](const char* quantity, const char* format) {
-    return [&reps, quantity, format](const SystemResult& a) -> std::string {
+  // All three with the decimals that give the median `significant` digits (0.1770/0.1799/0.1801, not 0.177/0.18/0.18).
+  auto band = [&](const char* quantity, int significant) {
+    return [&reps, quantity, significant](const SystemResult& a) -> std::string {
       const auto* sr = reps.of(a.name);
       if (!sr || sr->feasible == 0) return "n/a";
       const Band& b = sr->bands.at(quantity);
-      return fmt::format(fmt::runtime(format), b.p10, b.p50, b.p90);
+      const int magnitude = b.p50 > 0 ? static_cast<int>(std::floor(std::log10(b.p50))) : 0;
+      const int decimals = std::clamp(significant - 1 - magnitude, 0, 6);
+      return fmt::format("{:.{}f}/{:.{}f}/{:.{}f}", b.p10, decimals, b.p50, decimals, b.p90, decimals);
     };
   };
-  row(fmt::format("total (s) p10/p50/p90, {} reps", reps.n).c_str(), band("total_s", "{:.0f}/{:.0f}/{:.0f}"), "{:>14}");
-  row("cost (USD) p10/p50/p90", band("total_usd", "{:.3g}/{:.3g}/{:.3g}"), "{:>14}");
+  row(fmt::format("total (s) p10/p50/p90, {} reps", reps.n).c_str(), band("total_s", 3), "{:>14}");
+  row("cost (USD) p10/p50/p90", band("total_usd", 4), "{:>14}");
   row("replicates that finished", [&reps](const SystemResult& a) {
     const auto* sr = reps.of(a.name);
     return fmt::format("{}/{}", sr ? sr->feasible : 0, reps.n);
@@ -321,7 +325,7 @@ void print_table(const Result& r, std::FILE* out) {
   // Columns wide enough for every system's name and strategy.
   size_t width = 14;
   for (const auto& a : r.systems) width = std::max({width, a.name.size() + 1, a.strategy.size() + 1});
-  if (r.replicates) width = std::max<size_t>(width, 24);  // p10/p50/p90 in one cell
+  if (r.replicates) width = std::max<size_t>(width, 28);  // p10/p50/p90 in one cell, up to 26 characters
   fmt::print(out, "{:<34}", "");
   for (const auto& a : r.systems) fmt::print(out, "{:>{}}", a.name, width);
   fmt::print(out, "\n");
