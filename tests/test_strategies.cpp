@@ -521,6 +521,32 @@ TEST_CASE("spirt: the averaging function's SSH tunnel, its CPU on both sides and
                        InputError);
 }
 
+TEST_CASE("spirt: the bytes through the averaging function's tunnel, each side's CPU per MB as they cross: hidden "
+          "behind the transfer when below it, the time when above it") {
+  TempDir dir;
+  const std::string body = experiment(1, R"(<system name="spirt" strategy="spirt" database="instance"/>)") +
+                           R"(<functions memory_mb="1769"/>)";
+  auto run = [&](const std::string& download_client, const std::string& upload_server) {
+    const std::string overrides =
+        R"(<override select="kv_store/ssh_tunnel/@download_client_cpu_s_per_mb_on_reference_cpu" value=")" +
+        download_client + R"("/><override select="kv_store/ssh_tunnel/@upload_server_cpu_s_per_mb_on_reference_cpu" )"
+        R"(value=")" + upload_server + R"("/>)";
+    const auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body, overrides, json_test_profile(dir))),
+                                     "spirt");
+    return fixture::phase_of(r, 0, Phase::LocalAverage);
+  };
+  const double free = run("0", "0");
+  // A nanosecond a MB: far below the transfers' time, it costs nothing.
+  CHECK(run("1e-9", "1e-9") == doctest::Approx(free).epsilon(1e-12));
+  // Seconds a MB: the CPU outlasts the transfers. The reply, 16 bytes an element (19.198112 MB), at 1 s a MB on the
+  // function (its scalar speed factor 1, one vCPU at 1,769 MB); the tensor written back, 4,799,528 bytes, at 1 s a MB
+  // of sshd's on the database's t2.large at its scalar speed, 0.5: 9.599056 s. Doubled, each adds as much again.
+  const double one = run("1", "1"), two = run("2", "2");
+  CHECK(two - one == doctest::Approx(19.198112 + 9.599056).epsilon(1e-9));
+  CHECK(one - free > 0);
+  CHECK(one - free < 19.198112 + 9.599056);  // the transfers' own time is inside the CPU's, not added to it
+}
+
 TEST_CASE("spirt, JSON gradients: a profile that does not price them, a CPU that parses them without a scalar speed "
           "and a text over the database's largest value are refused") {
   TempDir dir;

@@ -10,6 +10,7 @@ machine's CPU time): on 2026-12-06 ClassiFaaS's gemm over the zip rose from 1.49
 0.221 to 0.288 s, the Node.js loop slowing more than the zip. A run therefore counts only when the zip ran as fast as
 on a quiet host: --quiet-zip-s gives the zip's time on this host when quiet, and a run whose zip median is more than
 QUIET_TOLERANCE above it is written but exits 3, to be run again."""
+import argparse
 import os
 import re
 import shutil
@@ -76,6 +77,27 @@ def derive_main(parser, derive):
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def tool_main(doc, derive, measure, out, samples=61, add_options=None, own_checks=None):
+    """A paired tool's main(): with --derive [--kernels DIR], prints derive(DIR)'s lines (derive_main); else parses the
+    shared options (add_common_options, with `out` and `samples` as defaults) and the tool's (`add_options(parser)`),
+    checks them (`own_checks(args)`' (bad, message) pairs first) and returns measure(args). Exit code 2 and the message
+    for a bad option."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--derive", action="store_true", help="print the profile's constants from the file")
+    parser.add_argument("--kernels", default="calibration/kernels", help="where the file is (--derive)")
+    if "--derive" in sys.argv:
+        return derive_main(parser, derive)
+    add_common_options(parser, out=out, samples=samples)
+    if add_options:
+        add_options(parser)
+    args = parser.parse_args()
+    error = option_error(args, own_checks(args) if own_checks else ())
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return measure(args)
 
 
 def run(args, kernel_code, write):

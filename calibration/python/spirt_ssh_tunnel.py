@@ -31,7 +31,6 @@ samples of their own.
   /usr/bin/python3 calibration/python/spirt_ssh_tunnel.py --derive [--kernels calibration/kernels]
 needs openssh-server, python3-paramiko, redis-server and python3-redis; --derive only reads the file and prints the
 profile's constants."""
-import argparse
 import os
 import re
 import statistics
@@ -47,89 +46,36 @@ KERNEL_FILE = "spirt_ssh_tunnel.txt"
 # per-connection processes, and Redis: from /proc, in clock ticks) and the rest of the wall time, when the core was
 # idle.
 CHILD = """
-import os, resource, socket, subprocess, tempfile, time
+import resource, sys, time
+sys.path.insert(0, {here!r})
 import paramiko
+import ssh_redis
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def servers_cpu_s(pids):
-    # Each server's CPU and its reaped children's (sshd's per-connection processes), from /proc, in seconds; first
-    # waiting until each has reaped every child, so that a connection's CPU is counted in full and where it ran.
-    for pid in pids:
-        for _ in range(1000):
-            with open(f"/proc/{{pid}}/task/{{pid}}/children") as f:
-                if not f.read().split():
-                    break
-            time.sleep(0.001)
-        else:
-            raise RuntimeError(f"process {{pid}} kept a child for a second")
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        with open(f"/proc/{{pid}}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
-    return total / ticks
-
-def wait_for_port(port):
-    for _ in range(500):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.01)
-    raise RuntimeError(f"nothing listens on port {{port}}")
-
-with tempfile.TemporaryDirectory() as folder:
-    host_key, user_key = os.path.join(folder, "host_rsa"), os.path.join(folder, "user.pem")
-    for path, form in ((host_key, []), (user_key, ["-m", "PEM"])):
-        subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", path] + form, check=True)
-    with open(os.path.join(folder, "authorized_keys"), "w") as f:
-        f.write(open(user_key + ".pub").read())
-    ssh_port, redis_port = free_port(), free_port()
-    config = os.path.join(folder, "sshd_config")
-    with open(config, "w") as f:
-        f.write(f"Port {{ssh_port}}\\nListenAddress 127.0.0.1\\nHostKey {{host_key}}\\n"
-                f"AuthorizedKeysFile {{folder}}/authorized_keys\\nPidFile {{folder}}/sshd.pid\\nUsePAM no\\n"
-                "StrictModes no\\nPermitRootLogin prohibit-password\\nAllowTcpForwarding yes\\n")
-    os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation directory
-    sshd = subprocess.Popen(["/usr/sbin/sshd", "-D", "-f", config], stderr=subprocess.DEVNULL)
-    redis = subprocess.Popen(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                              "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    try:
-        wait_for_port(ssh_port)
-        wait_for_port(redis_port)
-        user = os.environ.get("USER") or __import__("pwd").getpwuid(os.getuid()).pw_name
-        wall_s = cpu_s = 0.0
-        servers_begin = servers_cpu_s((sshd.pid, redis.pid))
-        for _ in range({tunnels}):
-            cpu_begin, begin = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-            transport = paramiko.Transport(("127.0.0.1", ssh_port))
-            transport.connect(username=user, pkey=paramiko.RSAKey.from_private_key_file(user_key))
-            channel = transport.open_channel("direct-tcpip", ("127.0.0.1", redis_port), ("127.0.0.1", 0))
-            channel.sendall(b"*1\\r\\n$4\\r\\nPING\\r\\n")
-            reply = channel.recv(16)
-            channel.close()
-            transport.close()
-            end, cpu_end = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-            if reply != b"+PONG\\r\\n":
-                raise RuntimeError(f"Redis answered {{reply!r}} through the tunnel")
-            wall_s += end - begin
-            cpu_s += (cpu_end.ru_utime + cpu_end.ru_stime) - (cpu_begin.ru_utime + cpu_begin.ru_stime)
-        server_s = servers_cpu_s((sshd.pid, redis.pid)) - servers_begin
-    finally:
-        for server in (sshd, redis):
-            server.terminate()
-            server.wait()
+with ssh_redis.running() as servers:
+    wall_s = cpu_s = 0.0
+    pids = (servers.sshd.pid, servers.redis.pid)
+    servers_begin = ssh_redis.reaped_cpu_s(pids)
+    for _ in range({tunnels}):
+        cpu_begin, begin = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        transport = paramiko.Transport(("127.0.0.1", servers.ssh_port))
+        transport.connect(username=servers.user, pkey=paramiko.RSAKey.from_private_key_file(servers.user_key))
+        channel = transport.open_channel("direct-tcpip", ("127.0.0.1", servers.redis_port), ("127.0.0.1", 0))
+        channel.sendall(b"*1\\r\\n$4\\r\\nPING\\r\\n")
+        reply = channel.recv(16)
+        channel.close()
+        transport.close()
+        end, cpu_end = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+        if reply != b"+PONG\\r\\n":
+            raise RuntimeError(f"Redis answered {{reply!r}} through the tunnel")
+        wall_s += end - begin
+        cpu_s += (cpu_end.ru_utime + cpu_end.ru_stime) - (cpu_begin.ru_utime + cpu_begin.ru_stime)
+    server_s = ssh_redis.reaped_cpu_s(pids) - servers_begin
 print((cpu_s + server_s) / {tunnels}, cpu_s / {tunnels}, server_s / {tunnels}, (wall_s - cpu_s - server_s) / {tunnels})
 """
 
 
 def child_code():
-    return CHILD.format(tunnels=TUNNELS)
+    return CHILD.format(tunnels=TUNNELS, here=os.path.dirname(os.path.abspath(__file__)))
 
 
 def measure(args):
@@ -184,19 +130,7 @@ def derive(kernels_dir):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--derive", action="store_true", help="print the profile's constants from the file")
-    parser.add_argument("--kernels", default="calibration/kernels", help="where the file is (--derive)")
-    if "--derive" in sys.argv:
-        return paired_stand_in.derive_main(parser, derive)
-    paired_stand_in.add_common_options(parser, out=os.path.join("calibration/kernels", KERNEL_FILE))
-    args = parser.parse_args()
-    error = paired_stand_in.option_error(args)
-    if error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return measure(args)
-
+    return paired_stand_in.tool_main(__doc__, derive, measure, out=os.path.join("calibration/kernels", KERNEL_FILE))
 
 if __name__ == "__main__":
     sys.exit(main())

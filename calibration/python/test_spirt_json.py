@@ -2,7 +2,6 @@
 kernel files into per-element constants as computed here by hand, refuses files that do not fit, and the shipped
 profile's kv_store/json_codec is what --derive gives on the shipped files."""
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ sys.path.insert(0, HERE)
 from bad_option_case import BadOptionCase, PairedToolOptions  # noqa: E402
 
 import paired_stand_in  # noqa: E402
+from shipped_profile_case import assert_profile_holds  # noqa: E402
 import spirt_json  # noqa: E402  (after the path: the script's folder is not a package)
 
 
@@ -94,20 +94,7 @@ class Derive(unittest.TestCase):
 
 class ShippedProfile(unittest.TestCase):
     def test_json_codec_is_what_the_shipped_files_give(self):
-        derived = {}
-        for line in spirt_json.derive(os.path.join(REPO, "calibration", "kernels"))[1:]:
-            name, rest = line.split(": ", 1)
-            derived[name] = [float(v) for v in re.findall(r"[0-9.e+-]+", rest.replace("p10", "").replace("p90", ""))]
-        with open(os.path.join(REPO, "platforms", "aws_us_east_1.xml")) as f:
-            element = re.search(r"<json_codec([^>]*)/>", f.read()).group(1)
-        attributes = dict(re.findall(r'(\w+)="([^"]*)"', element))
-        for name, values in derived.items():
-            with self.subTest(name=name):
-                self.assertAlmostEqual(float(attributes[name]) / values[0], 1, delta=5e-4)
-                if len(values) == 3:
-                    self.assertAlmostEqual(float(attributes[name + "_p10"]) / values[1], 1, delta=5e-4)
-                    self.assertAlmostEqual(float(attributes[name + "_p90"]) / values[2], 1, delta=5e-4)
-
+        assert_profile_holds(self, spirt_json.derive(os.path.join(REPO, "calibration", "kernels")), "json_codec")
 
 if __name__ == "__main__":
     unittest.main()

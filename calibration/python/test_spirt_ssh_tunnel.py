@@ -2,7 +2,6 @@
 client's and the servers' and keeps its waits, as computed here by hand, refuses a file without the client's share
 and the waits, and the shipped profile's kv_store/ssh_tunnel is what --derive gives on the shipped file."""
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ sys.path.insert(0, HERE)
 from bad_option_case import BadOptionCase, PairedToolOptions  # noqa: E402
 
 import paired_stand_in  # noqa: E402
+from shipped_profile_case import assert_profile_holds  # noqa: E402
 import spirt_ssh_tunnel  # noqa: E402  (after the path: the script's folder is not a package)
 
 
@@ -56,20 +56,9 @@ class Derive(unittest.TestCase):
 
 class ShippedProfile(unittest.TestCase):
     def test_ssh_tunnel_is_what_the_shipped_file_gives(self):
-        derived = {}
-        for line in spirt_ssh_tunnel.derive(os.path.join(REPO, "calibration", "kernels"))[1:]:
-            name, rest = line.split(": ", 1)
-            derived[name] = [float(v) for v in re.findall(r"[0-9.e+-]+", rest.replace("p10", "").replace("p90", ""))]
-        with open(os.path.join(REPO, "platforms", "aws_us_east_1.xml")) as f:
-            element = re.search(r"<ssh_tunnel([^>]*)/>", f.read()).group(1)
-        attributes = dict(re.findall(r'(\w+)="([^"]*)"', element))
-        self.assertEqual(set(derived), {"client_cpu_s_on_reference_cpu", "server_cpu_s_on_reference_cpu", "wait_s"})
-        for name, (value, p10, p90) in derived.items():
-            with self.subTest(name=name):
-                self.assertAlmostEqual(float(attributes[name]) / value, 1, delta=5e-4)
-                self.assertAlmostEqual(float(attributes[name + "_p10"]) / p10, 1, delta=5e-4)
-                self.assertAlmostEqual(float(attributes[name + "_p90"]) / p90, 1, delta=5e-4)
-
+        names = assert_profile_holds(self, spirt_ssh_tunnel.derive(os.path.join(REPO, "calibration", "kernels")),
+                                     "ssh_tunnel")
+        self.assertEqual(names, {"client_cpu_s_on_reference_cpu", "server_cpu_s_on_reference_cpu", "wait_s"})
 
 if __name__ == "__main__":
     unittest.main()

@@ -513,12 +513,18 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   }
   if (auto t = kv.child("ssh_tunnel")) {
     xml.check_names(t, {"client_cpu_s_on_reference_cpu", "server_cpu_s_on_reference_cpu", "wait_s", "round_trips",
+                        "download_client_cpu_s_per_mb_on_reference_cpu", "download_server_cpu_s_per_mb_on_reference_cpu",
+                        "upload_client_cpu_s_per_mb_on_reference_cpu", "upload_server_cpu_s_per_mb_on_reference_cpu",
                         kSource});
     auto& tunnel = p.kv_store.ssh_tunnel.emplace();
     tunnel.client_cpu_s = xml.number(t, "client_cpu_s_on_reference_cpu", 0, 60);
     tunnel.server_cpu_s = xml.number(t, "server_cpu_s_on_reference_cpu", 0, 60);
     tunnel.wait_s = xml.number(t, "wait_s", 0, 60);
     tunnel.round_trips = static_cast<int>(xml.integer(t, "round_trips", 0, 100));
+    tunnel.download_client_cpu_s_per_mb = xml.number(t, "download_client_cpu_s_per_mb_on_reference_cpu", 0, 10);
+    tunnel.download_server_cpu_s_per_mb = xml.number(t, "download_server_cpu_s_per_mb_on_reference_cpu", 0, 10);
+    tunnel.upload_client_cpu_s_per_mb = xml.number(t, "upload_client_cpu_s_per_mb_on_reference_cpu", 0, 10);
+    tunnel.upload_server_cpu_s_per_mb = xml.number(t, "upload_server_cpu_s_per_mb_on_reference_cpu", 0, 10);
   }
   return p;
 }

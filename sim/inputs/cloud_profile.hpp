@@ -166,12 +166,17 @@ struct JsonCodecParams {
 };
 
 /// The SSH tunnel through which a function reaches the database (SPIRT's functions: sshtunnel over paramiko): its
-/// key exchange, authentication, one channel and its close. Scalar work on each side, on the calibration CPU.
+/// key exchange, authentication, one channel and its close; then each MB (10^6 bytes) that crosses it. Scalar work
+/// on each side, on the calibration CPU.
 struct SshTunnelParams {
   double client_cpu_s = 0;  // the function's
   double server_cpu_s = 0;  // sshd's, on the database's host
   double wait_s = 0;        // idle between the two (TCP's delayed acknowledgements meeting Nagle's algorithm)
   int round_trips = 0;      // between the function and the database's host
+  // Per MB through the open tunnel: sshtunnel's relay, paramiko's ciphers and MACs on the function, sshd's on the
+  // database's host. A download is the database's reply to the function, an upload what the function writes.
+  double download_client_cpu_s_per_mb = 0, download_server_cpu_s_per_mb = 0;
+  double upload_client_cpu_s_per_mb = 0, upload_server_cpu_s_per_mb = 0;
 };
 
 struct KvStoreParams {

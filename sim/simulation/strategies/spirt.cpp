@@ -19,6 +19,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "gradient.hpp"
@@ -91,6 +92,11 @@ class Spirt : public Strategy {
     double run_start_s = 0;
   };
   AveragingFunction average_in_database(Context& c, int peer, int iteration, KvStore& database);
+  enum class Direction { Download, Upload };  // the database's reply to the function, or what the function writes
+  /// `bytes` between the averaging function and the database through its SSH tunnel (kv_store/ssh_tunnel's per-MB
+  /// CPU on each side, as the bytes cross).
+  void through_tunnel(Context& c, int peer, const FunctionService::Container& container, KvStore& database,
+                      double bytes, Direction direction);
   bool barrier(Context& c, int peer, int iteration);
   const Scenario& s_;
   bool on_peers_ = true;
@@ -199,16 +205,45 @@ Spirt::AveragingFunction Spirt::average_in_database(Context& c, int peer, int it
   const int gradients = static_cast<int>(s_.group_of_peer_data(peer).invocations.size());
   if (const auto* json = database.json()) {
     database_cpu(c, peer, database, database_json_average_s(s_, *json, gradients, database.host_type()));  // EVALSHA
-    database.read(container.host, json_average_bytes(s_, *json));  // its reply
+    through_tunnel(c, peer, container, database, json_average_bytes(s_, *json), Direction::Download);  // its reply
     const double parse_start = sg::now();
     c.functions.compute(container, function_json_decode_average_s(s_, *json));
     c.trace(peer, iteration, Phase::Deserialize, parse_start);
-    database.write(container.host, static_cast<double>(s_.gradient_bytes));  // TENSORSET, binary
+    through_tunnel(c, peer, container, database, static_cast<double>(s_.gradient_bytes), Direction::Upload);  // TENSORSET
   } else {  // RedisAI's tensor kernel
     database_cpu(c, peer, database, s_.average_seconds(static_cast<double>(s_.parameters), gradients));
   }
   c.trace(peer, iteration, Phase::LocalAverage, start);
   return {container, run_start};
+}
+
+void Spirt::through_tunnel(Context& c, int peer, const FunctionService::Container& container, KvStore& database,
+                           double bytes, Direction direction) {
+  const auto& tunnel = *s_.profile.kv_store.ssh_tunnel;
+  const bool download = direction == Direction::Download;
+  const double megabytes = bytes / 1e6;
+  const double client_s = c.functions.compute_s(function_scalar_work_s(
+      s_, megabytes * (download ? tunnel.download_client_cpu_s_per_mb : tunnel.upload_client_cpu_s_per_mb)));
+  const double server_reference_s = instance_scalar_work_s(
+      s_, database.host_type(),
+      megabytes * (download ? tunnel.download_server_cpu_s_per_mb : tunnel.upload_server_cpu_s_per_mb));
+  // The relay forwards the bytes as they arrive: the transfer and each side's CPU run at once, and the bytes are
+  // through when the last of the three ends. sshd's part shares the database host's CPU, so it runs as work there.
+  const double start = sg::now();
+  auto server_done = std::make_shared<sg::Counter>();
+  if (server_reference_s > 0)
+    sg::run_task("tunnel", database.host(), [&c, peer, &database, server_reference_s, server_done] {
+      database_cpu(c, peer, database, server_reference_s);
+      server_done->add();
+    });
+  else
+    server_done->add();
+  if (download)
+    database.read(container.host, bytes);
+  else
+    database.write(container.host, bytes);
+  sg::sleep_until(std::max(sg::now(), start + client_s));
+  server_done->wait_for(1);
 }
 
 /// Returns false when the system failed meanwhile (a peer's workflow failed: it will never post).
