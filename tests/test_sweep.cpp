@@ -257,6 +257,17 @@ TEST_CASE("sweep: a failing scenario is recorded with its error and the others f
   }
   CHECK(failures == 1);
   CHECK(count_lines(dir.path("out/results.csv")) == 1 + 6);
+  // The sweep says why, with the scenario's values: the record is not the only place (it was).
+  CHECK(r.output.find("(peers/@count=32, workload/@minibatches_per_peer=4): exit code 2: p2psim run: error: ") !=
+        std::string::npos);
+  CHECK(r.output.find("batch size 468 is outside what the calibration") != std::string::npos);
+  // Over three failures (the scenario again, and three records added here), the first three by id and where the
+  // rest are.
+  for (const char* id : {"a1", "a2", "a3"})
+    std::ofstream(dir.path("out/failed/") + id + ".json") << R"({"axes": {}, "error": "exit code 2", "stderr": ""})";
+  const auto again = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
+  CHECK(again.output.find("  failed a1 (): exit code 2\n") != std::string::npos);
+  CHECK(again.output.find("  and 1 more: " + dir.path("out/failed")) != std::string::npos);  // 3 shown of 4
 }
 
 TEST_CASE("sweep: a scenario over the timeout is killed and recorded") {

@@ -241,6 +241,31 @@ bool finish(const fs::path& dir, const Running& r, int status) {
   return ok;
 }
 
+// Says why scenarios failed, for the first `shown` of DIR/failed/ by id: each one's axis values and the first line of
+// what its run said (a value refused only beside the others' is named there, not at the sweep file's line).
+void print_failures(const fs::path& dir, size_t shown = 3) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir / "failed"))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i < std::min(shown, files.size()); ++i) {
+    std::string axes, why;
+    try {
+      const auto f = nlohmann::json::parse(read_text(files[i]));
+      const auto values = f.value("axes", nlohmann::json::object());
+      for (const auto& [select, value] : values.items())
+        axes += (axes.empty() ? "" : ", ") + select + "=" + value.get<std::string>();
+      const std::string said = f.value("stderr", "");
+      why = f.value("error", "") + (said.empty() ? "" : ": " + said.substr(0, said.find('\n')));
+    } catch (const std::exception& e) {  // a record someone edited: the sweep's outcome stands
+      why = std::string("(unreadable record: ") + e.what() + ")";
+    }
+    std::fprintf(stderr, "  failed %s (%s): %s\n", files[i].stem().c_str(), axes.c_str(), why.c_str());
+  }
+  if (files.size() > shown)
+    std::fprintf(stderr, "  and %zu more: %s\n", files.size() - shown, (dir / "failed").c_str());
+}
+
 // Scenarios whose texts differ only in <functions> or in their systems share the simulations of systems that run
 // no function (run_memo.hpp): one of each group runs before the others, so that with several jobs the others find
 // it done instead of simulating it beside it. Only the order changes; results are sorted by scenario id.
@@ -409,6 +434,7 @@ int cmd_sweep(int argc, char** argv) {
     std::fprintf(stderr, "sweep: %lld simulations were reused from scenarios that differ only in what those systems "
                          "cannot use (docs/architecture.md, \"Scale\"; --no-memo: simulate every one)\n",
                  reused);
+  if (!fs::is_empty(dir / "failed")) print_failures(dir);
   return failed == 0 && fs::is_empty(dir / "failed") ? kExitOk : kExitInternal;
 }
 
