@@ -190,6 +190,8 @@ TEST_CASE("bad experiments name the file, the line and the field") {
       {R"(<functions memory_mb="0x800"/>)", "field 'functions/@memory_mb': expected an integer, got '0x800'"},
       {R"(<functions memory_mb="+2048"/>)", "expected an integer, got '+2048'"},
       {R"(<functions memory_mb=" 2048"/>)", "expected an integer, got ' 2048'"},
+      {R"(<functions memory_mb="99999999999999999999999"/>)",
+       "expected an integer in [1, 1048576], got '99999999999999999999999'"},
       {R"(<exchange poll_interval_s="nan"/>)", "field 'exchange/@poll_interval_s'"},
       // Given twice: which one was meant is not guessed.
       {R"(<functions memory_mb="2048"/><functions memory_mb="1024"/>)", "<functions> is given twice inside <experiment>"},

@@ -189,6 +189,15 @@ TEST_CASE("limits: a design past its size limit, or past this machine's memory m
   r = run(4097, R"(<system name="x" strategy="parameter_server"/>)");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("parameter_server is simulated with up to 4096 peers") != std::string::npos);
+  // The paper's two systems, which the file does not declare, have no line: the peers' count is named at its own.
+  std::string implicit = experiment("");
+  implicit.replace(implicit.find("count=\"4\""), 9, "count=\"2000\"");
+  implicit.erase(implicit.find("<systems></systems>"), 19);
+  std::ofstream(dir.path("implicit.xml")) << implicit;
+  r = run_cli("run -q " + dir.path("implicit.xml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("implicit.xml:3: field 'peers/@count': system 'instance': p2p_all_to_all is simulated with up "
+                      "to 1024 peers, not 2000") != std::string::npos);
   // Its peers computed (servers with a fixed-rate NIC, whose credits cannot run out): no limit of its own, and
   // no actor per peer (the four servers, the task that steps the peers, the engine's).
   r = run_cli("run --check " + [&] {

@@ -954,6 +954,10 @@ TEST_CASE("bad <systems> are named by file, line and field") {
             "field 'systems/system[@name='x']/@shards': unknown attribute for strategy 'ring_allreduce'") !=
         std::string::npos);
   CHECK(error(R"(<system name="x" strategy="serverless_sharded"/>)").find("@shards': required") != std::string::npos);
+  // A misspelt required attribute is named with it (only reject_unread() named it, after the required one's error).
+  CHECK(error(R"(<system name="x" strategy="serverless_sharded" shardz="4"/>)").find(
+            "@shards': required: the number of shards (and reducer functions) M; 'shardz' is not an attribute of "
+            "strategy 'serverless_sharded': a misspelt shards?") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="serverless_sharded" shards="0"/>)").find("expected 1..65536, got 0") !=
         std::string::npos);
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="gpu"/>)").find(

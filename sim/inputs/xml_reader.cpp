@@ -285,7 +285,14 @@ double XmlFile::number_or(const pugi::xml_node& node, const char* attr, double m
 long long XmlFile::integer(const pugi::xml_node& node, const char* attr, long long min, long long max) const {
   const std::string s = text(node, attr);
   const auto parsed = parse_integer(s);
-  if (!parsed) throw error(node, field_name(node, attr), "expected an integer, got '" + s + "'");
+  if (!parsed) {  // digits past long long's range are an integer still: say the range it must be in
+    const size_t sign = !s.empty() && s[0] == '-' ? 1 : 0;
+    const bool digits = s.size() > sign && s.find_first_not_of("0123456789", sign) == std::string::npos;
+    throw error(node, field_name(node, attr),
+                std::string(digits ? "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]"
+                                   : "expected an integer") +
+                    ", got '" + s + "'");
+  }
   const long long v = *parsed;
   if (v < min || v > max)
     throw error(node, field_name(node, attr), "expected an integer in [" + std::to_string(min) + ", " +

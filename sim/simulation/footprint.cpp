@@ -54,10 +54,16 @@ void check_footprints(const Scenario& s, const std::vector<const SystemSpec*>& s
   for (size_t i = 0; i < systems.size(); ++i) {
     const auto& f = footprints[i];
     const StrategyParams params(*systems[i]);
-    if (f.max_peers > 0 && s.experiment.peers > f.max_peers)
-      throw params.error("strategy", fmt::format("{} is simulated with up to {} peers, not {}: {} (docs/limits.md)",
-                                                 systems[i]->strategy, f.max_peers, s.experiment.peers,
-                                                 f.max_peers_why));
+    if (f.max_peers > 0 && s.experiment.peers > f.max_peers) {
+      const std::string why = fmt::format("{} is simulated with up to {} peers, not {}: {} (docs/limits.md)",
+                                          systems[i]->strategy, f.max_peers, s.experiment.peers, f.max_peers_why);
+      // A system the file does not declare (the paper's two, by default) has no line: the peers' count has one.
+      const auto& first = s.experiment.peer_groups.front();
+      if (systems[i]->line == 0)
+        throw InputError(s.experiment.path, first.line, first.field + "/@count",
+                         "system '" + systems[i]->name + "': " + why);
+      throw params.error("strategy", why);
+    }
     // Each actor's stack is a mapping and its guard page splits it in two; the process itself holds about 200.
     const double actor_limit = (maps - limits::kMapsOfProcess) / limits::kMapsPerActor;
     if (maps > 0 && estimates[i].actors > actor_limit)

@@ -6,8 +6,36 @@
 
 namespace p2psim::simulation {
 
+namespace {
+
+/// Edits (insertions, deletions, substitutions) from `a` to `b`.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
 InputError StrategyParams::error(const std::string& name, const std::string& what) const {
-  return InputError(system_.file, system_.line, "systems/system[@name='" + system_.name + "']/@" + name, what);
+  std::string message = what;
+  // An error about an attribute the system lacks may come of one it misspelt, which only reject_unread() would name.
+  if (!has(name))
+    for (const auto& [given, value] : system_.params)
+      if (!read_.count(given) && edit_distance(given, name) <= 2) {
+        message += "; '" + given + "' is not an attribute of strategy '" + system_.strategy + "': a misspelt " + name + "?";
+        break;
+      }
+  return InputError(system_.file, system_.line, "systems/system[@name='" + system_.name + "']/@" + name, message);
 }
 
 const std::string* StrategyParams::raw(const std::string& name) {
