@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <algorithm>
@@ -1102,4 +1103,31 @@ TEST_CASE("run: the table tells a throttled burstable peer from an unlimited one
   REQUIRE(mixed.exit_code == 0);
   CHECK(mixed.output.find("CPU surplus credits spent from (s)") != std::string::npos);
   CHECK(mixed.output.find("CPU throttled") == std::string::npos);
+}
+
+TEST_CASE("run: each system's functions' memory as they ran, a design's own size beside the experiment's") {
+  TempDir dir;
+  std::ofstream(dir.path("memory.xml")) << R"(<experiment name="memory" seed="1">
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="1"/>
+  <peers count="4" instance_type="t2.large"/>
+  <functions memory_mb="2048"/>
+  <systems>
+    <system name="instance" strategy="p2p_all_to_all" compute="peer"/>
+    <system name="serverless" strategy="p2p_all_to_all" compute="functions"/>
+    <system name="sharded" strategy="serverless_sharded" shards="2" reducer_memory_mb="512"/>
+  </systems>
+</experiment>
+)";
+  const auto r = run_cli("run " + dir.path("memory.xml") + " --out " + dir.path("out"));
+  REQUIRE(r.exit_code == 0);
+  // The sharded design's peers train on their instances and its reducers run at 512 MB, not the experiment's 2,048.
+  const auto json = nlohmann::json::parse(p2psim::read_text(dir.path("out/result.json")))["systems"];
+  CHECK(json["instance"]["usage"]["function_memory_mb"] == nlohmann::json::array());
+  CHECK(json["serverless"]["usage"]["function_memory_mb"] == nlohmann::json::array({2048}));
+  CHECK(json["sharded"]["usage"]["function_memory_mb"] == nlohmann::json::array({512}));
+  const auto at = r.output.find("functions' memory (MB)");
+  REQUIRE(at != std::string::npos);
+  std::istringstream cells(r.output.substr(at + 22, r.output.find('\n', at) - at - 22));
+  std::vector<std::string> shown{std::istream_iterator<std::string>(cells), std::istream_iterator<std::string>()};
+  CHECK(shown == std::vector<std::string>{"none", "2048", "512"});
 }
