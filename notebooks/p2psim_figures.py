@@ -15,8 +15,8 @@ import pandas as pd
 import p2psim_labels as labels
 import p2psim_style as style
 from p2psim_schema import column
-from p2psim_tables import (COST, PAPER_IMPROVEMENT, PHASES, SERVICES, TIME, comparison, config_axes, facets, feasible,
-                           heatmap_axes, infeasible, pareto_mask, representative_rows)
+from p2psim_tables import (COST, PAPER_IMPROVEMENT, PHASES, SERVICES, SPEEDUP, TIME, comparison, config_axes, facets,
+                           feasible, heatmap_axes, infeasible, pareto_mask, representative_rows)
 
 # Panels side by side at each size (the one-column width holds two readable plots at most).
 MAX_COLS = {"screen": 3, "one-column": 2, "two-column": 3}
@@ -236,11 +236,16 @@ def fig_cost_by_service(df, scenarios=None, facet=None, size="screen"):
 METRICS = {
     "improvement": ("improvement_percent", "improvement in gradient-computation time (%)", "RdBu", 0.0),
     "cost_ratio": ("cost_ratio", "cost ratio", "RdBu_r", 1.0),
+    # The whole run's time: a design whose peers compute their own gradients, as the baseline's do, shows 0 % in the
+    # paper's metric however much faster it trains.
+    "speedup": ("total_speedup", "speed-up in total time (x faster)", "RdBu", 1.0),
     "paper_improvement": ("paper_improvement_percent",
                           "improvement in gradient-computation time as the paper timed it (%)", "RdBu", 0.0),
 }
 # A colour scale never narrower than this factor either side of the baseline: near-equal values stay pale.
 MIN_FACTOR = 1.25
+# The metrics that are factors of the baseline's value, drawn on a log scale (1x in the middle).
+RATIO_METRICS = ("cost_ratio", "speedup")
 
 
 def _time_factor(improvement):
@@ -256,7 +261,7 @@ def _from_time_factor(value):
 def _diverging_norm(metric, values):
     """A colour scale centred on the baseline (0 % or 1x), symmetric in the factor either side."""
     values = np.asarray([v for v in values if v == v], dtype=float)
-    if metric == "cost_ratio":
+    if metric in RATIO_METRICS:
         half = max([np.log10(MIN_FACTOR)] + [abs(np.log10(v)) for v in values if v > 0])
         return matplotlib.colors.LogNorm(vmin=10 ** -half, vmax=10 ** half)
     half = max([np.log10(MIN_FACTOR)] + list(np.abs(_time_factor(values))))
@@ -265,13 +270,13 @@ def _diverging_norm(metric, values):
 
 
 def _colorbar_ticks(metric, norm):
-    candidates = ([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100] if metric == "cost_ratio" else
+    candidates = ([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100] if metric in RATIO_METRICS else
                   [-5000, -2000, -1000, -500, -200, -100, -50, -20, -10, 0, 10, 20, 50, 75, 90, 95, 99])
     return [c for c in candidates if norm.vmin <= c <= norm.vmax]
 
 
 def _cell_text(metric, value):
-    return style.format_ratio(value) if metric == "cost_ratio" else style.format_percent(value)
+    return style.format_ratio(value) if metric in RATIO_METRICS else style.format_percent(value)
 
 
 def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
@@ -316,10 +321,10 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
             _panel_title(ax, system if single or not panel else f"{panel}: {system}", size, cols)
         bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40,
                            pad=0.02)
-        bar.set_label(f"{what} vs {baseline}" + (" (log scale)" if metric == "cost_ratio" else ""))
+        bar.set_label(f"{what} vs {baseline}" + (" (log scale)" if metric in RATIO_METRICS else ""))
         bar.set_ticks(_colorbar_ticks(metric, norm))
         bar.ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
-            lambda v, _: f"{v:g}\u00d7" if metric == "cost_ratio" else style.format_percent(v)))
+            lambda v, _: f"{v:g}\u00d7" if metric in RATIO_METRICS else style.format_percent(v)))
         bar.ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         return _done(fig)
 
@@ -407,7 +412,8 @@ def all_figures(df, facet=None, scenarios=None, size="screen", heatmap=None):
     drawers += [(axis_figure_name(axis), lambda axis=axis: fig_against_axis(df, axis, facet, size))
                 for axis in numeric_axes(df)]
     drawers += [(f"heatmap_{metric}", lambda metric=metric: fig_heatmap(df, metric, heatmap, facet, size))
-                for metric in METRICS if metric != "paper_improvement" or PAPER_IMPROVEMENT in df.columns]
+                for metric in METRICS if (metric != "paper_improvement" or PAPER_IMPROVEMENT in df.columns)
+                and (metric != "speedup" or SPEEDUP in df.columns)]
     for name, draw in drawers:
         fig = draw()
         if fig is not None:  # e.g. no feasible run to break down, no baseline to compare with

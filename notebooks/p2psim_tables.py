@@ -19,6 +19,7 @@ IMPROVEMENT = column("gradient_improvement_vs_baseline_percent")
 # The same improvement as the modelled paper's timer spanned it (docs/accuracy.md, "The modelled paper's headline").
 PAPER_IMPROVEMENT = column("paper_gradient_improvement_vs_baseline_percent")
 RATIO = column("cost_ratio_vs_baseline")
+SPEEDUP = column("total_time_speedup_vs_baseline")
 # An iteration of a peer, split into parts that add up to it (per peer and iteration, as result.csv gives them);
 # "other" is the rest: waiting for a workflow, polling, a crashed peer's absence.
 PHASES = labelled("iteration_part")
@@ -188,17 +189,18 @@ def representative_rows(df, scenarios=None, facet=None):
 
 def comparison(df, axes):
     """Per configuration (the axes) and non-baseline system: its improvement % in gradient-computation time
-    and cost ratio against the baseline system, the paper's two metrics (feasible pairs only; p2psim writes
-    them in every row)."""
+    and cost ratio against the baseline system, the paper's two metrics, and its speed-up in total time (feasible
+    pairs only; p2psim writes them in every row)."""
     df = feasible(df)
     axes = [a for a in dict.fromkeys(axes) if a != "system"]
     if IMPROVEMENT not in df.columns:
         return pd.DataFrame(columns=axes + ["system", "improvement_percent", "cost_ratio"])
     rows = df[df[IMPROVEMENT].notna()]
-    paper = [PAPER_IMPROVEMENT] if PAPER_IMPROVEMENT in rows.columns else []
-    out = rows[axes + ["system", IMPROVEMENT, RATIO] + paper]
+    optional = [c for c in (PAPER_IMPROVEMENT, SPEEDUP) if c in rows.columns]
+    out = rows[axes + ["system", IMPROVEMENT, RATIO] + optional]
     return out.rename(columns={IMPROVEMENT: "improvement_percent", RATIO: "cost_ratio",
-                               PAPER_IMPROVEMENT: "paper_improvement_percent"}).reset_index(drop=True)
+                               PAPER_IMPROVEMENT: "paper_improvement_percent",
+                               SPEEDUP: "total_speedup"}).reset_index(drop=True)
 
 
 def linked(df, a, b):
