@@ -15,8 +15,8 @@ import pandas as pd
 import p2psim_labels as labels
 import p2psim_style as style
 from p2psim_schema import column
-from p2psim_tables import (COST, PAPER_IMPROVEMENT, PHASES, SERVICES, SPEEDUP, TIME, comparison, config_axes, facets,
-                           feasible, heatmap_axes, infeasible, pareto_mask, representative_rows)
+from p2psim_tables import (COST, PAPER_IMPROVEMENT, PHASES, PICKED, SERVICES, SPEEDUP, TIME, comparison, config_axes,
+                           facets, feasible, heatmap_axes, infeasible, pareto_mask, representative_rows)
 
 # Panels side by side at each size (the one-column width holds two readable plots at most).
 MAX_COLS = {"screen": 3, "one-column": 2, "two-column": 3}
@@ -163,9 +163,11 @@ def _draw_medians(ax, rows, axis, metric, styles):
 # ---- stacked parts per configuration -----------------------------------------------------------------------------
 
 def _bar_label(row, axes, size):
-    """The configuration of a bar in words, wrapped to at most 40 % of the figure's width."""
-    return style.wrap(labels.config_label(row, ["system"] + axes), 0.4 * style.SIZES[size],
-                      style.FONT_PT[size] * 0.9)
+    """The configuration of a bar in words, and why it is shown when representative_rows() picked it ("fastest"),
+    wrapped to at most 40 % of the figure's width."""
+    picked = row.get(PICKED)
+    text = labels.config_label(row, ["system"] + axes) + (f" ({picked})" if isinstance(picked, str) else "")
+    return style.wrap(text, 0.4 * style.SIZES[size], style.FONT_PT[size] * 0.9)
 
 
 def _stacked_bars(df, parts, total, rows, facet, size, title, xlabel, rest_label):

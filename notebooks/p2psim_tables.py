@@ -20,6 +20,8 @@ IMPROVEMENT = column("gradient_improvement_vs_baseline_percent")
 PAPER_IMPROVEMENT = column("paper_gradient_improvement_vs_baseline_percent")
 RATIO = column("cost_ratio_vs_baseline")
 SPEEDUP = column("total_time_speedup_vs_baseline")
+# Why representative_rows() shows a row: "fastest", "cheapest" or both (not a column of p2psim's tables).
+PICKED = "picked_as"
 # An iteration of a peer, split into parts that add up to it (per peer and iteration, as result.csv gives them);
 # "other" is the rest: waiting for a workflow, polling, a crashed peer's absence.
 PHASES = labelled("iteration_part")
@@ -169,7 +171,8 @@ def config_axes(df):
 def representative_rows(df, scenarios=None, facet=None):
     """The rows a per-configuration figure shows: the given scenario ids; else, in each panel, each system's
     fastest and its cheapest feasible configuration (one row when they are the same run, or runs with the same
-    time and cost). Panel by panel, systems in palette order, then by time."""
+    time and cost), which column PICKED says ("fastest", "cheapest", "fastest and cheapest"). Panel by panel,
+    systems in palette order, then by time."""
     rows = feasible(df)
     if scenarios:
         rows = rows[rows["scenario_id"].isin(scenarios)] if "scenario_id" in rows.columns else rows.iloc[0:0]
@@ -182,8 +185,12 @@ def representative_rows(df, scenarios=None, facet=None):
     for _, panel in facets(rows, facet):
         for system in p2psim_style.system_order(panel["system"]):
             runs = panel[panel["system"] == system]
-            picked = pd.concat([runs.loc[[runs[TIME].idxmin()]], runs.loc[[runs[COST].idxmin()]]])
-            parts.append(picked.drop_duplicates(subset=[TIME, COST]).sort_values(TIME, kind="mergesort"))
+            picked = pd.concat([runs.loc[[runs[TIME].idxmin()]].assign(**{PICKED: "fastest"}),
+                                runs.loc[[runs[COST].idxmin()]].assign(**{PICKED: "cheapest"})])
+            one = picked.drop_duplicates(subset=[TIME, COST])
+            if len(one) == 1:
+                one = one.assign(**{PICKED: "fastest and cheapest"})
+            parts.append(one.sort_values(TIME, kind="mergesort"))
     return pd.concat(parts) if parts else rows
 
 

@@ -85,7 +85,7 @@ class Labels(unittest.TestCase):
     def test_figures_name_configurations_not_scenario_hashes(self):
         fig = p.fig_phase_breakdown(GRID, size="two-column")
         names = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
-        self.assertIn("ring, 16 peers", names)
+        self.assertIn("ring, 16 peers (fastest)", names)
         self.assertFalse(any(s[:8] in " ".join(names) for s in GRID["scenario_id"]))
         plt.close(fig)
 
@@ -216,6 +216,22 @@ class Panels(unittest.TestCase):
             names.append(name)
             plt.close(figure)
         self.assertIn("heatmap_speedup", names)
+
+    def test_each_bar_says_whether_it_is_its_systems_fastest_or_cheapest_configuration(self):
+        shown = p.representative_rows(GRID)
+        for (model, system), rows in shown.groupby(["model", "system"]):
+            with self.subTest(model=model, system=system):
+                picked = sorted(rows["picked_as"])
+                self.assertIn(picked, (["cheapest", "fastest"], ["fastest and cheapest"]))
+                fastest = rows[rows["picked_as"].str.startswith("fastest")]
+                ok = p.feasible(GRID)
+                self.assertEqual(fastest["total_s"].iloc[0],
+                                 ok[(ok["model"] == model) & (ok["system"] == system)]["total_s"].min())
+        fig = p.fig_phase_breakdown(GRID, size="screen")
+        labels = [tick.get_text() for ax in fig.axes for tick in ax.get_yticklabels() if "peers" in tick.get_text()]
+        self.assertTrue(labels and all(label.endswith(("(fastest)", "(cheapest)", "(fastest and cheapest)"))
+                                       for label in labels), labels)
+        plt.close(fig)
 
     def test_cost_by_service_adds_up_to_the_bill(self):
         fig = p.fig_cost_by_service(GRID, size="two-column")
