@@ -121,8 +121,9 @@ void print_alike(const std::vector<validation::AlikeGroup>& groups) {
   const auto& widest = groups.front();
   std::vector<std::string> names;
   for (const Row* r : widest.rows) names.push_back(r->c->name + " " + r->m->name);
-  fmt::print("        {} of them in {} group{} predicted alike (one configuration to p2psim): their measurements alone keep "
-             "the worst error at or above {:.1f} % ({})\n",
+  fmt::print("        {} of them measure {} group{} of configurations that p2psim cannot tell apart (one prediction a "
+             "group): as one value cannot meet measurements that differ, these alone put the worst error at {:.1f} % or "
+             "more (the widest group: {})\n",
              metrics, groups.size(), groups.size() == 1 ? "" : "s", widest.floor_percent, fmt::join(names, ", "));
 }
 

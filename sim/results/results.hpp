@@ -44,7 +44,11 @@ struct PhaseMeans {
   double communication_s = 0;  // send + receive (ring: reduce-scatter + all-gather)
   double aggregate_update_s = 0, barrier_s = 0, iteration_s = 0;
   /// What an iteration spends outside its four parts (gradient, communication, aggregate and update, barrier).
-  double other_s() const { return std::max(0.0, iteration_s - gradient_s - communication_s - aggregate_update_s - barrier_s); }
+  double other_s() const {
+    const double rest = iteration_s - gradient_s - communication_s - aggregate_update_s - barrier_s;
+    // What the subtraction leaves of rounding (2e-14 s of a 100 s iteration) is no part of the iteration.
+    return rest > 1e-9 * iteration_s ? rest : 0.0;
+  }
 };
 
 /// One peer group's means (Experiment::peer_groups), when the peers are of several: a fast group's wait for a
