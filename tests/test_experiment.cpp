@@ -419,6 +419,16 @@ TEST_CASE("a constant's source must be a key of its file's <sources>: a typo or 
   CHECK(unkeyed.message.find("names no key of <sources>") != std::string::npos);
   const auto twice = error_of("twice.xml", replaced(profile_text, "<source key=\"M1\"", "<source key=\"S26\""), false);
   CHECK(twice.message == "key 'S26' is defined twice");
+  // Every attribute named *source is checked, an assumption said as one passes, and a key no citation could match
+  // is refused where it is defined.
+  const auto nic =
+      error_of("nic.xml", replaced(profile_text, "nic_source=\"assumption: 0.1", "nic_source=\"N99: 0.1"), false);
+  CHECK(nic.field == "instance_types/instance/@nic_source");
+  CHECK(nic.message == "source 'N99' is not a key of <sources> in this file");
+  const auto shape =
+      error_of("shape.xml", replaced(profile_text, "<source key=\"M1\"", "<source key=\"memory\""), false);
+  CHECK(shape.field == "sources/source/@key");
+  CHECK(shape.message.find("key 'memory': expected capitals") == 0);
   const auto price_source = prices_text.find("source=\"");
   REQUIRE(price_source != std::string::npos);
   std::string bad_prices = prices_text;

@@ -198,6 +198,16 @@ TEST_CASE("limits: a design past its size limit, or past this machine's memory m
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("implicit.xml:3: field 'peers/@count': system 'instance': p2p_all_to_all is simulated with up "
                       "to 1024 peers, not 2000") != std::string::npos);
+  // With groups, their total is past the limit, not either count: <peers>'s line.
+  std::string grouped = implicit;
+  grouped.replace(grouped.find(R"(<peers count="2000" instance_type="t2.large"/>)"), 46,
+                  "<peers>\n    <group count=\"600\" instance_type=\"t2.large\"/>\n"
+                  "    <group count=\"600\" instance_type=\"t2.large\" name=\"b\"/>\n  </peers>");
+  std::ofstream(dir.path("grouped.xml")) << grouped;
+  r = run_cli("run -q " + dir.path("grouped.xml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("grouped.xml:3: field 'peers/group/@count (their total)': system 'instance': p2p_all_to_all is "
+                      "simulated with up to 1024 peers, not 1200") != std::string::npos);
   // Its peers computed (servers with a fixed-rate NIC, whose credits cannot run out): no limit of its own, and
   // no actor per peer (the four servers, the task that steps the peers, the engine's).
   r = run_cli("run --check " + [&] {

@@ -263,10 +263,15 @@ TEST_CASE("sweep: a failing scenario is recorded with its error and the others f
   CHECK(r.output.find("batch size 468 is outside what the calibration") != std::string::npos);
   // Over three failures (the scenario again, and three records added here), the first three by id and where the
   // rest are.
-  for (const char* id : {"a1", "a2", "a3"})
-    std::ofstream(dir.path("out/failed/") + id + ".json") << R"({"axes": {}, "error": "exit code 2", "stderr": ""})";
+  // Each with its error line, not a warning before it, and its axes in the sweep's order.
+  std::ofstream(dir.path("out/failed/a1.json"))
+      << R"({"axes": {"z": "1", "a": "2"}, "error": "exit code 2", "stderr": "warning: w\np2psim run: error: e\n"})";
+  for (const char* id : {"a2", "a3"})
+    std::ofstream(dir.path("out/failed/") + id + ".json")
+        << R"({"axes": {}, "error": "killed by signal 9", "stderr": ""})";
   const auto again = run_cli("sweep " + path + " --out " + dir.path("out") + " -j 2");
-  CHECK(again.output.find("  failed a1 (): exit code 2\n") != std::string::npos);
+  CHECK(again.output.find("  failed a1 (z=1, a=2): exit code 2: p2psim run: error: e\n") != std::string::npos);
+  CHECK(again.output.find("  failed a2 (): killed by signal 9\n") != std::string::npos);
   CHECK(again.output.find("  and 1 more: " + dir.path("out/failed")) != std::string::npos);  // 3 shown of 4
 }
 

@@ -17,7 +17,7 @@ def derived_constants(lines):
 
 def assert_profile_holds(test, lines, element):
     """Fails `test` unless platforms/aws_us_east_1.xml's <`element` .../> has each derived constant, with its p10 and
-    p90 where derived; returns the derived constants' names."""
+    p90 where derived; returns the derived constants (derived_constants)."""
     derived = derived_constants(lines)
     with open(os.path.join(REPO, "platforms", "aws_us_east_1.xml")) as f:
         found = re.search(rf"<{element}([^>]*)/>", f.read())
@@ -28,4 +28,4 @@ def assert_profile_holds(test, lines, element):
             test.assertAlmostEqual(float(attributes[name]) / values[0], 1, delta=5e-4)
             for suffix, value in zip(("_p10", "_p90"), values[1:]):
                 test.assertAlmostEqual(float(attributes[name + suffix]) / value, 1, delta=5e-4)
-    return set(derived)
+    return derived

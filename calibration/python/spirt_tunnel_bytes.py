@@ -25,7 +25,8 @@ The tunnel's idle time on the one core is not kept: three processes taking turns
 where on a network the function's and the database host's cores work at once. The first number a sample prints, both
 directions' CPU of both sides, is paired with SeBS's zip kernel (calibration/python/paired_stand_in.py), which carries
 it to the calibration CPU (scalar work: Python's loop, AES and HMAC on 32 KiB packets, memory copies); each part's
-share of it comes from the same samples.
+share of it comes from samples of their own (up to 21, before the pairs). sshd's parts rest on 7 to 10 of /proc's
+clock ticks a sample.
   /usr/bin/python3 calibration/python/spirt_tunnel_bytes.py --sshtunnel DIR_WITH_0.4.0 \\
       --zip-data DIR/300.utilities/311.compression/acmart-master [--out FILE] [--samples 21] [--quiet-zip-s 0.2171]
   /usr/bin/python3 calibration/python/spirt_tunnel_bytes.py --derive [--kernels calibration/kernels]

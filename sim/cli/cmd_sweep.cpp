@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <set>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -241,8 +242,9 @@ bool finish(const fs::path& dir, const Running& r, int status) {
   return ok;
 }
 
-// Says why scenarios failed, for the first `shown` of DIR/failed/ by id: each one's axis values and the first line of
-// what its run said (a value refused only beside the others' is named there, not at the sweep file's line).
+// Says why scenarios failed, for the first `shown` of DIR/failed/ by id: each one's axis values and its run's error
+// line (a value refused only beside the others' is named there, not at the sweep file's line), else the last line it
+// wrote (a warning may come first).
 void print_failures(const fs::path& dir, size_t shown = 3) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir / "failed"))
@@ -251,12 +253,16 @@ void print_failures(const fs::path& dir, size_t shown = 3) {
   for (size_t i = 0; i < std::min(shown, files.size()); ++i) {
     std::string axes, why;
     try {
-      const auto f = nlohmann::json::parse(read_text(files[i]));
-      const auto values = f.value("axes", nlohmann::json::object());
+      const auto f = nlohmann::ordered_json::parse(read_text(files[i]));  // the axes in the sweep's order
+      const auto values = f.value("axes", nlohmann::ordered_json::object());
       for (const auto& [select, value] : values.items())
         axes += (axes.empty() ? "" : ", ") + select + "=" + value.get<std::string>();
-      const std::string said = f.value("stderr", "");
-      why = f.value("error", "") + (said.empty() ? "" : ": " + said.substr(0, said.find('\n')));
+      std::string said, line;
+      std::istringstream lines(f.value("stderr", ""));
+      while (std::getline(lines, line))
+        if (!line.empty() && (said.find("error:") == std::string::npos || line.find("error:") != std::string::npos))
+          said = line;
+      why = f.value("error", "") + (said.empty() ? "" : ": " + said);
     } catch (const std::exception& e) {  // a record someone edited: the sweep's outcome stands
       why = std::string("(unreadable record: ") + e.what() + ")";
     }

@@ -162,6 +162,7 @@ void parse_peer_group(const XmlFile& xml, pugi::xml_node g, int index, Experimen
 // <peers count=".." instance_type=".."/>, or groups of peers of their own types and speeds.
 void parse_peers(const XmlFile& xml, pugi::xml_node peers, bool groups_declared, Experiment& e) {
   xml.check_names(peers, {"count", "instance_type", "placement"}, {"group"});
+  e.peers_line = xml.line_of(peers);
   if (peers.attribute("placement")) e.cluster_placement = xml.choice(peers, "placement", {"none", "cluster"}) == "cluster";
   if (!groups_declared) {
     e.peers = static_cast<int>(xml.integer(peers, "count", 1, kMaxPeers));

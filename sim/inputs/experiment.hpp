@@ -73,6 +73,7 @@ struct Experiment {
     std::string field;   // the path of its attributes: "peers" or "peers/group[2]"
   };
   int peers = 0;                       // every group's together
+  long peers_line = 0;                 // where <peers> is
   std::vector<PeerGroup> peer_groups;  // one, of every peer, without <group>
   bool cluster_placement = false;       // <peers placement="cluster">: the instances share a cluster placement group
   /// The peers' instance type(s) as one label, for tables and CSV: "t2.large", or "8xt3.medium+4xc5.large".

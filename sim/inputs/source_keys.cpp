@@ -7,13 +7,16 @@
 namespace p2psim {
 namespace {
 
-const std::regex kKeyShape(R"(\b[A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+\b)");
+const std::regex kKeyShape(R"([A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+)");
+const std::regex kCitedKey(R"(\b[A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+\b)");
 
-void check_attribute(const XmlFile& xml, const pugi::xml_node& node, const char* attr, const std::set<std::string>& keys) {
+void check_attribute(const XmlFile& xml, const pugi::xml_node& node, const char* attr,
+                     const std::set<std::string>& keys) {
   const auto a = node.attribute(attr);
   if (!a) return;
   const std::string text = a.as_string();
-  if (text.rfind("none:", 0) == 0) return;
+  // A value no source gives says so: a test's ("none: ...") or an assumption ("assumption: ...").
+  if (text.rfind("none:", 0) == 0 || text.rfind("assumption:", 0) == 0) return;
   // What stands in parentheses says what a source gives ("SG1 (LV08's own latency factor)"); it cites none.
   std::string cited;
   int depth = 0;
@@ -23,20 +26,30 @@ void check_attribute(const XmlFile& xml, const pugi::xml_node& node, const char*
     depth -= ch == ')' && depth > 0 ? 1 : 0;
   }
   int named = 0;
-  for (std::sregex_iterator it(cited.begin(), cited.end(), kKeyShape), end; it != end; ++it, ++named)
+  for (std::sregex_iterator it(cited.begin(), cited.end(), kCitedKey), end; it != end; ++it, ++named)
     if (!keys.count(it->str()))
       throw xml.error(node, XmlFile::field_name(node, attr),
                       "source '" + it->str() + "' is not a key of <sources> in this file");
   if (named == 0)
     throw xml.error(node, XmlFile::field_name(node, attr),
-                    "names no key of <sources> (e.g. source=\"S41\"), nor says \"none: why\"");
+                    "names no key of <sources> (e.g. \"S41\") outside parentheses, nor begins \"assumption:\" or "
+                    "\"none:\"");
+}
+
+/// Every attribute whose name ends in "source" (source, cpu_source, nic_source, scalar_source, ...).
+void check_attributes(const XmlFile& xml, const pugi::xml_node& node, const std::set<std::string>& keys) {
+  static const std::string suffix = "source";
+  for (const auto& a : node.attributes()) {
+    const std::string name = a.name();
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      check_attribute(xml, node, a.name(), keys);
+  }
 }
 
 void check_below(const XmlFile& xml, const pugi::xml_node& node, const std::set<std::string>& keys) {
   for (const auto& child : node.children()) {
     if (child.type() != pugi::node_element || std::string(child.name()) == "sources") continue;
-    check_attribute(xml, child, "source", keys);
-    check_attribute(xml, child, "scalar_source", keys);
+    check_attributes(xml, child, keys);
     check_below(xml, child, keys);
   }
 }
@@ -51,9 +64,12 @@ void check_source_keys(const XmlFile& xml, const pugi::xml_node& root) {
     xml.check_names(s, {"key", "url", "note", "date"});
     xml.text(s, "url");  // required: where a reader checks it
     const std::string key = xml.text(s, "key");
+    if (!std::regex_match(key, kKeyShape))  // a key of another shape could never be found where it is cited
+      throw xml.error(s, "sources/source/@key", "key '" + key + "': expected capitals, an optional '-' and capitals, "
+                                                "then digits (S41, WF-S1)");
     if (!keys.insert(key).second) throw xml.error(s, "sources/source/@key", "key '" + key + "' is defined twice");
   }
-  check_attribute(xml, root, "source", keys);
+  check_attributes(xml, root, keys);
   check_below(xml, root, keys);
 }
 

@@ -7,10 +7,11 @@
 
 namespace p2psim {
 
-/// Reads `root`'s <sources> (each <source> with a unique `key` and a `url`) and checks every `source` and
-/// `scalar_source` attribute below `root`: each word shaped like a key (capitals, an optional "-" part, then digits:
-/// S64, WF-M3) outside parentheses (which say what the source gives) must be one of them, and the attribute must name at least one, or begin "none:" with why (a test
-/// profile's values). Throws InputError naming the file, line and attribute.
+/// Reads `root`'s <sources> (each <source> with a unique `key` of a key's shape, capitals, an optional "-" part,
+/// then digits: S64, WF-M3, and a `url`) and checks every attribute below `root` whose name ends in "source"
+/// (source, cpu_source, nic_source, ...): each word of a key's shape outside parentheses (which say what the
+/// source gives) must be one of those keys, and the attribute must cite at least one, or begin "assumption:" or
+/// "none:" (a test profile's values). Throws InputError naming the file, line and attribute.
 void check_source_keys(const XmlFile& xml, const pugi::xml_node& root);
 
 }  // namespace p2psim

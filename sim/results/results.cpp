@@ -310,6 +310,9 @@ static void print_replicate_rows(const Result& r, Row& row) {
       if (!sr || sr->feasible == 0) return "n/a";
       const Band& b = sr->bands.at(quantity);
       const int magnitude = b.p50 > 0 ? static_cast<int>(std::floor(std::log10(b.p50))) : 0;
+      if (magnitude < -3)  // under a thousandth (a run's cost in fractions of a cent): its digits, not its zeros
+        return fmt::format("{:.{}e}/{:.{}e}/{:.{}e}", b.p10, significant - 1, b.p50, significant - 1, b.p90,
+                           significant - 1);
       const int decimals = std::clamp(significant - 1 - magnitude, 0, 6);
       return fmt::format("{:.{}f}/{:.{}f}/{:.{}f}", b.p10, decimals, b.p50, decimals, b.p90, decimals);
     };
@@ -340,7 +343,7 @@ void print_table(const Result& r, std::FILE* out) {
   // Columns wide enough for every system's name and strategy.
   size_t width = 14;
   for (const auto& a : r.systems) width = std::max({width, a.name.size() + 1, a.strategy.size() + 1});
-  if (r.replicates) width = std::max<size_t>(width, 28);  // p10/p50/p90 in one cell, up to 26 characters
+  if (r.replicates) width = std::max<size_t>(width, 31);  // p10/p50/p90 in one cell, up to 29 characters
   fmt::print(out, "{:<34}", "");
   for (const auto& a : r.systems) fmt::print(out, "{:>{}}", a.name, width);
   fmt::print(out, "\n");

@@ -57,10 +57,12 @@ void check_footprints(const Scenario& s, const std::vector<const SystemSpec*>& s
     if (f.max_peers > 0 && s.experiment.peers > f.max_peers) {
       const std::string why = fmt::format("{} is simulated with up to {} peers, not {}: {} (docs/limits.md)",
                                           systems[i]->strategy, f.max_peers, s.experiment.peers, f.max_peers_why);
-      // A system the file does not declare (the paper's two, by default) has no line: the peers' count has one.
-      const auto& first = s.experiment.peer_groups.front();
+      // A system the file does not declare (the paper's two, by default) has no line: the peers' count has one (with
+      // <group>s, their total, at <peers>).
+      const auto& groups = s.experiment.peer_groups;
       if (systems[i]->line == 0)
-        throw InputError(s.experiment.path, first.line, first.field + "/@count",
+        throw InputError(s.experiment.path, s.experiment.peers_line,
+                         groups.size() == 1 ? "peers/@count" : "peers/group/@count (their total)",
                          "system '" + systems[i]->name + "': " + why);
       throw params.error("strategy", why);
     }

@@ -27,15 +27,19 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }  // namespace
 
 InputError StrategyParams::error(const std::string& name, const std::string& what) const {
-  std::string message = what;
-  // An error about an attribute the system lacks may come of one it misspelt, which only reject_unread() would name.
-  if (!has(name))
-    for (const auto& [given, value] : system_.params)
-      if (!read_.count(given) && edit_distance(given, name) <= 2) {
-        message += "; '" + given + "' is not an attribute of strategy '" + system_.strategy + "': a misspelt " + name + "?";
-        break;
-      }
-  return InputError(system_.file, system_.line, "systems/system[@name='" + system_.name + "']/@" + name, message);
+  return InputError(system_.file, system_.line, "systems/system[@name='" + system_.name + "']/@" + name, what);
+}
+
+InputError StrategyParams::missing(const std::string& name, const std::string& what) {
+  read_.insert(name);
+  std::string message = "required: " + what;
+  // It may be there misspelt, which only reject_unread() would name, after this error.
+  for (const auto& [given, value] : system_.params)
+    if (!read_.count(given) && edit_distance(given, name) <= 2) {
+      message += "; '" + given + "' is not an attribute of strategy '" + system_.strategy + "': a misspelt " + name + "?";
+      break;
+    }
+  return error(name, message);
 }
 
 const std::string* StrategyParams::raw(const std::string& name) {

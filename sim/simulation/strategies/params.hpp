@@ -37,6 +37,10 @@ class StrategyParams {
   void reject_unread() const;
   /// An error about attribute `name` of this <system>.
   InputError error(const std::string& name, const std::string& what) const;
+  /// The error for a required attribute `name` the system lacks ("required: `what`"), naming an attribute not read so
+  /// far that is within two edits of it as a likely misspelling. A valid attribute the strategy reads later and that
+  /// close to `name` would be named too: no strategy has such a pair (shards and reducer_buffers are far apart).
+  InputError missing(const std::string& name, const std::string& what);
 
  private:
   const std::string* raw(const std::string& name);

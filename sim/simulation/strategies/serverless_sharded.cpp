@@ -63,7 +63,7 @@ ServerlessSharded::ServerlessSharded(const SystemSpec& system, const Scenario& s
   compute_ = read_gradient_compute(params, s, "peer");
   participation_ = Participation::read(params, s);
   shards_ = static_cast<int>(params.integer("shards", 1, 1 << 16, 0));
-  if (shards_ == 0) throw params.error("shards", "required: the number of shards (and reducer functions) M");
+  if (shards_ == 0) throw params.missing("shards", "the number of shards (and reducer functions) M");
   const double buffers = params.number("reducer_buffers", 1, 1000, 2);
   const int derived_mb = aggregator_memory_mb(s, buffers, static_cast<double>(s.gradient_bytes) / shards_);
   reducer_memory_mb_ = aggregator_memory_param(params, "reducer_memory_mb", s, derived_mb,
