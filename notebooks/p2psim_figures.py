@@ -272,8 +272,10 @@ def _diverging_norm(metric, values):
 
 
 def _colorbar_ticks(metric, norm):
-    candidates = ([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100] if metric in RATIO_METRICS else
-                  [-5000, -2000, -1000, -500, -200, -100, -50, -20, -10, 0, 10, 20, 50, 75, 90, 95, 99])
+    """Ticks evenly spaced on the scale: factors 1, 2 and 5 of ten, or for an improvement the same factors of speed
+    (-100 % is half as fast, 50 % twice, 80 % five times), which crowded the centre when they were round percents."""
+    factors = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]
+    candidates = factors if metric in RATIO_METRICS else [round(100 * (1 - 1 / f)) for f in factors]
     return [c for c in candidates if norm.vmin <= c <= norm.vmax]
 
 
@@ -323,7 +325,9 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
             _panel_title(ax, system if single or not panel else f"{panel}: {system}", size, cols)
         bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40,
                            pad=0.02)
-        bar.set_label(f"{what} vs {baseline}" + (" (log scale)" if metric in RATIO_METRICS else ""))
+        bar.set_label(style.wrap(f"{what} vs {baseline}" + (" (log scale)" if metric in RATIO_METRICS else
+                                                             " (log scale of the speed: -100 % half as fast, 50 % "
+                                                             "twice)"), 0.95 * style.SIZES[size], style.FONT_PT[size]))
         bar.set_ticks(_colorbar_ticks(metric, norm))
         bar.ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
             lambda v, _: f"{v:g}\u00d7" if metric in RATIO_METRICS else style.format_percent(v)))

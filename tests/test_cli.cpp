@@ -1149,3 +1149,23 @@ TEST_CASE("run: an iteration whose parts add up to it has no other part, not the
   REQUIRE(rows.size() == 2);
   for (const auto& row : rows) CHECK(row.at(column) == "0");
 }
+
+TEST_CASE("run: every row of the table ends in the same column, the longest label's included") {
+  // "CPU throttled, credits out, from (s)" was 2 characters wider than the label column, its values 2 to the right.
+  const auto r = run_cli("run " + std::string(P2PSIM_SOURCE_DIR) + "/experiments/vgg11_cifar.xml --replicates 3");
+  REQUIRE(r.exit_code == 0);
+  std::istringstream in(r.output);
+  std::vector<std::string> table;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("strategy ", 0) == 0) inside = true;
+    if (inside && line.empty()) break;
+    if (inside) table.push_back(line);
+  }
+  REQUIRE(table.size() > 20);
+  CHECK(std::any_of(table.begin(), table.end(), [](const std::string& l) { return l.rfind("CPU throttled", 0) == 0; }));
+  for (const auto& line : table) {
+    CAPTURE(line);
+    CHECK(line.size() == table.front().size());
+  }
+}

@@ -337,9 +337,12 @@ TEST_CASE("run --replicates: p10/p50/p90 per system, the same bytes twice, and a
   // The table gives a band's three numbers the same decimals, enough for four digits of its median (it printed
   // 0.177/0.18/0.18 for 0.1770/0.1799/0.1801).
   const auto table = run_cli("run " + experiment + " --replicates 6").output;
-  const auto line_at = table.find("cost (USD) p10/p50/p90");
+  const std::string label = "cost (USD) p10/p50/p90 of 6 draws";
+  const auto line_at = table.find(label);
   REQUIRE(line_at != std::string::npos);
-  std::istringstream cells(table.substr(line_at + 22, table.find('\n', line_at) - line_at - 22));
+  CHECK(table.find("total (s) p10/p50/p90 of 6 draws") != std::string::npos);
+  const auto cells_at = line_at + label.size();
+  std::istringstream cells(table.substr(cells_at, table.find('\n', line_at) - cells_at));
   int bands = 0;
   for (std::string cell; cells >> cell; ++bands) {
     CAPTURE(cell);
