@@ -275,6 +275,21 @@ TEST_CASE("sweep: a failing scenario is recorded with its error and the others f
   CHECK(again.output.find("  and 1 more: " + dir.path("out/failed")) != std::string::npos);  // 3 shown of 4
 }
 
+TEST_CASE("sweep: rows whose system could not run are counted apart from failed scenarios") {
+  // SqueezeNet's serverless peers cannot hold PyTorch in a 128 MB function: that row is infeasible, the scenario
+  // is done (the sweep said "0 failed" and nothing of it).
+  TempDir dir;
+  std::string text = p2psim::read_text(std::string(P2PSIM_SOURCE_DIR) + "/experiments/squeezenet_mnist.xml");
+  text.replace(text.find("</experiment>"), 13,
+               R"(<sweep><axis select="functions/@memory_mb" values="3008 128"/></sweep></experiment>)");
+  std::ofstream(dir.path("memory.xml")) << text;
+  const auto r = run_cli("sweep " + dir.path("memory.xml") + " --out " + dir.path("out") + " -j 2");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("sweep: 2 done, 0 failed, 0 skipped; 4 rows in " + dir.path("out/results.csv") +
+                      ", 1 of them infeasible (their status column says why; they are not failures)") !=
+        std::string::npos);
+}
+
 TEST_CASE("sweep: a scenario over the timeout is killed and recorded") {
   TempDir dir;
   const auto path = sweep_file(dir, R"(<axis select="functions/@memory_mb" values="1024 2048"/>)", "24", "40");

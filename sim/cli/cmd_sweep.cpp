@@ -242,6 +242,23 @@ bool finish(const fs::path& dir, const Running& r, int status) {
   return ok;
 }
 
+// The systems of finished runs that could not run (out of memory, past a limit, ...): rows of results.csv whose
+// status is not "ok". A result.json that cannot be read counts none: the rows themselves come from result.csv.
+int infeasible_rows(const fs::path& dir) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "runs")) {
+    const fs::path result = entry.path() / "result.json";
+    if (!entry.is_directory() || entry.path().filename().string().front() == '.' || !fs::exists(result)) continue;
+    try {
+      const auto run = nlohmann::json::parse(read_text(result));  // kept: items() refers into it
+      for (const auto& [name, system] : run.at("systems").items())
+        if (system.value("status", "") != "ok") ++count;
+    } catch (const std::exception&) {
+    }
+  }
+  return count;
+}
+
 // Says why scenarios failed, for the first `shown` of DIR/failed/ by id: each one's axis values and its run's error
 // line (a value refused only beside the others' is named there, not at the sweep file's line), else the last line it
 // wrote (a warning may come first).
@@ -434,8 +451,12 @@ int cmd_sweep(int argc, char** argv) {
   } catch (const InputError& e) {  // a run folder someone edited or truncated
     throw UsageError(e.what());
   }
-  std::fprintf(stderr, "sweep: %d done, %d failed, %d skipped; %d rows in %s\n", done, failed, skipped, rows,
-               (dir / "results.csv").c_str());
+  const int infeasible = infeasible_rows(dir);
+  std::fprintf(stderr, "sweep: %d done, %d failed, %d skipped; %d rows in %s%s\n", done, failed, skipped, rows,
+               (dir / "results.csv").c_str(),
+               infeasible == 0 ? ""
+                               : (", " + std::to_string(infeasible) + " of them infeasible (their status column says "
+                                  "why; they are not failures)").c_str());
   if (reused > 0)
     std::fprintf(stderr, "sweep: %lld simulations were reused from scenarios that differ only in what those systems "
                          "cannot use (docs/architecture.md, \"Scale\"; --no-memo: simulate every one)\n",
