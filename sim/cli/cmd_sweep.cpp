@@ -146,9 +146,13 @@ std::set<std::string> check_axis_values(const std::string& experiment_path, cons
       if (what.rfind(xml.string() + ":", 0) == 0) what = what.substr(what.find(": ", xml.string().size()) + 2);
       for (size_t k = 0; k < s.values.size(); ++k) {
         const auto& [select, value] = s.values[k];
-        if ((is_override_axis(select) && what.find("override") != std::string::npos) || error_names(what, select))
+        if ((is_override_axis(select) && what.find("override") != std::string::npos) || error_names(what, select)) {
+          // The inner error's own field only where it is not the axis's ("field 'peers/@count'" twice, otherwise).
+          const bool own_field = !e.field.empty() && e.field != select;
           throw InputError(experiment_path, s.value_lines[k], "axis/@values",
-                           "the value '" + value + "' of " + select + ": " + what);
+                           "the value '" + value + "' of " + select + ": " +
+                               (e.file.empty() ? what : (own_field ? "field '" + e.field + "': " : "") + e.message));
+        }
       }
       // Wrong in the first scenario and about no axis: most likely the experiment itself, which every
       // scenario inherits; refused now rather than once per scenario.
