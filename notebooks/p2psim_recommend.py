@@ -185,9 +185,9 @@ def print_design_accuracy(strategies, mechanisms=None):
         parts = []
         for _, r in rows.iterrows():
             words = [r["measured"]]
-            if r["median |error|"]:
-                words += [f"median |error| {r['median |error|']}", r["p2psim vs measured"]]
+            if r["median |error|"]:  # as `p2psim run` says it
+                words += [f"median |error| {r['median |error|']} (worst {r['worst |error|']})", r["p2psim vs measured"]]
             if r["errors p10 to p90"]:
-                words += [f"errors {r['errors p10 to p90']}"]
+                words += [f"errors p10 to p90 {r['errors p10 to p90']}"]
             parts.append(", ".join(words))
         print(f"  {'  ' + mechanism if mechanism else design}: {'; '.join(parts)}")

@@ -156,7 +156,7 @@ def design_accuracy(strategies, path=ACCURACY_BY_DESIGN, mechanisms=None):
             rows.append({"design": design, "mechanism": mechanism, "measured": f"{r['kind']}: {r['metrics']} metrics",
                          "median |error|": f"{r['median_abs_error_percent']:.1f} %",
                          "worst |error|": f"{r['worst_abs_error_percent']:.1f} %",
-                         "p2psim vs measured": f"{word} in {r['predicted_faster']} of {r['metrics']}",
+                         "p2psim vs measured": f"{word} than measured in {r['predicted_faster']} of {r['metrics']}",
                          "errors p10 to p90": spread_text(r)})
         return not mine.empty
 

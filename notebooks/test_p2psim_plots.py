@@ -133,7 +133,7 @@ class OddTables(unittest.TestCase):
             accuracy = p2psim_validation.design_accuracy(df["strategy"], recorded)
             self.assertEqual(list(accuracy["design"]), ["serverless_sharded", "serverless_sharded", "p2p_all_to_all"])
             self.assertEqual(list(accuracy["median |error|"]), ["22.2 %", "30.6 %", ""])
-            self.assertEqual(list(accuracy["p2psim vs measured"]), ["faster in 21 of 27", "cheaper in 9 of 10", ""])
+            self.assertEqual(list(accuracy["p2psim vs measured"]), ["faster than measured in 21 of 27", "cheaper than measured in 9 of 10", ""])
             self.assertEqual(accuracy["measured"].iloc[2], "no measured run among the validation cases")
             # Under a design never measured whole, each mechanism its runs used, in the mechanisms' own order,
             # measured alone or not.
@@ -523,8 +523,8 @@ class RecommendCommand(unittest.TestCase):
         recorded = pd.read_csv(p2psim_validation.ACCURACY_BY_DESIGN)
         sharded = recorded[(recorded["design"] == "serverless_sharded") & (recorded["kind"] == "time")].iloc[0]
         self.assertIn(f"  serverless_sharded: time: {sharded['metrics']} metrics, median |error| "
-                      f"{sharded['median_abs_error_percent']:.1f} %, faster in {sharded['predicted_faster']} of "
-                      f"{sharded['metrics']}", out)
+                      f"{sharded['median_abs_error_percent']:.1f} % (worst {sharded['worst_abs_error_percent']:.1f} %), "
+                      f"faster than measured in {sharded['predicted_faster']} of {sharded['metrics']}; cost: ", out)
         self.assertIn("  p2p_all_to_all: no measured run among the validation cases\n", out)
         # With the mechanisms its runs used, each under it, measured alone or not (the shipped record).
         df = df.assign(mechanisms=["function_compute", "workflow;broker"])
@@ -532,7 +532,8 @@ class RecommendCommand(unittest.TestCase):
         workflow = recorded[(recorded["design"] == "workflow") & (recorded["kind"] == "time")].iloc[0]
         self.assertIn("  p2p_all_to_all: no measured run among the validation cases\n"
                       f"    the workflow service (start, fan-out) (workflow): time: {workflow['metrics']} metrics, "
-                      f"median |error| {workflow['median_abs_error_percent']:.1f} %, faster in "
+                      f"median |error| {workflow['median_abs_error_percent']:.1f} % (worst "
+                      f"{workflow['worst_abs_error_percent']:.1f} %), faster than measured in "
                       f"{workflow['predicted_faster']} of {workflow['metrics']}\n"
                       "    the message broker (broker): no validation case measures it\n", out)
         self.assertLess(out.index("cheapest within the deadline"), out.index("how far these designs"))

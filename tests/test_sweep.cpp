@@ -299,7 +299,7 @@ TEST_CASE("sweep: a scenario over the timeout is killed and recorded") {
   for (const auto& e : fs::directory_iterator(dir.path("out/failed"))) {
     std::ifstream in(e.path());
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    CHECK(text.find("timed out") != std::string::npos);
+    CHECK(text.find("timed out after 0.05 s (--timeout)") != std::string::npos);
   }
   CHECK(finished_ids(dir.path("out")).empty());  // no partial run left behind
 }

@@ -56,6 +56,7 @@ struct Running {
   SweepScenario scenario;
   Clock::time_point started;
   bool timed_out = false;
+  double timeout_s = 0;  // the --timeout it ran past
 };
 
 class Progress {
@@ -70,9 +71,12 @@ class Progress {
     const int finished = done + failed, todo = total_ - skipped_;
     const double rate = elapsed > 0 ? finished / elapsed : 0;
     const double eta = rate > 0 ? (todo - finished) / rate : 0;
-    std::string line = "[" + std::to_string(finished + skipped_) + "/" + std::to_string(total_) + "] " +
-                       fmt_number(rate) + " scenarios/s, ETA " + fmt_number(eta) + " s, " + std::to_string(failed) +
-                       " failed";
+    // No rate before the first scenario ends: no time to finish either, rather than "0.00 s".
+    const std::string pace = finished == 0 && todo > 0
+                                 ? "ETA unknown until a scenario ends"
+                                 : fmt_number(rate) + " scenarios/s, ETA " + fmt_number(eta) + " s";
+    std::string line = "[" + std::to_string(finished + skipped_) + "/" + std::to_string(total_) + "] " + pace + ", " +
+                       std::to_string(failed) + " failed";
     if (tty_) {
       const int width = 30, filled = todo > 0 ? width * finished / todo : width;
       line = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + line;
@@ -235,7 +239,7 @@ bool finish(const fs::path& dir, const Running& r, int status) {
     fs::remove(dir / "failed" / (s.id + ".json"));
   } else {
     nlohmann::ordered_json f = scenario_json(s);
-    f["error"] = r.timed_out                ? "timed out"
+    f["error"] = r.timed_out                ? fmt::format("timed out after {:g} s (--timeout)", r.timeout_s)
                  : WIFSIGNALED(status)      ? "killed by signal " + std::to_string(WTERMSIG(status))
                                             : "exit code " + std::to_string(WEXITSTATUS(status));
     f["stderr"] = read_text(err);
@@ -427,6 +431,7 @@ int cmd_sweep(int argc, char** argv) {
       for (auto& [p, r] : running)
         if (!r.timed_out && Clock::now() - r.started > std::chrono::duration<double>(timeout_s)) {
           r.timed_out = true;
+          r.timeout_s = timeout_s;
           kill(p, SIGKILL);
         }
     progress.update(done, failed);
