@@ -220,7 +220,7 @@ def fig_phase_breakdown(df, scenarios=None, facet=None, size="screen"):
     which = "the chosen scenarios" if scenarios else "each system's fastest and cheapest configuration"
     return _stacked_bars(df, PHASES, "iteration_s", rows, facet, size,
                          f"Where an iteration's time goes, for {which}", labels.label("iteration_s"),
-                         "other (waiting, polling)")
+                         "other (waits, polls)")  # as the run table says it
 
 
 def fig_cost_by_service(df, scenarios=None, facet=None, size="screen"):

@@ -246,8 +246,8 @@ def record_band(time_s, rec):
 def record_text(rec):
     """The record in words, as `p2psim run` prints it."""
     return (f"p2psim's time errors over all {rec['metrics']} validation metrics, each of {rec['sources']} sources "
-            f"weighing alike: p10 {rec['p10']:+.1f} %, p90 {rec['p90']:+.1f} %, an error being predicted over measured "
-            f"less 1, so that a run predicted at T took T / (1 + error); held out, {rec['held_out_inside']} of "
+            f"weighing alike: p10 {rec['p10']:+.1f} %, p90 {rec['p90']:+.1f} % (error = predicted / measured - 1, so "
+            f"a run predicted at T takes T / (1 + error)); held out, {rec['held_out_inside']} of "
             f"{rec['held_out_with']} measured values fell inside such a band drawn from the other sources' errors")
 
 

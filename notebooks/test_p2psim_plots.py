@@ -190,8 +190,8 @@ class OddTables(unittest.TestCase):
             short, long = p2psim_validation.record_band(100.0, rec)
             self.assertAlmostEqual(short, 80.0)
             self.assertAlmostEqual(long, 125.0)
-            self.assertIn("p10 -20.0 %, p90 +25.0 %, an error being predicted over measured less 1, so that a run "
-                          "predicted at T took T / (1 + error); held out, 8 of 10", p2psim_validation.record_text(rec))
+            self.assertIn("p10 -20.0 %, p90 +25.0 % (error = predicted / measured - 1, so a run "
+                          "predicted at T takes T / (1 + error)); held out, 8 of 10", p2psim_validation.record_text(rec))
             with open(path, "w") as f:  # one source: no percentiles
                 f.write(header + "every_design,time,10,12.0,40.0,5,10,3,1,,,10,8\n")
             self.assertIsNone(p2psim_validation.record(path))

@@ -623,8 +623,8 @@ TEST_CASE("validate: the record of every design puts a band around each system's
                                                   {"stuck", "ring_allreduce", 0, std::nullopt}};
   const auto lines = p2psim::record_band_lines({every}, systems);
   REQUIRE(lines.size() == 3);
-  CHECK(lines[0].find("p10 -20.0 %, p90 +25.0 %, an error being predicted over measured less 1, so that a run predicted "
-                      "at T took T / (1 + error); held out, 8 of 10") != std::string::npos);
+  CHECK(lines[0].find("p10 -20.0 %, p90 +25.0 % (error = predicted / measured - 1, so a run predicted "
+                      "at T takes T / (1 + error)); held out, 8 of 10") != std::string::npos);
   // 100 s predicted: 100 / 1.25 = 80 s to 100 / 0.8 = 125 s.
   CHECK(lines[1] == "  fast   80 to 125 s (predicted 100 s)");
   CHECK(lines[2] == "  stuck  did not finish");

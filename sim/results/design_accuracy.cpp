@@ -153,8 +153,8 @@ std::vector<std::string> record_band_lines(const std::vector<DesignAccuracy>& re
   std::vector<std::string> out;
   out.push_back(fmt::format(
       "by p2psim's record over every design, a real run could take (its time errors over all {} validation metrics, "
-      "each of {} sources weighing alike: p10 {:+.1f} %, p90 {:+.1f} %, an error being predicted over measured less 1, "
-      "so that a run predicted at T took T / (1 + error); held out, {} of {} measured values fell inside such a band "
+      "each of {} sources weighing alike: p10 {:+.1f} %, p90 {:+.1f} % (error = predicted / measured - 1, "
+      "so a run predicted at T takes T / (1 + error)); held out, {} of {} measured values fell inside such a band "
       "drawn from the other sources' errors; --replicates bands hold the constants' spreads only, not the model's "
       "error):",
       every->metrics, every->sources, p10, p90, every->held_out_inside_band, every->held_out_with_band));
