@@ -103,9 +103,14 @@ def is_missing(value):
 
 def used_columns(row, columns):
     """The columns that mean something for this row's design: function settings are left out of a system that
-    invoked no function, and empty cells are left out."""
+    invoked no function, the experiment's function memory out of one whose functions all ran at sizes of their own
+    (sharded reducers, tree aggregators: `function_memory_used_mb`), and empty cells are left out."""
     if row.get("function_invocations", 1) == 0:
         columns = [c for c in columns if "function" not in XPATHS.get(c, c)]
+    used = row.get("function_memory_used_mb")
+    if used is not None and not is_missing(used) and "function_memory_mb" in row.index:
+        if plain(row["function_memory_mb"]) not in plain(used).split("/"):
+            columns = [c for c in columns if c != "function_memory_mb"]
     return [c for c in columns if c in row.index and not is_missing(row[c])]
 
 

@@ -81,6 +81,12 @@ class Labels(unittest.TestCase):
                          "vgg11, 12 peers")
         row["function_invocations"] = 52
         self.assertEqual(labels.config_label(row, ["model", "peers", "function_memory_mb"]), "vgg11, 12 peers, 3008 MB")
+        # Functions all at sizes of the design's own (sharded reducers): the experiment's size is not theirs.
+        for used, shown in ((385, "vgg11, 12 peers"), ("385/3008", "vgg11, 12 peers, 3008 MB"),
+                            (3008.0, "vgg11, 12 peers, 3008 MB"), (float("nan"), "vgg11, 12 peers, 3008 MB")):
+            with self.subTest(used=used):
+                row["function_memory_used_mb"] = used
+                self.assertEqual(labels.config_label(row, ["model", "peers", "function_memory_mb"]), shown)
 
     def test_figures_name_configurations_not_scenario_hashes(self):
         fig = p.fig_phase_breakdown(GRID, size="two-column")

@@ -1131,6 +1131,16 @@ TEST_CASE("run: each system's functions' memory as they ran, a design's own size
   std::istringstream cells(r.output.substr(at + 22, r.output.find('\n', at) - at - 22));
   std::vector<std::string> shown{std::istream_iterator<std::string>(cells), std::istream_iterator<std::string>()};
   CHECK(shown == std::vector<std::string>{"none", "2048", "512"});
+  // And in result.csv, beside the experiment's function_memory_mb, which every row repeats.
+  const std::string csv = p2psim::read_text(dir.path("out/result.csv"));
+  std::vector<std::string> header;
+  std::istringstream first(csv.substr(0, csv.find('\n')));
+  for (std::string name; std::getline(first, name, ',');) header.push_back(name);
+  const auto column = std::find(header.begin(), header.end(), "function_memory_used_mb") - header.begin();
+  REQUIRE(column < static_cast<long>(header.size()));
+  std::vector<std::string> used;
+  for (const auto& row : csv_rows(csv)) used.push_back(column < static_cast<long>(row.size()) ? row[column] : "");
+  CHECK(used == std::vector<std::string>{"", "2048", "512"});
 }
 
 TEST_CASE("run: an iteration whose parts add up to it has no other part, not the subtraction's rounding") {

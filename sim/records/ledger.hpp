@@ -1,6 +1,7 @@
 // What a simulated run used, as the cloud would meter it. Usage only: no price travels through the simulation;
 // pricing.hpp turns a Ledger into dollars with the profile's prices.
 #pragma once
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,20 @@ struct FunctionRun {
   double billed_init_s = 0;
   double run_s = 0;    // handler duration
 };
+
+/// The memory sizes `runs` ran at, smallest first (a design may size its functions apart from the experiment's).
+inline std::vector<int> memory_sizes_mb(const std::vector<FunctionRun>& runs) {
+  std::set<int> sizes;
+  for (const auto& f : runs) sizes.insert(f.memory_mb);
+  return {sizes.begin(), sizes.end()};
+}
+
+/// Those sizes as text, '/' between them ("448/3008"), or `none` when `runs` is empty.
+inline std::string memory_sizes_text(const std::vector<FunctionRun>& runs, const std::string& none) {
+  std::string text;
+  for (int mb : memory_sizes_mb(runs)) text += (text.empty() ? "" : "/") + std::to_string(mb);
+  return text.empty() ? none : text;
+}
 
 struct InstanceRun {
   std::string type;  // an instance type of the profile

@@ -92,6 +92,10 @@ std::vector<C> make_result_columns() {
       {"function_invocations", "function invocations",
        [](const SystemRow& r) { return text(r.system.run.ledger.function_runs.size()); }},
       {"cold_starts", "function cold starts", [](const SystemRow& r) { return text(r.system.run.cold_starts); }},
+      {"function_memory_used_mb",
+       "the memory sizes its functions ran at, MB, '/' between them (a design may size its own: sharded reducers, "
+       "tree aggregators); empty when it ran none",
+       [](const SystemRow& r) { return memory_sizes_text(r.system.run.ledger.function_runs, ""); }},
   };
   // Mean duration of each phase where it occurs (per peer-iteration, or per invocation for functions), in the
   // phases' own order.

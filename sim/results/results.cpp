@@ -18,7 +18,6 @@
 #include <array>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <iterator>
 #include <stdexcept>
 
@@ -285,20 +284,6 @@ static void print_accuracy_rows(const Result& r, Row& row, std::FILE* out) {
   }
 }
 
-// The memory sizes a system's functions ran at, smallest first.
-static std::vector<int> function_memory_sizes(const std::vector<FunctionRun>& runs) {
-  std::set<int> sizes;
-  for (const auto& f : runs) sizes.insert(f.memory_mb);
-  return {sizes.begin(), sizes.end()};
-}
-
-// Those sizes for the table: "2048", "448/3008" (a design's own beside the experiment's), "none".
-static std::string function_memory_label(const std::vector<FunctionRun>& runs) {
-  std::string label;
-  for (int mb : function_memory_sizes(runs)) label += (label.empty() ? "" : "/") + std::to_string(mb);
-  return label.empty() ? "none" : label;
-}
-
 // p10 / p50 / p90 of time and cost over the replicates, per system.
 template <typename Row>
 static void print_replicate_rows(const Result& r, Row& row) {
@@ -416,7 +401,8 @@ void print_table(const Result& r, std::FILE* out) {
   if (unlimited) row("CPU surplus credits spent from (s)", [&](auto& a) { return first_zero_balance(a, true); }, "{:>14}");
   // The sizes each system's functions ran at: a design may size its own (sharded reducers, tree aggregators),
   // whatever the experiment's <functions memory_mb> says.
-  row("functions' memory (MB)", [](auto& a) { return function_memory_label(a.run.ledger.function_runs); }, "{:>14}");
+  row("functions' memory (MB)", [](auto& a) { return memory_sizes_text(a.run.ledger.function_runs, "none"); },
+      "{:>14}");
   row("cost: instances (USD)", [](auto& a) { return a.cost.instances_usd; }, "{:>14.6f}");
   row("cost: CPU credit surplus (USD)", [](auto& a) { return a.cost.cpu_credits_usd; }, "{:>14.6f}");
   row("cost: broker (USD)", [](auto& a) { return a.cost.broker_usd; }, "{:>14.6f}");
@@ -589,7 +575,7 @@ nlohmann::ordered_json result_json(const Result& r) {
           {"counted_in_cost_ratio", c.counted_usd(e.cost_includes_broker)}}},
         {"usage",
          {{"function_invocations", a->run.ledger.function_runs.size()},
-          {"function_memory_mb", function_memory_sizes(a->run.ledger.function_runs)}, {"cold_starts", a->run.cold_starts},
+          {"function_memory_mb", memory_sizes_mb(a->run.ledger.function_runs)}, {"cold_starts", a->run.cold_starts},
           {"warm_starts", a->run.warm_starts}, {"max_containers", a->run.max_containers},
           {"workflow_transitions", a->run.ledger.workflow_transitions}, {"storage_gets", a->run.ledger.storage_gets},
           {"storage_puts", a->run.ledger.storage_puts},
