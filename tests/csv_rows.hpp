@@ -1,5 +1,6 @@
 // A CSV file's data rows (its header line skipped), each split at commas: the result files' fields hold no comma.
 #pragma once
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,4 +17,13 @@ inline std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
     rows.push_back(std::move(fields));
   }
   return rows;
+}
+
+/// Where column `name` stands in the CSV text's header line; none when the header has no such column.
+inline std::optional<size_t> csv_column(const std::string& csv, const std::string& name) {
+  std::istringstream first(csv.substr(0, csv.find('\n')));
+  size_t at = 0;
+  for (std::string field; std::getline(first, field, ','); ++at)
+    if (field == name) return at;
+  return std::nullopt;
 }

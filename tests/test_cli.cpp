@@ -168,14 +168,9 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     // "Never" is an empty CSV field, not -1 (these t2.large peers keep their CPU credits).
     const std::string csv = p2psim::read_text(dir.path("out/result.csv"));
     const auto header_end = csv.find('\n');
-    std::vector<std::string> header, row;
-    for (std::string h, text = csv.substr(0, header_end); !text.empty();) {
-      const auto comma = text.find(',');
-      header.push_back(text.substr(0, comma));
-      text = comma == std::string::npos ? "" : text.substr(comma + 1);
-    }
-    const size_t at = std::find(header.begin(), header.end(), "credits_exhausted_at_s") - header.begin();
-    REQUIRE(at < header.size());
+    const auto column = csv_column(csv, "credits_exhausted_at_s");
+    REQUIRE(column);
+    const size_t at = *column;
     std::string line = csv.substr(header_end + 1, csv.find('\n', header_end + 1) - header_end - 1);
     for (size_t k = 0; k < at; ++k) line = line.substr(line.find(',') + 1);
     CHECK(line.substr(0, line.find(',')).empty());
@@ -1133,13 +1128,11 @@ TEST_CASE("run: each system's functions' memory as they ran, a design's own size
   CHECK(shown == std::vector<std::string>{"none", "2048", "512"});
   // And in result.csv, beside the experiment's function_memory_mb, which every row repeats.
   const std::string csv = p2psim::read_text(dir.path("out/result.csv"));
-  std::vector<std::string> header;
-  std::istringstream first(csv.substr(0, csv.find('\n')));
-  for (std::string name; std::getline(first, name, ',');) header.push_back(name);
-  const auto column = std::find(header.begin(), header.end(), "function_memory_used_mb") - header.begin();
-  REQUIRE(column < static_cast<long>(header.size()));
+  const auto used_at = csv_column(csv, "function_memory_used_mb");
+  REQUIRE(used_at);
+  const size_t column = *used_at;
   std::vector<std::string> used;
-  for (const auto& row : csv_rows(csv)) used.push_back(column < static_cast<long>(row.size()) ? row[column] : "");
+  for (const auto& row : csv_rows(csv)) used.push_back(column < row.size() ? row[column] : "");
   CHECK(used == std::vector<std::string>{"", "2048", "512"});
 }
 
@@ -1150,11 +1143,9 @@ TEST_CASE("run: an iteration whose parts add up to it has no other part, not the
                          dir.path("out"));
   REQUIRE(r.exit_code == 0);
   const std::string csv = p2psim::read_text(dir.path("out/result.csv"));
-  std::vector<std::string> header;
-  std::istringstream first(csv.substr(0, csv.find('\n')));
-  for (std::string name; std::getline(first, name, ',');) header.push_back(name);
-  const auto column = std::find(header.begin(), header.end(), "other_s_per_iteration") - header.begin();
-  REQUIRE(column < static_cast<long>(header.size()));
+  const auto at = csv_column(csv, "other_s_per_iteration");
+  REQUIRE(at);
+  const size_t column = *at;
   const auto rows = csv_rows(csv);
   REQUIRE(rows.size() == 2);
   for (const auto& row : rows) CHECK(row.at(column) == "0");
