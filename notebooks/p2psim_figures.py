@@ -114,6 +114,9 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
 
 # ---- against one swept axis ------------------------------------------------------------------------------------------
 
+UNUSED_LINE = "--"  # the line of a system against an axis it does not use
+
+
 def fig_against_axis(df, axis, facet=None, size="screen"):
     """Per panel, the median time (left) and cost (right) of each system over the other swept settings, against
     `axis`; hollow markers on the bottom edge: values at which some of that system's runs are infeasible."""
@@ -125,6 +128,10 @@ def fig_against_axis(df, axis, facet=None, size="screen"):
         if not failed.empty:
             handle, text = _infeasible_handle(len(failed))
             handles, names = handles + [handle], names + [f"{text} (hollow, below the lines)"]
+        if any(labels.unused_note(rows[rows["system"] == s], axis) is not None for _, rows in panels
+               for s in rows["system"].unique()):
+            handles.append(matplotlib.lines.Line2D([], [], color="0.35", linestyle=UNUSED_LINE))
+            names.append(f"dashed: a system that does not use {labels.label(axis)}")
         fig, axes, legend_ax = style.panel_figure(
             size, 2 * len(panels), 2, panel_aspect=0.6, legend_entries=len(names), legend_chars=max(map(len, names)),
             title=f"Median time and cost against {labels.label(axis)}, over the other swept settings")
@@ -143,7 +150,9 @@ def _draw_medians(ax, rows, axis, metric, styles):
     for system, group in ok.groupby("system"):
         color, marker = styles[system]
         med = group.groupby(axis)[metric].median().sort_index()
-        ax.plot(med.index, med.values, "-", marker=marker, color=color, markeredgecolor="0.25", markeredgewidth=0.3)
+        unused = labels.unused_note(rows[rows["system"] == system], axis) is not None  # flat, and not a finding
+        ax.plot(med.index, med.values, UNUSED_LINE if unused else "-", marker=marker, color=color,
+                markeredgecolor="0.25", markeredgewidth=0.3)
         medians.extend(med.values)
     values = sorted(rows[axis].dropna().unique())
     if pd.api.types.is_numeric_dtype(rows[axis]) and min(values) > 0 and max(values) / min(values) >= 4:
@@ -322,7 +331,8 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
                 ax.set_xlabel(labels.label(x))
             if slot % cols == 0:
                 ax.set_ylabel(labels.label(y))
-            _panel_title(ax, system if single or not panel else f"{panel}: {system}", size, cols)
+            name = system if single or not panel else f"{panel}: {system}"
+            _panel_title(ax, name + _unused_axes_note(df, panel, facet, system, axes), size, cols)
         bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40,
                            pad=0.02)
         bar.set_label(style.wrap(f"{what} vs {baseline}" + (" (log scale)" if metric in RATIO_METRICS else
@@ -333,6 +343,18 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
             lambda v, _: f"{v:g}\u00d7" if metric in RATIO_METRICS else style.format_percent(v)))
         bar.ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         return _done(fig)
+
+
+def _unused_axes_note(df, panel, facet, system, axes):
+    """" (no functions; every row alike)" for a panel whose system does not use one of the grid's axes (x, y), so
+    that its alike rows (or columns) are not read as a finding about that axis."""
+    rows = next((r for label, r in facets(df, facet) if label == panel), df)
+    rows = rows[rows["system"] == system]
+    for axis, cells in zip(axes, ("column", "row")):
+        note = labels.unused_note(rows, axis)
+        if note is not None:
+            return f" ({note + '; ' if note else ''}every {cells} alike)"
+    return ""
 
 
 def _baseline(df):

@@ -114,6 +114,22 @@ def used_columns(row, columns):
     return [c for c in columns if c in row.index and not is_missing(row[c])]
 
 
+def unused_note(rows, column):
+    """Why none of these rows (one system's) depends on `column`, in a few words ("no functions", "functions at
+    280 MB", "" when neither says it), or None when some row uses it (used_columns). Where it is not None, the
+    column's values change nothing for that system."""
+    if rows.empty or any(column in used_columns(row, [column]) for _, row in rows.iterrows()):
+        return None
+    sizes = sorted({float(size) for cell in rows.get("function_memory_used_mb", pd.Series(dtype=object)).dropna()
+                    for size in plain(cell).split("/") if size})
+    if "function_invocations" in rows and rows["function_invocations"].eq(0).all():
+        return "no functions"
+    if sizes and column == "function_memory_mb":
+        span = plain(sizes[0]) if len(sizes) == 1 else f"{plain(sizes[0])}-{plain(sizes[-1])}"
+        return f"functions at {span} MB"
+    return ""
+
+
 def config_label(row, columns):
     """A configuration in words, e.g. "vgg11, 12 peers, 3008 MB", from the given columns of one row."""
     return ", ".join(value_label(c, row[c]) for c in used_columns(row, columns))

@@ -184,8 +184,9 @@ def scale_axis(ax, which, values, log=None):
         axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, numticks=12))
         axis.set_major_formatter(matplotlib.ticker.FuncFormatter(plain_number))
         if labels_2_and_5(min(values), max(values)):
-            # Inside one decade (a forced log axis) every digit is a candidate label, else 2 and 5.
-            subs = tuple(range(2, 10)) if max(values) / min(values) < 10 else (2, 5)
+            # Within two decades every digit is a candidate label, else 2 and 5 (thin_tick_labels drops those
+            # that would collide): at 0.025-0.42 USD, 2 and 5 alone labelled 0.05, 0.1 and 0.2, none near the ends.
+            subs = tuple(range(2, 10)) if max(values) / min(values) < 100 else (2, 5)
             axis.set_minor_locator(matplotlib.ticker.LogLocator(base=10, subs=subs, numticks=12))
             axis.set_minor_formatter(matplotlib.ticker.FuncFormatter(plain_number))
             # Labelled minor ticks as long as the major ones, so that all labels sit on one line.

@@ -116,7 +116,7 @@ class Numbers(unittest.TestCase):
 
     def test_rounding_noise_is_drawn_in_the_neutral_colour_and_printed_as_zero(self):
         fig = p.fig_heatmap(GRID, "improvement", size="two-column")
-        ring = next(ax for ax in fig.axes if ax.get_title().endswith("ring") and ax.images)
+        ring = next(ax for ax in fig.axes if ": ring" in ax.get_title() and ax.images)
         self.assertEqual({t.get_text() for t in ring.texts}, {"0 %"})  # the grid holds 1e-14 noise
         image = ring.images[0]
         centre = image.cmap(image.norm(0.0))
@@ -130,6 +130,21 @@ class Numbers(unittest.TestCase):
         narrow = p2psim_html.axis_spec([0.18, 0.41], "c")  # a single run's two points: linear, several ticks
         self.assertFalse(narrow["log"])
         self.assertGreaterEqual(len(narrow["ticks"]), 3)
+
+
+    def test_a_log_axis_under_two_decades_labels_values_near_both_ends(self):
+        # 0.025 to 0.42 USD: 2 and 5 a decade alone labelled 0.05, 0.1 and 0.2, nothing near four of the lines.
+        with style.drawing("screen"):
+            fig, ax = plt.subplots()
+            ax.plot([1, 2], [0.025, 0.42])
+            style.scale_axis(ax, "y", [0.025, 0.42])
+            figures._done(fig)
+            lo, hi = ax.get_ylim()
+            shown = [float(t.get_text()) for t in ax.get_yticklabels(minor=True) + ax.get_yticklabels()
+                     if t.get_text() and lo <= t.get_position()[1] <= hi]
+        self.assertLessEqual(min(shown), 0.03)
+        self.assertGreaterEqual(max(shown), 0.4)
+        plt.close(fig)
 
 
 class Panels(unittest.TestCase):
@@ -194,6 +209,33 @@ class Panels(unittest.TestCase):
         fig = p.fig_heatmap(GRID, "cost_ratio", size="two-column")
         serverless = next(ax for ax in fig.axes if ax.get_title().replace("\n", " ") == "vgg11 3x32x32 cifar10: serverless")
         self.assertEqual(sum(1 for patch in serverless.patches if patch.get_hatch()), 3)  # 1024 MB x 3 peer counts
+        plt.close(fig)
+
+    def test_a_system_that_does_not_use_an_axis_says_so_in_its_panel_and_line(self):
+        # ring runs no functions, tree runs its own sizes: their alike rows over function memory are no finding.
+        grid = GRID.assign(function_memory_used_mb=np.where(GRID["system"] == "tree", "333/544",
+                                                            GRID["function_memory_mb"].astype(str)))
+        grid.loc[grid["function_invocations"] == 0, "function_memory_used_mb"] = ""
+        fig = p.fig_heatmap(grid, "cost_ratio", size="screen")
+        named = {ax.get_title().replace("\n", " ") for ax in fig.axes if ax.images}
+        self.assertIn("vgg11 3x32x32 cifar10: ring (no functions; every row alike)", named)
+        self.assertIn("vgg11 3x32x32 cifar10: tree (functions at 333-544 MB; every row alike)", named)
+        self.assertIn("vgg11 3x32x32 cifar10: serverless", named)  # it runs at the axis's sizes
+        plt.close(fig)
+        fig = p.fig_against_axis(grid, "function_memory_mb", size="screen")
+        ax = fig.axes[0]
+        styles = {line.get_color(): line.get_linestyle() for line in ax.get_lines() if len(line.get_xdata()) > 1}
+        palette = style.system_styles(grid["system"])
+        self.assertEqual(styles[palette["ring"][0]], "--")
+        self.assertEqual(styles[palette["tree"][0]], "--")
+        self.assertEqual(styles[palette["serverless"][0]], "-")
+        legend = [t.get_text() for t in fig.legends[0].get_texts()] if fig.legends else \
+            [t.get_text() for a in fig.axes if a.get_legend() for t in a.get_legend().get_texts()]
+        self.assertIn("dashed: a system that does not use function memory (MB)", legend)
+        plt.close(fig)
+        # Over peers, which every system uses, nothing is dashed or noted.
+        fig = p.fig_against_axis(grid, "peers", size="screen")
+        self.assertTrue(all(line.get_linestyle() != "--" for a in fig.axes for line in a.get_lines()))
         plt.close(fig)
 
     def test_a_table_without_the_papers_metric_has_no_heatmap_of_it(self):
