@@ -12,6 +12,7 @@
 #include "../simulation/simulate.hpp"
 #include "../simulation/strategies/strategy.hpp"
 #include "../util/read_text.hpp"
+#include "../util/temp_dir.hpp"
 #include "replay_runner.hpp"
 #include "replicates.hpp"
 #include "sensitivity.hpp"
@@ -114,15 +115,8 @@ void replay(Result& result, const RunOptions& o) {
     replay_accuracy(result, o.replay_dir, o.replays_at_once);
     return;
   }
-  std::string tmp = (fs::temp_directory_path() / "p2psim-replay-XXXXXX").string();
-  if (!::mkdtemp(tmp.data())) throw std::runtime_error("cannot create a temporary folder in " + tmp);
-  try {
-    replay_accuracy(result, tmp, o.replays_at_once);
-  } catch (...) {
-    fs::remove_all(tmp);
-    throw;
-  }
-  fs::remove_all(tmp);
+  const TempDir tmp("p2psim-replay");
+  replay_accuracy(result, tmp.path().string(), o.replays_at_once);
 }
 
 }  // namespace

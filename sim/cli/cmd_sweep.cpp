@@ -32,6 +32,7 @@
 #include "../util/json_text.hpp"
 #include "../util/parse_number.hpp"
 #include "../util/read_text.hpp"
+#include "../util/temp_dir.hpp"
 #include <fmt/core.h>
 
 #include "../results/replicate_bands.hpp"
@@ -128,16 +129,19 @@ bool error_names(const std::string& what, const std::string& select) {
 // another field (a batch outside the calibration at one peer count, say) depends on the combination: that
 // scenario's own failure, when it runs. Returns every input file the probed scenarios read: with the
 // experiment's own text, what the sweep's results depend on.
-std::set<std::string> check_axis_values(const std::string& experiment_path, const fs::path& dir,
+// The probed scenarios are written to a temporary folder (their paths are absolute already), so that a sweep
+// refused here leaves no output folder behind.
+std::set<std::string> check_axis_values(const std::string& experiment_path,
                                         const std::vector<SweepScenario>& scenarios) {
   std::set<std::pair<std::string, std::string>> seen;
   std::set<std::string> inputs{default_experiment_defaults_path()};
+  const TempDir probes("p2psim-sweep-check");
   for (const auto& s : scenarios) {
     bool probe = false;
     for (const auto& v : s.values) probe |= seen.insert(v).second;
     if (!probe && &s != &scenarios.front()) continue;
-    const fs::path xml = dir / "scenarios" / (s.id + ".xml");
-    if (!fs::exists(xml)) write_file_atomically(xml, s.experiment_xml);
+    const fs::path xml = probes.path() / (s.id + ".xml");
+    write_file_atomically(xml, s.experiment_xml);
     try {
       const Experiment e = load_experiment(xml.string(), default_experiment_defaults_path());
       const Scenario scenario = resolve_scenario(e);
@@ -372,6 +376,12 @@ int cmd_sweep(int argc, char** argv) {
   }
   check_output_dir(vm["out"].as<std::string>());
   const fs::path dir = vm["out"].as<std::string>();
+  std::set<std::string> inputs;
+  try {
+    inputs = check_axis_values(vm["experiment"].as<std::string>(), scenarios);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   for (const char* sub : {"scenarios", "runs", "failed"}) fs::create_directories(dir / sub);
   // One sweep per folder at a time: a second one would race the first for the same scenarios.
   const int lock = ::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -379,7 +389,6 @@ int cmd_sweep(int argc, char** argv) {
     throw UsageError("another sweep is running on " + dir.string() + " (it holds " + (dir / ".lock").string() +
                      "); wait for it, or give another --out");
   try {
-    const auto inputs = check_axis_values(vm["experiment"].as<std::string>(), dir, scenarios);
     claim_folder(dir, vm["experiment"].as<std::string>(), inputs);
   } catch (const InputError& e) {
     throw UsageError(e.what());
