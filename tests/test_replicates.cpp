@@ -50,6 +50,14 @@ std::string error_of(const std::string& profile, const std::string& as_of = "") 
 }
 }  // namespace
 
+TEST_CASE("replicates: a band prints its three values with the decimals of four digits of its median, in scientific notation under a thousandth") {
+  CHECK(band_text({0.17701, 0.17994, 0.18012}, 4) == "0.1770/0.1799/0.1801");  // not 0.177/0.18/0.18
+  CHECK(band_text({517.4, 979.04, 1280.6}, 3) == "517/979/1281");
+  CHECK(band_text({0.0012, 0.00125, 0.0013}, 4) == "0.001200/0.001250/0.001300");  // a thousandth: still decimals
+  CHECK(band_text({0.000061234, 0.000071234, 0.00008}, 4) == "6.123e-05/7.123e-05/8.000e-05");
+  CHECK(band_text({0, 0, 0}, 4) == "0.000/0.000/0.000");  // nothing spent: no log of zero
+}
+
 TEST_CASE("spreads: a band's draws have its p10, median and p90, an sd's lognormal has its mean") {
   Spread band;
   band.nominal = 10, band.min = 0, band.max = 1e9;

@@ -12,7 +12,7 @@
 #include "../simulation/simulate.hpp"
 #include "../simulation/strategies/strategy.hpp"
 #include "../util/read_text.hpp"
-#include "../util/temp_dir.hpp"
+#include "../util/temporary_folder.hpp"
 #include "replay_runner.hpp"
 #include "replicates.hpp"
 #include "sensitivity.hpp"
@@ -115,7 +115,7 @@ void replay(Result& result, const RunOptions& o) {
     replay_accuracy(result, o.replay_dir, o.replays_at_once);
     return;
   }
-  const TempDir tmp("p2psim-replay");
+  const TemporaryFolder tmp("p2psim-replay");
   replay_accuracy(result, tmp.path().string(), o.replays_at_once);
 }
 

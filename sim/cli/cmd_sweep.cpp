@@ -32,7 +32,7 @@
 #include "../util/json_text.hpp"
 #include "../util/parse_number.hpp"
 #include "../util/read_text.hpp"
-#include "../util/temp_dir.hpp"
+#include "../util/temporary_folder.hpp"
 #include <fmt/core.h>
 
 #include "../results/replicate_bands.hpp"
@@ -135,7 +135,7 @@ std::set<std::string> check_axis_values(const std::string& experiment_path,
                                         const std::vector<SweepScenario>& scenarios) {
   std::set<std::pair<std::string, std::string>> seen;
   std::set<std::string> inputs{default_experiment_defaults_path()};
-  const TempDir probes("p2psim-sweep-check");
+  const TemporaryFolder probes("p2psim-sweep-check");
   for (const auto& s : scenarios) {
     bool probe = false;
     for (const auto& v : s.values) probe |= seen.insert(v).second;

@@ -34,4 +34,9 @@ struct Replicates {
 /// The bands of `quantities` over values per replicate (in replicate order).
 Band band_of(const std::vector<double>& values);
 
+/// "p10/p50/p90" with the decimals that give the median `significant` digits, the same for all three
+/// (0.1770/0.1799/0.1801, not 0.177/0.18/0.18); under a thousandth in scientific notation (1.234e-04/...), its digits
+/// rather than its zeros.
+std::string band_text(const Band& b, int significant);
+
 }  // namespace p2psim

@@ -14,7 +14,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cmath>
 #include <array>
 #include <filesystem>
 #include <map>
@@ -288,18 +287,11 @@ static void print_accuracy_rows(const Result& r, Row& row, std::FILE* out) {
 template <typename Row>
 static void print_replicate_rows(const Result& r, Row& row) {
   const auto& reps = *r.replicates;
-  // All three with the decimals that give the median `significant` digits (0.1770/0.1799/0.1801, not 0.177/0.18/0.18).
   auto band = [&](const char* quantity, int significant) {
     return [&reps, quantity, significant](const SystemResult& a) -> std::string {
       const auto* sr = reps.of(a.name);
       if (!sr || sr->feasible == 0) return "n/a";
-      const Band& b = sr->bands.at(quantity);
-      const int magnitude = b.p50 > 0 ? static_cast<int>(std::floor(std::log10(b.p50))) : 0;
-      if (magnitude < -3)  // under a thousandth (a run's cost in fractions of a cent): its digits, not its zeros
-        return fmt::format("{:.{}e}/{:.{}e}/{:.{}e}", b.p10, significant - 1, b.p50, significant - 1, b.p90,
-                           significant - 1);
-      const int decimals = std::clamp(significant - 1 - magnitude, 0, 6);
-      return fmt::format("{:.{}f}/{:.{}f}/{:.{}f}", b.p10, decimals, b.p50, decimals, b.p90, decimals);
+      return band_text(sr->bands.at(quantity), significant);
     };
   };
   // The rows above are one run with the profile's constants as written; these draw them from their spreads.

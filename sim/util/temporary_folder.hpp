@@ -9,20 +9,20 @@
 
 namespace p2psim {
 
-class TempDir {
+class TemporaryFolder {
  public:
   /// `prefix`: the folder's name before its random part, e.g. "p2psim-replay".
-  explicit TempDir(const std::string& prefix) {
+  explicit TemporaryFolder(const std::string& prefix) {
     std::string name = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
     if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("cannot create a temporary folder " + name);
     path_ = name;
   }
-  ~TempDir() {
+  ~TemporaryFolder() {
     std::error_code ignored;  // a destructor reports nothing: what is left is in the temporary directory
     std::filesystem::remove_all(path_, ignored);
   }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
 
