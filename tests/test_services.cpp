@@ -1053,7 +1053,7 @@ TEST_CASE("workflow: branches are handed out a burst's worth at a time, each bef
     p2psim::WorkflowServiceParams params;
     params.transition_latency_s = 0.5;
     params.parallel_burst_branches = 3;
-    params.parallel_ramp_branches_per_s = 2;
+    params.parallel_first_interval_s = params.parallel_max_interval_s = 0.5;  // 2 branches a second
     Ledger ledger;
     simulation::WorkflowService workflow(params, ledger);
     nlohmann::json j;
@@ -1077,6 +1077,25 @@ TEST_CASE("workflow: branches are handed out a burst's worth at a time, each bef
     const double handed_out = k < 6 ? 0 : k < 9 ? 1.0 : 2.5;
     CHECK(result["handed_out_s"][k].get<double>() == doctest::Approx(handed_out));
   }
+}
+
+TEST_CASE("workflow: after the burst each interval is longer than the one before, up to the cap") {
+  // Burst 2 after a 0.1 s transition; intervals 0.2, 0.5, 0.8, then the cap 1.0 (0.2 + 0.3 k would be 1.1): branches
+  // 0-1 at 0.1 s, then 0.3, 0.8, 1.6, 2.6, 3.6 s. With no growth every interval is the first; a cap under the
+  // first interval is refused by the profile's reader.
+  p2psim::WorkflowServiceParams w;
+  w.transition_latency_s = 0.1;
+  w.parallel_burst_branches = 2;
+  w.parallel_first_interval_s = 0.2, w.parallel_interval_growth_s = 0.3, w.parallel_max_interval_s = 1.0;
+  const double expected[] = {0.1, 0.1, 0.3, 0.8, 1.6, 2.6, 3.6};
+  for (int i = 0; i < 7; ++i) {
+    CAPTURE(i);
+    CHECK(w.branch_start_delay_s(i) == doctest::Approx(expected[i]).epsilon(1e-12));
+  }
+  w.parallel_interval_growth_s = 0;
+  CHECK(w.branch_start_delay_s(6) == doctest::Approx(0.1 + 5 * 0.2));
+  w.parallel_interval_growth_s = 0.4, w.parallel_max_interval_s = 0.6;  // 0.2, then 0.6 (0.6 exactly, at k = 1)
+  CHECK(w.branch_start_delay_s(5) == doctest::Approx(0.1 + 0.2 + 3 * 0.6));
 }
 
 TEST_CASE("tasks: an actor left waiting for ever is still a deadlock when idle task actors wait beside it") {

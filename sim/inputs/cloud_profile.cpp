@@ -171,7 +171,15 @@ int FunctionServiceParams::visible_cores_for(int memory_mb) const {
 
 double WorkflowServiceParams::branch_start_delay_s(int i) const {
   if (i < parallel_burst_branches) return transition_latency_s;
-  return transition_latency_s + (i - parallel_burst_branches + 1) / parallel_ramp_branches_per_s;
+  const double intervals = i - parallel_burst_branches + 1;
+  // The first `growing` intervals are under the cap: first + growth x k for k < growing; the rest are the cap.
+  const double below_cap = parallel_max_interval_s - parallel_first_interval_s;
+  const double growing =
+      below_cap <= 0 ? 0
+                     : (parallel_interval_growth_s > 0 ? std::min(intervals, std::ceil(below_cap / parallel_interval_growth_s))
+                                                       : intervals);
+  return transition_latency_s + growing * parallel_first_interval_s +
+         parallel_interval_growth_s * growing * (growing - 1) / 2 + (intervals - growing) * parallel_max_interval_s;
 }
 
 namespace {
@@ -454,13 +462,15 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   f.runtime_import_s_on_reference_cpu = xml.number(cold, "runtime_import_s_on_reference_cpu", 0, 3600);
 
   auto wf = required("workflow_service");
-  xml.check_names(wf, {"transition_latency_s", "parallel_burst_branches", "parallel_ramp_branches_per_s",
-                       "transitions_per_execution", "transitions_per_branch",
-                       "task_retry_attempts", kSource});
+  xml.check_names(wf, {"transition_latency_s", "parallel_burst_branches", "parallel_first_interval_s",
+                       "parallel_interval_growth_s", "parallel_max_interval_s", "transitions_per_execution",
+                       "transitions_per_branch", "task_retry_attempts", kSource});
   auto& w = p.workflow;
   w.transition_latency_s = xml.number(wf, "transition_latency_s", 0, 3600);
   w.parallel_burst_branches = static_cast<int>(xml.integer(wf, "parallel_burst_branches", 0, 1 << 20));
-  w.parallel_ramp_branches_per_s = xml.number(wf, "parallel_ramp_branches_per_s", 1e-6, kInf);
+  w.parallel_first_interval_s = xml.number(wf, "parallel_first_interval_s", 0, 3600);
+  w.parallel_interval_growth_s = xml.number(wf, "parallel_interval_growth_s", 0, 3600);
+  w.parallel_max_interval_s = xml.number(wf, "parallel_max_interval_s", w.parallel_first_interval_s, 3600);
   w.transitions_per_execution = static_cast<int>(xml.integer(wf, "transitions_per_execution", 0, 1000));
   w.transitions_per_branch = static_cast<int>(xml.integer(wf, "transitions_per_branch", 0, 1000));
   w.task_retry_attempts = static_cast<int>(xml.integer(wf, "task_retry_attempts", 0, 100));

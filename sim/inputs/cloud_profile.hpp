@@ -122,12 +122,15 @@ struct FunctionServiceParams {
 
 struct WorkflowServiceParams {
   double transition_latency_s = 0;
+  // A fan-out's branches start in a burst, then one at a time, each interval longer than the one before up to a
+  // cap (calibration/python/step_functions_fan_out.py).
   int parallel_burst_branches = 0;
-  double parallel_ramp_branches_per_s = 0;
+  double parallel_first_interval_s = 0, parallel_interval_growth_s = 0, parallel_max_interval_s = 0;
   int transitions_per_execution = 0, transitions_per_branch = 0;
   int task_retry_attempts = 0;  // retries of a failed function before the execution fails
 
-  /// Delay from the Parallel state's start until branch `i` (0-based) starts.
+  /// Delay from the Parallel state's start until branch `i` (0-based) starts: the transition, then for i >= the
+  /// burst the sum of i - burst + 1 intervals, interval k being min(max, first + growth x k).
   double branch_start_delay_s(int i) const;
 };
 

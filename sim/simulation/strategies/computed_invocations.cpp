@@ -74,7 +74,7 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   const int peer = inv->peer, iteration = inv->iteration, k = inv->k;
   if (inv->attempt > 0) c_.workflow.retry_branch();
   inv->container = c_.functions.take_now("gradient", s.experiment.functions.memory_mb,
-                                         {peer, iteration, k, inv->attempt}, inv->instance, now_s);
+                                         {peer, iteration, inv->attempt}, inv->instance, now_s);  // as gradient.cpp
   const auto& container = inv->container;
   double t = now_s;
   if (container.cold) {
