@@ -40,6 +40,7 @@ def _panel_title(ax, label, size, cols):
 
 
 def _done(fig):
+    style.mark_log_axes(fig)
     style.thin_tick_labels(fig)
     return fig
 
@@ -90,7 +91,10 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
             ok = feasible(rows)
             for system, group in ok.groupby("system"):
                 color, marker = styles[system]
-                ax.scatter(group[TIME], group[COST], marker=marker, color=color, alpha=0.5, edgecolors="0.25",
+                # One point a distinct (time, cost): a system that ignores a swept axis has alike rows, whose
+                # translucent copies would stack into a point as dark as its front's.
+                points = group.drop_duplicates([TIME, COST])
+                ax.scatter(points[TIME], points[COST], marker=marker, color=color, alpha=0.5, edgecolors="0.25",
                            linewidths=0.3, s=matplotlib.rcParams["lines.markersize"] ** 2 * 0.8, zorder=2)
                 front = group[pareto_mask(group)].sort_values(TIME)
                 ax.plot(front[TIME], front[COST], "-", marker=marker, color=color, markeredgecolor="0.25",
@@ -257,6 +261,8 @@ METRICS = {
 MIN_FACTOR = 1.25
 # The metrics that are factors of the baseline's value, drawn on a log scale (1x in the middle).
 RATIO_METRICS = ("cost_ratio", "speedup")
+# Gradient-computation time against the baseline's: 0 % by construction for a design whose peers compute their own.
+GRADIENT_METRICS = ("improvement", "paper_improvement")
 
 
 def _time_factor(improvement):
@@ -303,28 +309,31 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
     if not grids:
         return None
     x, y = axes
-    panels = list(dict.fromkeys(panel for panel, _, _, _ in grids))
+    panels = list(dict.fromkeys(panel for panel, *_ in grids))
     single = len(panels) == 1  # one workload: named once, in the title, and its panels by system alone
-    norm = _diverging_norm(metric, np.concatenate([grid.to_numpy(dtype=float).ravel() for _, _, grid, _ in grids]))
+    norm = _diverging_norm(metric, np.concatenate([grid.to_numpy(dtype=float).ravel() for _, _, grid, *_ in grids]))
     baseline = _baseline(df)
     others = [a for a in config_axes(df) if a not in axes]
     over = f", median over {', '.join(labels.label(a) for a in others)}" if others else ""
-    slots, cols = _heatmap_slots([(panel, system) for panel, system, _, _ in grids], MAX_COLS[size])
+    slots, cols = _heatmap_slots([(panel, system) for panel, system, *_ in grids], MAX_COLS[size])
+    partial = any(part for *_, part in grids)
     n_rows, n_cols = grids[0][2].shape
     with style.drawing(size):
         fig, panel_axes, _ = style.panel_figure(
             size, max(slots) + 1, cols, panel_aspect=min(1.0, max(0.5, n_rows / n_cols)) + 0.15,
             title=f"{what.capitalize()} of each system against the baseline ({baseline}); blue: better{over}"
+                  + ("; hatched: infeasible" if any(failed for *_, failed, _ in grids) else "")
+                  + ("; *: a median of the runs that could run, some settings there infeasible" if partial else "")
                   + (f"; {panels[0]}" if single and panels[0] else ""))
         for ax in panel_axes:
             ax.set_visible(False)  # slots without a grid stay empty
-        for slot, (panel, system, grid, failed) in zip(slots, grids):
+        for slot, (panel, system, grid, failed, part) in zip(slots, grids):
             ax = panel_axes[slot]
             ax.set_visible(True)
             image = ax.imshow(np.ma.masked_invalid(grid.to_numpy(dtype=float)), cmap=cmap, norm=norm, aspect="auto",
                               origin="lower")
             _hatch_cells(ax, failed)
-            _annotate_cells(ax, grid, metric, norm, cmap, style.SIZES[size] / cols)
+            _annotate_cells(ax, grid, metric, norm, cmap, style.SIZES[size] / cols, part)
             ax.set_xticks(range(len(grid.columns)), [labels.plain(v) for v in grid.columns])
             ax.set_yticks(range(len(grid.index)), [labels.plain(v) for v in grid.index])
             if slot + cols not in slots:  # axis names on the outer panels only: the grids share their axes
@@ -332,7 +341,12 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
             if slot % cols == 0:
                 ax.set_ylabel(labels.label(y))
             name = system if single or not panel else f"{panel}: {system}"
-            _panel_title(ax, name + _unused_axes_note(df, panel, facet, system, axes), size, cols)
+            values = grid.to_numpy(dtype=float)
+            values = values[~np.isnan(values)]
+            zero = metric in GRADIENT_METRICS and values.size > 0 and bool(np.all(values == 0))
+            note = " (gradients on its peers, as the baseline's: 0 %)" if zero else \
+                _unused_axes_note(df, panel, facet, system, axes)
+            _panel_title(ax, name + note, size, cols)
         bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40,
                            pad=0.02)
         bar.set_label(style.wrap(f"{what} vs {baseline}" + (" (log scale)" if metric in RATIO_METRICS else
@@ -363,7 +377,8 @@ def _baseline(df):
 
 
 def _heatmap_grids(df, metric, x, y, facet):
-    """(panel, system, grid of medians, infeasible cells as (column, row)) per panel and non-baseline system;
+    """(panel, system, grid of medians, infeasible cells as (column, row), cells whose median leaves out infeasible
+    runs) per panel and non-baseline system;
     medians within rounding of the baseline are snapped to it. A system infeasible everywhere still has its
     (hatched) grid."""
     column, _, _, center = METRICS[metric]
@@ -382,7 +397,9 @@ def _heatmap_grids(df, metric, x, y, facet):
                     .applymap(lambda v: style.snap(v, center)))
             mine = failed[failed["system"] == system]
             cells = {(x_values.index(fx), y_values.index(fy)) for fx, fy in zip(mine[x], mine[y])}
-            grids.append((panel, system, grid, {(c, r) for c, r in cells if np.isnan(grid.iat[r, c])}))
+            # A cell with a value where some of its runs were infeasible holds the median of the others only.
+            grids.append((panel, system, grid, {(c, r) for c, r in cells if np.isnan(grid.iat[r, c])},
+                          {(c, r) for c, r in cells if not np.isnan(grid.iat[r, c])}))
     return grids
 
 
@@ -403,10 +420,12 @@ def _hatch_cells(ax, cells):
                                                   hatch="////", linewidth=0))
 
 
-def _annotate_cells(ax, grid, metric, norm, cmap, panel_width_in):
+def _annotate_cells(ax, grid, metric, norm, cmap, panel_width_in, partial=()):
     """Each cell's value, in a font small enough for the widest text to fit its cell, dark on light cells and
-    light on dark ones. No text at all when even 4 pt would not fit: the colour scale still reads."""
-    texts = [[_cell_text(metric, v) for v in row] for row in grid.to_numpy(dtype=float)]
+    light on dark ones; "*" after a value that leaves out infeasible runs (`partial`, as (column, row)). No text at
+    all when even 4 pt would not fit: the colour scale still reads."""
+    texts = [[_cell_text(metric, v) + ("*" if (c, r) in partial and v == v else "") for c, v in enumerate(row)]
+             for r, row in enumerate(grid.to_numpy(dtype=float))]
     widest = max([len(t) for row in texts for t in row] + [1])
     cell_pt = panel_width_in * 0.8 * 72 / max(1, grid.shape[1])
     font = min(matplotlib.rcParams["font.size"] * 0.9, cell_pt * 0.85 / (0.6 * widest))

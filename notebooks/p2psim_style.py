@@ -198,6 +198,16 @@ def scale_axis(ax, which, values, log=None):
         axis.set_major_formatter(matplotlib.ticker.FuncFormatter(plain_number))
 
 
+def mark_log_axes(fig):
+    """Appends " (log)" to the label of every log axis that does not say so: a reader takes an unmarked axis
+    for a linear one, and a log axis's even steps for even differences."""
+    for ax in fig.axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            text = axis.get_label_text()
+            if scale == "log" and text and "log" not in text:
+                axis.set_label_text(text + " (log)")
+
+
 def thin_tick_labels(fig, gap_pt=2.0):
     """Drop tick labels that would overprint a neighbour (majors first, then minors in the gaps); call when
     everything is drawn. A label is hidden by its formatter, so the tick itself stays."""

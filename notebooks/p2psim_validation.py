@@ -56,7 +56,7 @@ def coverage_text(rows):
         return ""
     banded = validated.dropna(subset=["predicted_p10", "predicted_p90"])
     inside = (banded["measured"] >= banded["predicted_p10"]) & (banded["measured"] <= banded["predicted_p90"])
-    return f", {100 * inside.mean():.0f} % in p10-p90"
+    return f", {100 * inside.mean():.0f} % inside the replicates' p10-p90 (the constants' spreads only)"
 
 
 def fig_validation(df, size="screen"):

@@ -165,7 +165,8 @@ class Panels(unittest.TestCase):
     def test_log_y_only_where_the_range_spans_a_decade(self):
         fig = p.fig_against_axis(GRID, "peers", size="two-column")
         scales = {ax.get_title().split()[0] + " " + ax.get_ylabel(): ax.get_yscale() for ax in fig.axes[:4]}
-        self.assertEqual(scales["squeezenet1_1 total cost (USD)"], "log")  # 0.0017 to 0.042 USD
+        # A log axis says so in its label; a linear one does not.
+        self.assertEqual(scales["squeezenet1_1 total cost (USD) (log)"], "log")  # 0.0017 to 0.042 USD
         self.assertEqual(scales["vgg11 total training time (s)"], "linear")  # 138 to 556 s
         plt.close(fig)
 
@@ -237,6 +238,37 @@ class Panels(unittest.TestCase):
         fig = p.fig_against_axis(grid, "peers", size="screen")
         self.assertTrue(all(line.get_linestyle() != "--" for a in fig.axes for line in a.get_lines()))
         plt.close(fig)
+
+    def test_a_cell_whose_median_leaves_out_infeasible_runs_is_starred_and_the_title_says_why(self):
+        # A third axis (batch size) under each cell; one serverless run at 4 peers, 3008 MB infeasible at batch 1024.
+        small = GRID.assign(batch_size=64)
+        large = GRID.assign(batch_size=1024, scenario_id=GRID["scenario_id"] + "b")
+        grid = pd.concat([small, large], ignore_index=True)
+        cell = ((grid["system"] == "serverless") & (grid["model"] == "vgg11") & (grid["peers"] == 4)
+                & (grid["function_memory_mb"] == 3008) & (grid["batch_size"] == 1024))
+        self.assertEqual(int(cell.sum()), 1)
+        grid.loc[cell, "status"] = "infeasible"
+        fig = p.fig_heatmap(grid, "cost_ratio", ("peers", "function_memory_mb"), size="screen")
+        panel = next(ax for ax in fig.axes if ax.get_title().replace("\n", " ") == "vgg11 3x32x32 cifar10: serverless")
+        starred = [t.get_text() for t in panel.texts if t.get_text().endswith("*")]
+        self.assertEqual(len(starred), 1)  # that cell alone
+        self.assertIn("*: a median of the runs that could run", fig._suptitle.get_text().replace("\n", " "))
+        plt.close(fig)
+
+    def test_a_gradient_heatmap_says_when_a_design_computes_as_the_baseline_does(self):
+        fig = p.fig_heatmap(GRID, "improvement", size="screen")
+        names = [ax.get_title().replace("\n", " ") for ax in fig.axes if ax.images]
+        self.assertIn("vgg11 3x32x32 cifar10: ring (gradients on its peers, as the baseline's: 0 %)", names)
+        self.assertIn("vgg11 3x32x32 cifar10: serverless", names)
+        plt.close(fig)
+
+    def test_time_against_cost_draws_one_point_a_distinct_time_and_cost(self):
+        # Two copies of every row (a swept axis no system uses) draw no more points than one.
+        twice = pd.concat([GRID, GRID.assign(scenario_id=GRID["scenario_id"] + "c")], ignore_index=True)
+        count = lambda df: sum(len(c.get_offsets()) for ax in p.fig_time_vs_cost(df, size="screen").axes  # noqa: E731
+                               for c in ax.collections if isinstance(c, matplotlib.collections.PathCollection))
+        self.assertEqual(count(twice), count(GRID))
+        plt.close("all")
 
     def test_a_table_without_the_papers_metric_has_no_heatmap_of_it(self):
         old = GRID.drop(columns=[c for c in GRID.columns if c.startswith("paper_")])
