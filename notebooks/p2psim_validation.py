@@ -111,7 +111,7 @@ def fig_validation(df, size="screen"):
             # Two lines: side by side at a column's width, one line each ran into the other.
             coverage = coverage_text(rows).removeprefix(", ")
             ax.set_title(f"{title}: {len(rows[rows['role'] == 'validation'])} validation metrics"
-                         + (f"\n{coverage}" if coverage else ""))
+                         + (f"\n{style.wrap(coverage, 0.4 * style.SIZES[size], style.FONT_PT[size])}" if coverage else ""))
         style.put_legend(legend_ax, handles, names)
         style.thin_tick_labels(fig)
         return fig
