@@ -213,7 +213,12 @@ def _stacked_bars(df, parts, total, rows, facet, size, title, xlabel, rest_label
             ax.set_yticks(y, names[label])
             ax.set_ylim(len(part) - 0.5, -0.5)
             whole = left + rest
-            ax.set_xlim(0, max(whole.max(), 1e-12) * 1.04)  # the longest bar inside the frame
+            # Each bar's whole written at its end: most bars can be far shorter than the longest, whose ticks
+            # alone would not read them. The frame leaves room for the longest's label.
+            for yi, value in zip(y, whole):
+                ax.text(value, yi, " " + style.plain_number(float(f"{value:.3g}")), va="center", ha="left",
+                        fontsize=pt * 0.8)
+            ax.set_xlim(0, max(whole.max(), 1e-12) * 1.15)
             style.scale_axis(ax, "x", [0, whole.max()], log=False)
             ax.set_xlabel(xlabel)
             ax.grid(True, axis="x", alpha=0.3)

@@ -319,6 +319,10 @@ class Panels(unittest.TestCase):
         right = max(patch.get_x() + patch.get_width() for patch in ax.patches)
         shown = p.representative_rows(GRID)  # each system's fastest and cheapest configuration
         self.assertAlmostEqual(right, shown[shown["model"] == "squeezenet1_1"]["total_usd"].max(), places=6)
+        # Each bar's whole is written at its end, to 3 significant digits: the short bars are read off their labels.
+        written = sorted(float(t.get_text()) for t in ax.texts)
+        wholes = sorted(float(f"{v:.3g}") for v in shown[shown["model"] == "squeezenet1_1"]["total_usd"])
+        self.assertEqual(written, wholes)
         plt.close(fig)
 
 
