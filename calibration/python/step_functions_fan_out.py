@@ -100,6 +100,14 @@ def fit(medians):
     return best
 
 
+def fit_row(name, executions):
+    """The kernel file's row of a set of executions: its fit, rms error and median last start."""
+    m = median_offsets(executions)
+    burst, first, growth, cap, sse = fit(m)
+    return (f"{name},{len(executions)},{burst},{first:.3f},{growth:.3f},{cap:.3f},{(sse / len(m)) ** 0.5:.4f},"
+            f"{m[-1]:.3f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repo", required=True, help="a clone of spcl/sebs-flow-artifact")
@@ -121,13 +129,8 @@ def main(argv=None):
     for path, text in texts.items():
         executions = warm_executions(text)
         pooled += executions
-        m = median_offsets(executions)
-        b, f, g, c, sse = fit(m)
-        lines.append(f"{path.rsplit('/', 1)[1]},{len(executions)},{b},{f:.3f},{g:.3f},{c:.3f},"
-                     f"{(sse / len(m)) ** 0.5:.4f},{m[-1]:.3f}")
-    m = median_offsets(pooled)
-    b, f, g, c, sse = fit(m)
-    lines.append(f"all,{len(pooled)},{b},{f:.3f},{g:.3f},{c:.3f},{(sse / len(m)) ** 0.5:.4f},{m[-1]:.3f}")
+        lines.append(fit_row(path.rsplit("/", 1)[1], executions))
+    lines.append(fit_row("all", pooled))
     text = "\n".join(lines) + "\n"
     if args.out:
         with open(args.out, "w") as out:
