@@ -113,6 +113,7 @@ def fig_validation(df, size="screen"):
             ax.set_title(f"{title}: {len(rows[rows['role'] == 'validation'])} validation metrics"
                          + (f"\n{style.wrap(coverage, 0.4 * style.SIZES[size], style.FONT_PT[size])}" if coverage else ""))
         style.put_legend(legend_ax, handles, names)
+        style.mark_log_axes(fig)
         style.thin_tick_labels(fig)
         return fig
 

@@ -170,6 +170,14 @@ TEST_CASE("profile: a LIST's page holds at least one key, a listed key takes no 
   }
 }
 
+TEST_CASE("profile: a fan-out's interval cap under its first interval is refused at its line") {
+  TempDir dir;
+  const std::string e = error_of(profile_with(dir, R"(parallel_max_interval_s="0.2")", R"(parallel_max_interval_s="0.1")"));
+  CHECK_MESSAGE(e.find("profile.xml:") != std::string::npos, e);
+  CHECK_MESSAGE(e.find("parallel_max_interval_s") != std::string::npos, e);
+  CHECK_MESSAGE(e.find("[0.2,") != std::string::npos, e);  // at least the first interval
+}
+
 TEST_CASE("profile: a storage client costs what the measured loop did, plus the difference here over the speed") {
   // By hand: the measured loop moves 125 MB/s a vCPU (8 ns a byte). Here get_object costs 1.3 ns a byte less than
   // the md5 loop and the transfer manager 0.2 ns less; on a CPU at half this one's speed, 2.6 and 0.4 ns less.

@@ -1079,10 +1079,40 @@ TEST_CASE("workflow: branches are handed out a burst's worth at a time, each bef
   }
 }
 
+TEST_CASE("workflow: with growing intervals every branch is still handed out before it starts") {
+  // Burst 2 after a 0.5 s transition, intervals 0.5, 1.0, 1.5, 2.0: branches 0-1 start at 0.5 s, 2 at 1.0, 3 at 2.0,
+  // 4 at 3.5, 5 at 5.5. Groups of 2: 0-1 and 2-3 handed out at once, 4-5 when branch 2 starts (1.0 s).
+  const auto result = nlohmann::json::parse(run_isolated([] {
+    sg::Engine engine(sg::NetworkSettings{"CM02"});
+    const auto platform = sg::build_platform(small_platform());
+    p2psim::WorkflowServiceParams params;
+    params.transition_latency_s = 0.5;
+    params.parallel_burst_branches = 2;
+    params.parallel_first_interval_s = 0.5, params.parallel_interval_growth_s = 0.5, params.parallel_max_interval_s = 10;
+    Ledger ledger;
+    simulation::WorkflowService workflow(params, ledger);
+    nlohmann::json j;
+    sg::spawn("caller", platform.peers[0], [&] {
+      workflow.fan_out(6, platform.peers[0], [&](int k, double start_s) {
+        j["handed_out_s"][k] = sg::now();
+        j["start_s"][k] = start_s;
+      });
+    });
+    engine.run(-1, [](double) {});
+    return j.dump();
+  }));
+  const double start[] = {0.5, 0.5, 1.0, 2.0, 3.5, 5.5}, handed_out[] = {0, 0, 0, 0, 1.0, 1.0};
+  for (int k = 0; k < 6; ++k) {
+    CAPTURE(k);
+    CHECK(result["start_s"][k].get<double>() == doctest::Approx(start[k]));
+    CHECK(result["handed_out_s"][k].get<double>() == doctest::Approx(handed_out[k]));
+  }
+}
+
 TEST_CASE("workflow: after the burst each interval is longer than the one before, up to the cap") {
   // Burst 2 after a 0.1 s transition; intervals 0.2, 0.5, 0.8, then the cap 1.0 (0.2 + 0.3 k would be 1.1): branches
-  // 0-1 at 0.1 s, then 0.3, 0.8, 1.6, 2.6, 3.6 s. With no growth every interval is the first; a cap under the
-  // first interval is refused by the profile's reader.
+  // 0-1 at 0.1 s, then 0.3, 0.8, 1.6, 2.6, 3.6 s. With no growth every interval is the first (a cap under the
+  // first interval is refused by the profile's reader: tests/test_replicates.cpp).
   p2psim::WorkflowServiceParams w;
   w.transition_latency_s = 0.1;
   w.parallel_burst_branches = 2;

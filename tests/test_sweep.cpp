@@ -645,18 +645,18 @@ TEST_CASE("sweep: a bad axis value is one clear error naming the user's file, th
   TempDir dir;
   const auto path = sweep_file(dir, R"(<axis select="peers/@count" values="2 -3"/>
     <axis select="functions/@memory_mb" values="1024 2048"/>)");
-  auto r = run_cli("sweep " + path + " --out " + dir.path("out"));
+  // The sweep's temporary folders go to a folder of this test's own (TMPDIR), which is then checked empty.
+  fs::create_directories(dir.path("tmp"));
+  const std::string tmp = "TMPDIR=" + dir.path("tmp");
+  auto r = run_cli("sweep " + path + " --out " + dir.path("out"), tmp);
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.output.find(path + line_of(path, "peers/@count") + " field 'axis/@values': the value '-3' of "
                               "peers/@count: expected an integer in [1, ") != std::string::npos, r.output);
   CHECK(r.output.find("field 'peers/@count'") == std::string::npos);  // the axis names it once
   CHECK(r.output.find("scenarios/") == std::string::npos);  // no generated file named
   CHECK_FALSE(fs::exists(dir.path("out")));  // nothing ran, and no folder is left to clean up
-  const auto probes_left = [] {  // the scenarios probed for the check are written to a folder of their own
-    int n = 0;
-    for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
-      n += e.path().filename().string().rfind("p2psim-sweep-check-", 0) == 0;
-    return n;
+  const auto probes_left = [&] {  // the scenarios probed for the check are written to a folder of their own
+    return std::distance(fs::directory_iterator(dir.path("tmp")), fs::directory_iterator{});
   };
   CHECK(probes_left() == 0);
 
@@ -671,7 +671,7 @@ TEST_CASE("sweep: a bad axis value is one clear error naming the user's file, th
 
   // A profile axis whose XPath matches nothing.
   const auto profile = sweep_file(dir, R"(<axis select="profile:function_service/@nonesuch" values="1 2"/>)");
-  r = run_cli("sweep " + profile + " --out " + dir.path("out3"));
+  r = run_cli("sweep " + profile + " --out " + dir.path("out3"), tmp);
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("the value '1' of profile:function_service/@nonesuch") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path("out3")));

@@ -5,8 +5,8 @@ SeBS-Flow (https://github.com/spcl/sebs-flow-artifact) ran a workflow whose Map 
 sleep, and committed every function's start timestamp (`perf-cost/630.parallel-sleep/aws_20t_1s/warm_{128,256,512}.csv`:
 50 branches an execution, 2022-06-13, 104 executions at three memory sizes). In the executions whose branches were
 all warm, sorted by start and taken from the first one's start, the branches start in a burst (a dozen within
-0.15 s), then one at a time, each interval longer than the one before (0.09 s at first, about 0.29 s by the 40th
-branch): a 20-branch fan-out takes 0.84 s to start its last branch, a 50-branch one 7.6 s.
+0.15 s), then one at a time, each interval longer than the one before (0.09 s at first, 0.25-0.3 s from the 40th
+branch on): a 20-branch fan-out takes 0.84 s to start its last branch, a 50-branch one 7.6 s.
 
 p2psim's model (sim/inputs/cloud_profile.cpp, WorkflowServiceParams::branch_start_delay_s): branches 0 to B - 1
 start together; branch i >= B starts the sum of i - B + 1 intervals after them, interval k (from 0) being

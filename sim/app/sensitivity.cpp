@@ -46,6 +46,7 @@ const std::vector<Group>& groups() {
         {"function_service/cold_start/@runtime_import_s_on_reference_cpu", false}}},
       {"workflow", "the workflow service (transitions, a fan-out's ramp)", bit(Mechanism::Workflow),
        {{"workflow_service/@transition_latency_s", false}, {"workflow_service/@parallel_first_interval_s", false},
+        {"workflow_service/@parallel_interval_growth_s", false},
         {"workflow_service/@parallel_max_interval_s", false}}},
       {"object_storage_first_byte", "object storage's first byte and a LIST's keys (instances' and functions' requests)",
        bit(Mechanism::ObjectStorageFromEc2) | bit(Mechanism::ObjectStorageFromFunctions),

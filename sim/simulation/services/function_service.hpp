@@ -44,8 +44,8 @@ class FunctionService {
   };
   /// Starts an invocation of `function` (one warm pool per function): blocks while the concurrency limit is
   /// reached, then takes a warm container or cold-starts one (sleeping through its INIT). `invocation` names it
-  /// (e.g. {peer, iteration, branch, attempt}; `instance`: its caller's, Context::instance_of): a cold start's
-  /// image time is drawn from its own stream.
+  /// (e.g. {peer, iteration, branch}; `instance`: its caller's, Context::instance_of): a cold start's image time
+  /// is drawn from that name's stream, so invocations named alike draw alike (a workflow fan-out's branches).
   Container start(const std::string& function, int memory_mb, std::initializer_list<std::int64_t> invocation,
                   std::int64_t instance = 0);
   /// The same at `now_s` without blocking or sleeping, for an invocation computed rather than simulated: the

@@ -73,8 +73,12 @@ void ComputedInvocations::start(double now_s, const std::shared_ptr<Invocation>&
   const auto& s = c_.s;
   const int peer = inv->peer, iteration = inv->iteration, k = inv->k;
   if (inv->attempt > 0) c_.workflow.retry_branch();
-  inv->container = c_.functions.take_now("gradient", s.experiment.functions.memory_mb,
-                                         {peer, iteration, inv->attempt}, inv->instance, now_s);  // as gradient.cpp
+  // As gradient.cpp: a first attempt's cold start is the fan-out's draw, a retry's its own.
+  const int memory_mb = s.experiment.functions.memory_mb;
+  inv->container = inv->attempt == 0
+                       ? c_.functions.take_now("gradient", memory_mb, {peer, iteration, 0}, inv->instance, now_s)
+                       : c_.functions.take_now("gradient", memory_mb, {peer, iteration, inv->attempt, k}, inv->instance,
+                                               now_s);
   const auto& container = inv->container;
   double t = now_s;
   if (container.cold) {

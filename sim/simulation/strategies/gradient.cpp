@@ -33,10 +33,12 @@ void function_invocation(Context& c, int peer, std::int64_t instance, int iterat
   std::string error;  // the last attempt's, when none succeeded
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (attempt > 0) c.workflow.retry_branch();
-    // The cold start's draw is the fan-out's, not the branch's (no k): in WF-M3's fan-outs of 50 branches, 28 of
-    // them cold, the branches started at the all-warm runs' offsets (platforms/aws_us_east_1.xml, cold_start).
-    const auto container = c.functions.start("gradient", s.experiment.functions.memory_mb, {peer, iteration, attempt},
-                                             instance);
+    // A first attempt's cold start is drawn once a fan-out (no k): in WF-M3's fan-outs of 50 branches, 28 of them
+    // cold, the branches started at the all-warm runs' offsets (platforms/aws_us_east_1.xml, cold_start). A retry
+    // starts on its own, at its own time: its own draw.
+    const int memory_mb = s.experiment.functions.memory_mb;
+    const auto container = attempt == 0 ? c.functions.start("gradient", memory_mb, {peer, iteration, 0}, instance)
+                                        : c.functions.start("gradient", memory_mb, {peer, iteration, attempt, k}, instance);
     if (container.cold) c.trace(peer, iteration, Phase::ColdStart, container.init_started_s, k);
     auto client = c.function_client(container, gradient_request_draws(c, peer, instance, iteration, k, attempt));
     const double run_start = sg::now();
