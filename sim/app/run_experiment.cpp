@@ -1,7 +1,6 @@
 #include "run_experiment.hpp"
 
 #include <fmt/core.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <map>
