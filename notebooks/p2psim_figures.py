@@ -346,12 +346,7 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
             if slot % cols == 0:
                 ax.set_ylabel(labels.label(y))
             name = system if single or not panel else f"{panel}: {system}"
-            values = grid.to_numpy(dtype=float)
-            values = values[~np.isnan(values)]
-            zero = metric in GRADIENT_METRICS and values.size > 0 and bool(np.all(values == 0))
-            note = " (gradients on its peers, as the baseline's: 0 %)" if zero else \
-                _unused_axes_note(df, panel, facet, system, axes)
-            _panel_title(ax, name + note, size, cols)
+            _panel_title(ax, name + _panel_note(df, panel, facet, system, axes, metric, grid), size, cols)
         bar = fig.colorbar(image, ax=[panel_axes[slot] for slot in slots], location="bottom", shrink=0.8, aspect=40,
                            pad=0.02)
         bar.set_label(style.wrap(f"{what} vs {baseline}" + (" (log scale)" if metric in RATIO_METRICS else
@@ -362,6 +357,16 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
             lambda v, _: f"{v:g}\u00d7" if metric in RATIO_METRICS else style.format_percent(v)))
         bar.ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         return _done(fig)
+
+
+def _panel_note(df, panel, facet, system, axes, metric, grid):
+    """Why a panel's cells are alike, where they are by construction: a design computing its gradients on its peers
+    reads 0 % in the gradient metrics everywhere; a system that does not use an axis reads alike along it."""
+    values = grid.to_numpy(dtype=float)
+    values = values[~np.isnan(values)]
+    if metric in GRADIENT_METRICS and values.size > 0 and bool(np.all(values == 0)):
+        return " (gradients on its peers, as the baseline's: 0 %)"
+    return _unused_axes_note(df, panel, facet, system, axes)
 
 
 def _unused_axes_note(df, panel, facet, system, axes):
