@@ -341,6 +341,8 @@ def fig_heatmap(df, metric, axes=None, facet=None, size="screen"):
             _annotate_cells(ax, grid, metric, norm, cmap, style.SIZES[size] / cols, part)
             ax.set_xticks(range(len(grid.columns)), [labels.plain(v) for v in grid.columns])
             ax.set_yticks(range(len(grid.index)), [labels.plain(v) for v in grid.index])
+            # No tick marks: at one column's width a mark beside a cell's "0.45x" read as its minus sign.
+            ax.tick_params(length=0)
             if slot + cols not in slots:  # axis names on the outer panels only: the grids share their axes
                 ax.set_xlabel(labels.label(x))
             if slot % cols == 0:
