@@ -176,7 +176,9 @@ def axis_spec(values, label):
     if log:
         pad = (np.log10(hi) - np.log10(lo)) * 0.05
         lo, hi = 10 ** (np.log10(lo) - pad), 10 ** (np.log10(hi) + pad)
-        subs = (1, 2, 5) if style.labels_2_and_5(lo, hi) else (1,)
+        # Within two decades 3 too (0.025-0.42 USD had 0.05, 0.1 and 0.2 alone); the chart thins no labels, so not
+        # every digit as the figures do.
+        subs = (1, 2, 3, 5) if hi / lo < 100 else (1, 2, 5) if style.labels_2_and_5(lo, hi) else (1,)
         ticks = matplotlib.ticker.LogLocator(numticks=12, subs=subs).tick_values(lo, hi)
     else:
         if hi - lo < 1e-12 * max(1.0, abs(hi)):  # one value: a range around it

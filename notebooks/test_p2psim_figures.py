@@ -126,7 +126,10 @@ class Numbers(unittest.TestCase):
     def test_log_axes_label_enough_ticks_inside_a_decade_and_a_half(self):
         spec = p2psim_html.axis_spec([12.0, 150.0], "t")
         self.assertTrue(spec["log"])
-        self.assertEqual(spec["labels"], ["20", "50", "100"])  # not "100" alone
+        self.assertEqual(spec["labels"], ["20", "30", "50", "100"])  # not "100" alone
+        # Under two decades 3 too: 0.025-0.42 USD labelled 0.05, 0.1 and 0.2 alone, none near either end.
+        self.assertEqual(p2psim_html.axis_spec([0.0247, 0.4229], "c")["labels"], ["0.03", "0.05", "0.1", "0.2", "0.3"])
+        self.assertEqual(p2psim_html.axis_spec([17.0, 2600.0], "t")["labels"][:2], ["20", "50"])  # wider: 2 and 5
         narrow = p2psim_html.axis_spec([0.18, 0.41], "c")  # a single run's two points: linear, several ticks
         self.assertFalse(narrow["log"])
         self.assertGreaterEqual(len(narrow["ticks"]), 3)
