@@ -6,6 +6,7 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -1043,34 +1044,44 @@ TEST_CASE("tasks: reused actors start in the order and at the time new ones woul
   }
 }
 
-TEST_CASE("workflow: branches are handed out a burst's worth at a time, each before its start, also once the caller is gone") {
-  // Bursts of 3, then 2 branches/s after a 0.5 s transition: branches 0-2 start at 0.5 s, branch k >= 3 at
-  // 0.5 + (k - 2) / 2 s. Groups 0 and 1 are handed out at once, group 2 (6-8) when branch 3 starts (1.0 s),
-  // group 3 (9) when branch 6 starts (2.5 s).
-  const auto result = nlohmann::json::parse(run_isolated([] {
+namespace {
+// When each of `branches` branches of a fan-out was handed out and when it starts ({"handed_out_s": [...],
+// "start_s": [...]}); with `kill_caller_after_s`, the caller is killed then, the fan-out going on without it.
+nlohmann::json fan_out_times(const p2psim::WorkflowServiceParams& params, int branches,
+                             std::optional<double> kill_caller_after_s = std::nullopt) {
+  return nlohmann::json::parse(run_isolated([&] {
     sg::Engine engine(sg::NetworkSettings{"CM02"});
     const auto platform = sg::build_platform(small_platform());
-    p2psim::WorkflowServiceParams params;
-    params.transition_latency_s = 0.5;
-    params.parallel_burst_branches = 3;
-    params.parallel_first_interval_s = params.parallel_max_interval_s = 0.5;  // 2 branches a second
     Ledger ledger;
     simulation::WorkflowService workflow(params, ledger);
     nlohmann::json j;
     sg::Actor caller = sg::spawn("caller", platform.peers[0], [&] {
-      workflow.fan_out(10, platform.peers[0], [&](int k, double start_s) {
+      workflow.fan_out(branches, platform.peers[0], [&](int k, double start_s) {
         j["handed_out_s"][k] = sg::now();
         j["start_s"][k] = start_s;
       });
-      sg::sleep_for(100);
+      if (kill_caller_after_s) sg::sleep_for(100);
     });
-    sg::spawn("killer", platform.peers[0], [&] {
-      sg::sleep_for(0.1);
-      caller.kill();
-    });
+    if (kill_caller_after_s)
+      sg::spawn("killer", platform.peers[0], [&] {
+        sg::sleep_for(*kill_caller_after_s);
+        caller.kill();
+      });
     engine.run(-1, [](double) {});
     return j.dump();
   }));
+}
+}  // namespace
+
+TEST_CASE("workflow: branches are handed out a burst's worth at a time, each before its start, also once the caller is gone") {
+  // Bursts of 3, then 2 branches/s after a 0.5 s transition: branches 0-2 start at 0.5 s, branch k >= 3 at
+  // 0.5 + (k - 2) / 2 s. Groups 0 and 1 are handed out at once, group 2 (6-8) when branch 3 starts (1.0 s),
+  // group 3 (9) when branch 6 starts (2.5 s).
+  p2psim::WorkflowServiceParams params;
+  params.transition_latency_s = 0.5;
+  params.parallel_burst_branches = 3;
+  params.parallel_first_interval_s = params.parallel_max_interval_s = 0.5;  // 2 branches a second
+  const auto result = fan_out_times(params, 10, 0.1);
   for (int k = 0; k < 10; ++k) {
     CAPTURE(k);
     CHECK(result["start_s"][k].get<double>() == doctest::Approx(k < 3 ? 0.5 : 0.5 + (k - 2) / 2.0));
@@ -1082,25 +1093,11 @@ TEST_CASE("workflow: branches are handed out a burst's worth at a time, each bef
 TEST_CASE("workflow: with growing intervals every branch is still handed out before it starts") {
   // Burst 2 after a 0.5 s transition, intervals 0.5, 1.0, 1.5, 2.0: branches 0-1 start at 0.5 s, 2 at 1.0, 3 at 2.0,
   // 4 at 3.5, 5 at 5.5. Groups of 2: 0-1 and 2-3 handed out at once, 4-5 when branch 2 starts (1.0 s).
-  const auto result = nlohmann::json::parse(run_isolated([] {
-    sg::Engine engine(sg::NetworkSettings{"CM02"});
-    const auto platform = sg::build_platform(small_platform());
-    p2psim::WorkflowServiceParams params;
-    params.transition_latency_s = 0.5;
-    params.parallel_burst_branches = 2;
-    params.parallel_first_interval_s = 0.5, params.parallel_interval_growth_s = 0.5, params.parallel_max_interval_s = 10;
-    Ledger ledger;
-    simulation::WorkflowService workflow(params, ledger);
-    nlohmann::json j;
-    sg::spawn("caller", platform.peers[0], [&] {
-      workflow.fan_out(6, platform.peers[0], [&](int k, double start_s) {
-        j["handed_out_s"][k] = sg::now();
-        j["start_s"][k] = start_s;
-      });
-    });
-    engine.run(-1, [](double) {});
-    return j.dump();
-  }));
+  p2psim::WorkflowServiceParams params;
+  params.transition_latency_s = 0.5;
+  params.parallel_burst_branches = 2;
+  params.parallel_first_interval_s = 0.5, params.parallel_interval_growth_s = 0.5, params.parallel_max_interval_s = 10;
+  const auto result = fan_out_times(params, 6);
   const double start[] = {0.5, 0.5, 1.0, 2.0, 3.5, 5.5}, handed_out[] = {0, 0, 0, 0, 1.0, 1.0};
   for (int k = 0; k < 6; ++k) {
     CAPTURE(k);
