@@ -4,11 +4,13 @@ computation gets on functions than on the peers alone, and at what cost ratio, o
 
     ./build/p2psim sweep experiments/paper_reproduction.xml --out /tmp/paper
     /usr/bin/python3 notebooks/p2psim_paper_headline.py /tmp/paper      # prints the table and the per-model medians
+    ... --record validation/paper_headline.json    # writes the numbers README.md and docs/accuracy.md quote
+    ... --check validation/paper_headline.json     # exit 1 if the sweep no longer gives them (a ctest test)
 
 "Where" is the configuration of the largest value; among those within 0.05 points of it, the cheapest (the paper
 reports its largest improvement, and several configurations reach it within rounding)."""
 import argparse
-import os
+import json
 import sys
 
 from p2psim_tables import ResultsError, load_results
@@ -121,14 +123,61 @@ def markdown(df):
     return "\n".join(lines)
 
 
+def record(df):
+    """The numbers the documents quote, rounded as they print them (percentages to 0.1, cost ratios to 0.01):
+    a change of the model that moves one of them shows as a changed record, not as a stale sentence."""
+    ok = df[(df["status"] == "ok") & df["system"].isin(list(SYSTEMS))]
+    rounded = {"largest": 1, "median": 1, "largest_cost_ratio": 2, "median_cost_ratio": 2, "cost_ratio_at_largest": 2}
+    return {
+        "headline": [{k: round(float(v), rounded[k]) if k in rounded else v for k, v in e.items()} for e in headline(df)],
+        "per_model_median_percent": {f"{s}/{m}": {model: round(float(v), 1) for model, v in sorted(medians.items())}
+                                     for (s, m), medians in per_model_medians(df).items()},
+        "cost_ratio_min": round(float(ok["cost_ratio_vs_baseline"].min()), 2),
+        "cost_ratio_max": round(float(ok["cost_ratio_vs_baseline"].max()), 2),
+        "rows": len(df), "rows_infeasible": int((df["status"] != "ok").sum()),
+    }
+
+
+def differences(recorded, current, path=""):
+    """Where two records differ, one line each."""
+    if isinstance(recorded, dict) and isinstance(current, dict):
+        return [line for key in sorted(set(recorded) | set(current))
+                for line in differences(recorded.get(key), current.get(key), f"{path}/{key}")]
+    if isinstance(recorded, list) and isinstance(current, list) and len(recorded) == len(current):
+        return [line for i, (a, b) in enumerate(zip(recorded, current)) for line in differences(a, b, f"{path}[{i}]")]
+    return [] if recorded == current else [f"{path}: recorded {recorded!r}, now {current!r}"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", help="the sweep's folder or its results.csv")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--record", metavar="FILE", help="write the numbers the documents quote to FILE (JSON)")
+    action.add_argument("--check", metavar="FILE", help="exit 1 unless the sweep gives FILE's numbers")
     args = parser.parse_args(argv)
     try:
-        print(markdown(load(args.results)))
+        df = load(args.results)
+        if args.check:
+            with open(args.check, encoding="utf-8") as f:
+                recorded = json.load(f)
+            changed = differences(recorded, record(df))
+            if changed:
+                print(f"p2psim_paper_headline: the paper's headline is no longer {args.check}'s "
+                      f"(re-run with --record and update README.md and docs/accuracy.md):", file=sys.stderr)
+                print("\n".join(changed), file=sys.stderr)
+                return 1
+            print(f"the paper's headline is {args.check}'s")
+            return 0
+        if args.record:
+            with open(args.record, "w", encoding="utf-8") as f:
+                json.dump(record(df), f, indent=1, ensure_ascii=False)
+                f.write("\n")
+        print(markdown(df))
     except ResultsError as e:
         print(f"p2psim_paper_headline: error: {e}", file=sys.stderr)
+        return 2
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"p2psim_paper_headline: error: {args.check or args.record}: {e}", file=sys.stderr)
         return 2
     return 0
 

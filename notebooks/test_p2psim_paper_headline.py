@@ -1,7 +1,10 @@
 """The paper's headline table from a made-up sweep, every value worked out by hand."""
+import io
+import json
 import os
 import tempfile
 import unittest
+from contextlib import redirect_stderr
 
 import pandas as pd
 
@@ -45,6 +48,26 @@ class Headline(unittest.TestCase):
         text = h.markdown(df)
         self.assertIn("cost ratios over the space: 0.50x to 10.0x; 1 of 7 rows infeasible", text)
         self.assertIn("| p2psim's gradient | 90.0 % (a, 4 t2.small peers, 2048 MB, batch 64) |", text)
+
+    def test_the_record_checks_what_it_wrote_and_names_what_moved(self):
+        with tempfile.TemporaryDirectory() as d:
+            pd.DataFrame(ROWS).to_csv(os.path.join(d, "results.csv"), index=False)
+            path = os.path.join(d, "headline.json")
+            self.assertEqual(h.main([d, "--record", path]), 0)
+            with open(path, encoding="utf-8") as f:
+                written = json.load(f)
+            self.assertEqual(written["headline"][0]["largest"], 90.0)  # 89.97, rounded as the documents print it
+            self.assertEqual(written["cost_ratio_min"], 0.5)
+            self.assertEqual(written["rows_infeasible"], 1)
+            self.assertEqual(h.main([d, "--check", path]), 0)
+            written["headline"][0]["largest"] = 89.9
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(written, f)
+            with redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(h.main([d, "--check", path]), 1)
+            self.assertIn("/headline[0]/largest: recorded 89.9, now 90.0", err.getvalue())
+            with redirect_stderr(io.StringIO()):
+                self.assertEqual(h.main([d, "--check", os.path.join(d, "missing.json")]), 2)
 
     def test_a_table_that_is_not_the_sweep_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
