@@ -53,10 +53,11 @@ StoragePlan ObjectStorage::plan(StorageClient& client, bool upload, double bytes
     return wait_s + draw(fb);
   };
   const TransferConfig& cfg = client.transfers;
-  // The rest of an object whose first part came alone goes in parts whatever its size, and needs no HEAD.
+  // The rest of an object whose first part came alone goes in parts whatever its size and however many streams
+  // (the Go downloader's one worker takes them one after another), and needs no HEAD.
   const bool rest = step == TransferStep::Section::Rest;
   const bool one_request = step == TransferStep::Section::FirstPart || step == TransferStep::Section::OneRequest;
-  const bool multipart = !one_request && cfg.max_streams > 1 && (rest || bytes_each >= cfg.threshold_bytes);
+  const bool multipart = !one_request && (rest || (cfg.max_streams > 1 && bytes_each >= cfg.threshold_bytes));
   const long long parts = multipart ? std::max(1LL, static_cast<long long>(std::ceil(bytes_each / cfg.part_bytes))) : 1;
   const int streams = static_cast<int>(std::min<long long>(cfg.max_streams, parts));
   // boto3's transfer manager asks for a download's size (HEAD) before it reads, a small object's too: s3transfer's

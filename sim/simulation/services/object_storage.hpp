@@ -43,7 +43,7 @@ struct TransferConfig {
   /// download(): getChunk() before its workers), whatever the object's size: that downloader has no threshold.
   bool size_from_first_part = false;
   /// Whether a download may go in steps, its first part and then the rest (ObjectStorage::steps()).
-  bool downloads_in_steps() const { return size_from_first_part && max_streams > 1; }
+  bool downloads_in_steps() const { return size_from_first_part; }
   /// How a function's client reads and writes (a <storage_client name> of the profile, which sets the CPU it spends
   /// per byte); empty: boto3's transfer manager where objects go in parts on several streams, else get_object.
   std::string client;
