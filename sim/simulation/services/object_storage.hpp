@@ -31,7 +31,8 @@ namespace p2psim::simulation {
 /// documentation/api/latest/reference/customizations/s3.html): objects of `threshold_bytes` or more go in parts
 /// of `part_bytes` on up to `max_streams` streams at once; smaller ones, or any with max_streams 1, in one
 /// request (get_object / put_object), a smaller download with max_streams above 1 after a HEAD, as boto3's
-/// download_file does it.
+/// download_file does it. A download that learns the size from its first part (size_from_first_part, the Go
+/// downloader) goes in parts on any number of streams, one stream taking them in turn.
 struct TransferConfig {
   int max_streams = 1;
   double part_bytes = 8.0 * 1024 * 1024;       // boto3's multipart_chunksize: 8 MiB
