@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <random>
 
+#include "../sim/util/dataset_files.hpp"
 #include "batches.hpp"
 #include "datasets.hpp"
 
@@ -10,12 +11,6 @@ namespace p2psim::models {
 namespace {
 
 namespace fs = std::filesystem;
-
-// IDX files as the datasets distribute them: gzipped (Debian, Zalando) or unpacked (many mirrors).
-std::string idx_file(const std::string& dir, const std::string& stem) {
-  const auto gz = fs::path(dir) / (stem + ".gz");
-  return fs::exists(gz) ? gz.string() : (fs::path(dir) / stem).string();
-}
 
 std::string folder(const std::string& dataset, const std::string& data_dir) {
   if (!data_dir.empty()) return data_dir;
@@ -62,15 +57,7 @@ Batch select(const data::ImageSet& set, const std::vector<int64_t>& indices, con
 }  // namespace
 
 std::vector<std::string> replay_data_files(const std::string& dataset, const std::string& data_dir) {
-  const std::string dir = folder(dataset, data_dir);
-  if (dataset == "cifar10") {
-    std::vector<std::string> files;
-    for (int b = 1; b <= 5; ++b) files.push_back((fs::path(dir) / ("data_batch_" + std::to_string(b) + ".bin")).string());
-    files.push_back((fs::path(dir) / "test_batch.bin").string());
-    return files;
-  }
-  return {idx_file(dir, "train-images-idx3-ubyte"), idx_file(dir, "train-labels-idx1-ubyte"),
-          idx_file(dir, "t10k-images-idx3-ubyte"), idx_file(dir, "t10k-labels-idx1-ubyte")};
+  return dataset_files(dataset, folder(dataset, data_dir));
 }
 
 ReplayData load_replay_data(const ReplayDataSpec& spec) {

@@ -23,9 +23,6 @@ struct ReplayData {
   std::vector<std::string> files;  // what was read, for the cache key
 };
 
-/// The folder Debian's dataset-fashion-mnist installs.
-constexpr const char* kDebianFashionMnistDir = "/usr/share/datasets/fashion-mnist";
-
 /// Reads and prepares the data. Throws data::DataError naming the missing or malformed file.
 ReplayData load_replay_data(const ReplayDataSpec& spec);
 

@@ -144,9 +144,9 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
   o.seed = vm["seed"].as<uint64_t>();
   o.out_csv = vm["out"].as<std::string>();
   o.command = command;
-  auto dir = std::filesystem::path(o.out_csv).parent_path();
-  if (!dir.empty() && !std::filesystem::is_directory(dir))
-    throw p2psim::UsageError("--out: directory '" + dir.string() + "' does not exist");
+  // Before any timing: a folder, a missing folder or one that takes no file would lose the whole run at its end.
+  p2psim::check_output_file(o.out_csv);
+  p2psim::check_output_file(o.out_csv + ".meta.json");
   try {
     calibrate(o, std::cerr);
   } catch (const std::invalid_argument& e) {

@@ -127,7 +127,10 @@ TEST_CASE("bad calibrate and fit input exits 2 with a clear message") {
       // Batch-normalising a 1x1 feature map needs two samples, in LibTorch as in PyTorch: said before timing.
       {"calibrate -m mobilenet_v3_small@3x29x29 --batch-sizes 1,2 -o " + dir.path("x.csv"),
        "mobilenet_v3_small@3x29x29 cannot train on a batch of 1"},
-      {"calibrate -m mnist_cnn -o /nonexistent/dir/x.csv", "directory '/nonexistent/dir' does not exist"},
+      {"calibrate -m mnist_cnn -o /nonexistent/dir/x.csv", "folder '/nonexistent/dir' does not exist"},
+      // Refused before any timing, not at its end with the samples lost (a folder, a folder that takes no file).
+      {"calibrate -m mnist_cnn -o " + dir.root.string(), "is a folder, expected a file name"},
+      {"calibrate -m mnist_cnn -o /proc/x.csv", "cannot write into '/proc'"},
       {"calibrate -m mnist_cnn", "'--out' is required"},
       {"calibrate -m mnist_cnn --contention-window-s -1 -o " + dir.path("x.csv"),
        "--contention-window-s must be in [0, 60]"},
@@ -980,6 +983,9 @@ TEST_CASE("validate: predicted against measured, written and drawn, the guard fa
   r = run_cli("validate --cases " + dir.root.string() + " --case nonesuch");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--case nonesuch: no such case") != std::string::npos);
+  r = run_cli("validate --cases " + dir.root.string() + " --case download --case download");  // counted twice
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--case download: given twice") != std::string::npos);
   std::ofstream(dir.path("bad.case.xml")) << "<case name=\"bad\" role=\"validation\" design=\"d\">\n  <source/>\n</case>\n";
   r = run_cli("validate --cases " + dir.root.string());
   CHECK(r.exit_code == 2);

@@ -217,6 +217,15 @@ TEST_CASE("run with <accuracy>: bad accuracy input exits 2 naming the field") {
   auto r = run_cli("run " + dir.path("mnist.xml"), "P2PSIM_CACHE_DIR=" + dir.path("cache"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("data_dir") != std::string::npos);
+  // A folder without the dataset's files: refused at its line before anything is simulated, so no folder is left
+  // holding a schedule alone (nor a new schedule beside an earlier run's results).
+  std::filesystem::create_directories(dir.path("empty"));
+  std::ofstream(dir.path("empty_data.xml")) << experiment(R"(<accuracy target="0.5" data_dir=")" + dir.path("empty") + R"("/>)");
+  r = run_cli("run " + dir.path("empty_data.xml") + " -q --out " + dir.path("out"), "P2PSIM_CACHE_DIR=" + dir.path("cache"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("field 'accuracy/@data_dir': no train-images-idx3-ubyte in " + dir.path("empty")) !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path("out")));
 }
 
 // A valid schedule of 2 peers: the base every forged field below is written into.

@@ -224,6 +224,11 @@ TEST_CASE("a target calibration names one target, once") {
   with_targets(m5 + m5);
   CHECK_THROWS_WITH_AS(fixture::scenario(path), doctest::Contains("a second calibration for the same target (instance:m5.large)"),
                        InputError);
+  // A type the profile does not know: a typo, refused at its <target>, not left unused without a word.
+  with_targets(m5 + "<target instance_type=\"t9.huge\" files=\"" + dir.path("x.csv") + "\"/>");
+  CHECK_THROWS_WITH_AS(fixture::scenario(path),
+                       doctest::Contains("field 'calibration/target/@instance_type': unknown instance type 't9.huge'"),
+                       InputError);
 }
 
 TEST_CASE("a scalar workload runs every CPU of the run at its scalar factor, which the profile must give") {

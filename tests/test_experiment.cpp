@@ -200,6 +200,7 @@ TEST_CASE("bad experiments name the file, the line and the field") {
       {R"(<cost include_brokers="false"/>)", "field 'cost/@include_brokers': unknown attribute"},
       // Limits (docs/limits.md): values that would never finish are refused.
       {R"(<stragglers slowdown="1e300 1"/>)", "field 'stragglers/@slowdown': expected factors in [1, 1000], got '1e300'"},
+      {R"(<stragglers slowdown=" "/>)", "field 'stragglers/@slowdown': lists no factor"},
       {R"(<failures broker_outage_from_s="1" broker_outage_to_s="1e9"/>)",
        "field 'failures/@broker_outage_to_s': expected times in [0, 31536000] s (a simulated year"},
   };

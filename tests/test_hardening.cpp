@@ -3,6 +3,7 @@
 // run's bounds, output paths that cannot be written, bytes that are not UTF-8, a disk that fills mid-write.
 #include <doctest/doctest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,21 @@ TEST_CASE("input files are read within a size limit: a device without end is ref
   r = run_cli("run " + dir.path("e.xml"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("big.xml: larger than 16 MiB") != std::string::npos);
+  // A named pipe no one writes to: refused before it is opened (opening it would wait for ever).
+  REQUIRE(mkfifo(dir.path("pipe.xml").c_str(), 0600) == 0);
+  r = run_cli("run " + dir.path("pipe.xml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("pipe.xml: is a named pipe or a socket, expected a file") != std::string::npos);
+}
+
+TEST_CASE("a file with a second top-level element is refused at its line, not read as its first alone") {
+  TempDir dir;
+  std::ofstream(dir.path("e.xml")) << experiment(kInstance) << R"(<experiment name="second" seed="2"/>)" << "\n";
+  const auto r = run_cli("run " + dir.path("e.xml") + " -q --out " + dir.path("out"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("e.xml:7: a second top-level element <experiment>: a file holds one (<experiment>)") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path("out")));
 }
 
 TEST_CASE("aggregator memory: sizes no function service offers, or too small for the runtime, are refused") {

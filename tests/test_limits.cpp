@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "util/atomic_file.hpp"
+#include "util/read_text.hpp"
 
 #include <fmt/core.h>
 
@@ -128,8 +129,31 @@ TEST_CASE("limits: a model's parameter count outside [1, 1e12] is refused naming
       FAIL("accepted " << count);
     } catch (const InputError& e) {
       const std::string what = e.what();
-      CHECK_MESSAGE(what.find(models + ": field 'parameters': model mnist_cnn: expected 1 to 1000000000000 "
+      CHECK_MESSAGE(what.find(models + ":2: field 'parameters': model mnist_cnn: expected 1 to 1000000000000 "
                               "parameters, got " + std::string(count)) == 0, what);
+    }
+  }
+  // A model given twice (the first was silently taken), and gradient bytes that are not its float32 parameters.
+  const std::string models = dir.path("models.csv");
+  const auto path = fixture::write_experiment(dir, R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1" iterations="1"/>
+  <peers count="2" instance_type="t2.large"/>)");
+  std::string text = read_text(path);
+  text.replace(text.find("hand_calibration.csv\""), 21, "hand_calibration.csv\" models=\"" + models + "\"");
+  std::ofstream(path) << text;
+  const std::string header = "model,num_classes,parameters,gradient_bytes,default_input_shape\n";
+  for (const auto& [rows, message] : {
+           std::pair{std::string("mnist_cnn,10,1000,4000,1x28x28\nmnist_cnn,10,9,36,1x28x28\n"),
+                     ":3: field 'model': mnist_cnn with 10 classes is given twice (line 2 too)"},
+           std::pair{std::string("mnist_cnn,10,1000,-5,1x28x28\n"),
+                     ":2: field 'gradient_bytes': model mnist_cnn: -5 bytes, where 1000 float32 parameters take 4000"}}) {
+    CAPTURE(rows);
+    std::ofstream(models) << header << rows;
+    try {
+      fixture::scenario(path);
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(models + message) == 0, e.what());
     }
   }
 }

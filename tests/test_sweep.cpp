@@ -578,6 +578,14 @@ TEST_CASE("sweep: duplicate axis values or axes are refused, a second sweep on a
                      dir.path("a"));
   CHECK(dup.exit_code == 2);
   CHECK(dup.output.find("field 'axis/@values': lists '2' twice") != std::string::npos);
+  // The same number written two ways is the same scenario too.
+  dup = run_cli("sweep " + sweep_file(dir, R"(<axis select="peers/@count" values="4 04"/>)") + " --out " + dir.path("a"));
+  CHECK(dup.exit_code == 2);
+  CHECK(dup.output.find("field 'axis/@values': lists '04' twice") != std::string::npos);
+  // --list lists only what a run would accept: a bad value is refused there too, at its axis.
+  dup = run_cli("sweep " + sweep_file(dir, R"(<axis select="peers/@count" values="2 ten"/>)") + " --list");
+  CHECK(dup.exit_code == 2);
+  CHECK(dup.output.find("field 'axis/@values': the value 'ten' of peers/@count") != std::string::npos);
   auto twice = run_cli("sweep " + sweep_file(dir, R"(<axis select="peers/@count" values="2"/>
     <axis select="peers/@count" values="4"/>)") + " --out " + dir.path("a"));
   CHECK(twice.exit_code == 2);

@@ -352,6 +352,26 @@ TEST_CASE("validate: a metric is compared as of its own date, its source's, or i
       CHECK(e.message.find("is not a date (YYYY-MM or YYYY-MM-DD)") != std::string::npos);
     }
   }
+  // Words without a year would leave it undated without a word; "not stated" says so, and a year alone is a date.
+  for (const auto& [when, refused] : {std::pair{"yesterday", true}, std::pair{"not stated", false},
+                                      std::pair{"not stated (a paper of 2021-06)", false}, std::pair{"2021", false}}) {
+    CAPTURE(when);
+    std::string text = read_text(write_case(dir, metric));
+    text.replace(text.find("measured=\"2020\""), 15, std::string("measured=\"") + when + "\"");
+    std::ofstream(dir.path("when.case.xml")) << text;
+    if (!refused) {
+      CHECK_NOTHROW(v::load_case(dir.path("when.case.xml")));
+      continue;
+    }
+    try {
+      v::load_case(dir.path("when.case.xml"));
+      FAIL("a source measured '" << when << "' was read");
+    } catch (const InputError& e) {
+      CHECK(e.line == 2);
+      CHECK(e.field == "source/@measured");
+      CHECK(e.message.find("names no year") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("validate: the recorded accuracy by design, read back, and the lines `run` prints from it") {

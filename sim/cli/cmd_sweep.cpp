@@ -371,6 +371,12 @@ int cmd_sweep(int argc, char** argv) {
   }
   if (!vm.count("list") && !vm.count("out")) throw UsageError("--out: required (the result folder), except with --list");
   if (vm.count("list")) {
+    // The scenarios listed are the ones a run would accept: a bad axis value is refused here as there.
+    try {
+      check_axis_values(vm["experiment"].as<std::string>(), scenarios);
+    } catch (const InputError& e) {
+      throw UsageError(e.what());
+    }
     for (const auto& s : scenarios) std::printf("%s\n", json_text(scenario_json(s)).c_str());
     return kExitOk;
   }

@@ -298,6 +298,9 @@ int cmd_validate(int argc, char** argv) {
       for (const auto& name : vm["case"].as<std::vector<std::string>>()) {
         auto it = std::find_if(cases.begin(), cases.end(), [&](const Case& c) { return c.name == name; });
         if (it == cases.end()) throw UsageError("--case " + name + ": no such case in " + dir);
+        // Twice would count its metrics twice in the summary.
+        if (std::any_of(chosen.begin(), chosen.end(), [&](const Case& c) { return c.name == name; }))
+          throw UsageError("--case " + name + ": given twice");
         chosen.push_back(*it);
       }
       cases = chosen;

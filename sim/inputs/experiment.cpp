@@ -12,6 +12,7 @@
 
 #include "../util/csv_files.hpp"
 #include "../util/data_dir.hpp"
+#include "../util/dataset_files.hpp"
 #include "../util/file_stamp.hpp"
 #include "../util/parse_number.hpp"
 #include "limits.hpp"
@@ -247,6 +248,11 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
       if (p.attribute(attr))
         throw xml.error(p, std::string("peers/@") + attr,
                         "give <group> children (each its count and instance_type) or count and instance_type, not both");
+  // slowdown="" in the user's own file: a list that was meant to say something (defaults.xml's empty one says none).
+  if (auto st = root.child("stragglers"); st.attribute("slowdown") &&
+                                          std::string(st.attribute("slowdown").value()).find_first_not_of(" \t\n") ==
+                                              std::string::npos)
+    throw xml.error(st, "stragglers/@slowdown", "lists no factor: give one per peer, or leave the attribute out");
   static FileMemo<int, std::shared_ptr<const XmlFile>> parsed_defaults;  // the same for a sweep's scenarios
   const auto defaults =
       parsed_defaults.get({defaults_path}, 0, [&] { return std::make_shared<const XmlFile>(defaults_path); });
@@ -321,6 +327,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
                                      : "function:" + xml.choice(t, "function_arch", {"x86", "arm"});
     if (!e.target_calibration_paths.emplace(key, csv_files(t, "calibration/target/@files")).second)
       throw xml.error(t, "calibration/target", "a second calibration for the same target (" + key + ")");
+    e.target_calibration_lines[key] = xml.line_of(t);
   }
   if (auto cost = root.child("cost")) {
     xml.check_names(cost, {"include_broker"});
@@ -508,6 +515,14 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     throw xml.error(acc, "accuracy/@data_dir",
                     "missing: only Fashion-MNIST has a Debian package; set it to the folder holding the " +
                         e.workload.dataset + " files (docs/time_to_accuracy.md)");
+  // Its files too: a replay that finds none would end the run after its simulation, its results unwritten.
+  if (accuracy_declared)
+    for (const auto& file : dataset_files(e.workload.dataset, e.accuracy.data_dir.empty() ? kDebianFashionMnistDir
+                                                                                          : e.accuracy.data_dir))
+      if (!fs::is_regular_file(file))
+        throw xml.error(acc, "accuracy/@data_dir",
+                        "no " + fs::path(file).filename().string() + " in " + fs::path(file).parent_path().string() +
+                            " (the " + e.workload.dataset + " files: docs/time_to_accuracy.md)");
 
   auto wf = root.child("workflow");
   xml.check_names(wf, {"status_poll_interval_s"});

@@ -42,6 +42,7 @@ struct Experiment {
   std::vector<std::string> calibration_paths;
   // "instance:<type>" or "function:<x86|arm>" -> CSVs measured on that target (<calibration><target .../>)
   std::map<std::string, std::vector<std::string>> target_calibration_paths;
+  std::map<std::string, long> target_calibration_lines;  // each target's <target> line, for its errors
   std::string models_path;  // parameter counts of the zoo (p2psim models --csv)
   bool cost_includes_broker = true;  // <cost include_broker>: what the cost ratio counts
 

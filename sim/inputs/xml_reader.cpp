@@ -64,7 +64,15 @@ void XmlFile::parse(const char* data, size_t size) {
                                                    static_cast<size_t>(result.offset)) - line_starts_.begin());
     throw InputError(path_, line, "", std::string("malformed XML: ") + result.description());
   }
-  for (auto c : doc_->children()) check_comment(c);  // those before and after the root element
+  int roots = 0;
+  for (auto c : doc_->children()) {
+    check_comment(c);  // those before and after the root element
+    // pugixml reads a second top-level element as a sibling of the first, which every reader here would ignore.
+    if (c.type() == pugi::node_element && ++roots > 1)
+      throw InputError(path_, line_of(c), "",
+                       fmt::format("a second top-level element <{}>: a file holds one (<{}>)", c.name(),
+                                   doc_->document_element().name()));
+  }
   // Our schemas nest a few levels; code that walks the tree recursively must never meet a hostile depth.
   std::vector<std::pair<pugi::xml_node, int>> todo{{doc_->document_element(), 1}};
   while (!todo.empty()) {

@@ -156,6 +156,12 @@ Case load_case(const std::string& path) {
     if (!measurement_day(it->str()))
       throw xml.error(src, "source/@measured", "'" + it->str() + "' is not a date (YYYY-MM or YYYY-MM-DD) in '" +
                                                    c.source.measured + "'");
+  // Words with no year at all ("yesterday") would leave the case undated without a word: a year, or say so.
+  static const std::regex a_year(R"(\b\d{4}\b)");
+  if (!std::regex_search(c.source.measured, a_year) && c.source.measured.rfind("not stated", 0) != 0)
+    throw xml.error(src, "source/@measured",
+                    "'" + c.source.measured + "' names no year: give YYYY-MM or YYYY-MM-DD, 'before' or 'after' one, "
+                    "a year, or 'not stated (...)'");
 
   auto exp = root.child("experiment");
   if (!exp) throw xml.error(root, "case/experiment", "required: the p2psim experiment of the configuration");

@@ -23,21 +23,38 @@ struct ModelSize {
 
 ModelSize model_size(const std::string& path, const std::string& model, long long classes) {
   try {
-    CsvReader<4> in(path);
-    in.read_header(io::ignore_extra_column, "model", "num_classes", "parameters", "default_input_shape");
+    CsvReader<5> in(path);
+    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "model", "num_classes", "parameters",
+                   "default_input_shape", "gradient_bytes");
+    for (const char* required : {"model", "num_classes", "parameters", "default_input_shape"})
+      if (!in.has_column(required)) throw InputError(path, 1, required, "missing column");
     std::string name, shape;
-    long long n_classes = 0, params = 0;
+    long long n_classes = 0, params = 0, gradient_bytes = -1;
     std::string known;
-    while (in.read_row(name, n_classes, params, shape)) {
+    ModelSize found;
+    long found_line = 0;
+    while (in.read_row(name, n_classes, params, shape, gradient_bytes)) {
+      const long line = static_cast<long>(in.get_file_line());
       if (name == model && n_classes == classes) {
+        // A second row of the same model would be a second size, of which the first was silently taken.
+        if (found_line)
+          throw InputError(path, line, "model", fmt::format("{} with {} classes is given twice (line {} too)", model,
+                                                            classes, found_line));
         if (params < 1 || params > limits::kMaxParameters)
-          throw InputError(path, 0, "parameters",
+          throw InputError(path, line, "parameters",
                            fmt::format("model {}: expected 1 to {} parameters, got {}", model, limits::kMaxParameters,
                                        params));
-        return {params, shape};
+        // Not read, since p2psim sends float32 gradients: where a file gives it, it must say so.
+        if (in.has_column("gradient_bytes") && gradient_bytes != 4 * params)
+          throw InputError(path, line, "gradient_bytes",
+                           fmt::format("model {}: {} bytes, where {} float32 parameters take {}", model,
+                                       gradient_bytes, params, 4 * params));
+        found = {params, shape};
+        found_line = line;
       }
       known += (known.empty() ? "" : ", ") + name;
     }
+    if (found_line) return found;
     throw std::out_of_range("unknown model '" + model + "' (known: " + known + ")");
   } catch (const io::error::base& e) {
     throw InputError(path, 0, "", e.what());
@@ -254,7 +271,12 @@ Scenario resolve_scenario(const Experiment& e) {
     }
   }
 
-  // Training steps measured on the scenario's own targets; any other target's files are not needed here.
+  // Training steps measured on the scenario's own targets; any other target's files are not needed here, but a
+  // type the profile does not know is a typo that would silently leave its peers on the speed factor.
+  for (const auto& [key, line] : e.target_calibration_lines)
+    if (key.rfind("instance:", 0) == 0 && !s.profile.instance_types.count(key.substr(9)))
+      throw InputError(e.path, line, "calibration/target/@instance_type",
+                       "unknown instance type '" + key.substr(9) + "' (the profile " + s.profile.path + " has none)");
   for (size_t g = 0; g < e.peer_groups.size(); ++g)
     if (auto it = e.target_calibration_paths.find("instance:" + e.peer_groups[g].instance_type);
         it != e.target_calibration_paths.end())

@@ -3,8 +3,9 @@
 #include <fmt/core.h>
 #include <xxhash.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -132,11 +133,19 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
         if (!selects.insert(a.select).second)
           throw xml.error(a.node, "axis/@select", "'" + a.select + "' is swept twice: one axis per value");
       // The same value (or, in <together>, the same combination) twice would be the same scenario twice.
+      // Compared as the values they read as: "4" and "04", or "1e3" and "1000", are one number.
+      const auto as_read = [](const std::string& text) {
+        char* end = nullptr;
+        const double number = std::strtod(text.c_str(), &end);
+        return !text.empty() && end == text.c_str() + text.size() ? fmt::format("{}", number) : text;
+      };
       std::set<std::vector<std::string>> combinations;
       for (size_t i = 0; i < g.front().values.size(); ++i) {
         std::vector<std::string> combination;
         for (const auto& a : g) combination.push_back(a.values[i]);
-        if (!combinations.insert(combination).second)
+        std::vector<std::string> read;
+        for (const auto& v : combination) read.push_back(as_read(v));
+        if (!combinations.insert(read).second)
           throw xml.error(g.front().node, "axis/@values",
                           g.size() == 1 ? "lists '" + combination.front() + "' twice"
                                         : "the axes of this <together> repeat a combination of values");

@@ -26,6 +26,9 @@ inline std::string read_text(const std::filesystem::path& path) {
 /// `max_bytes` (read up to one byte past the limit, so a device or a pipe without end is refused too).
 inline std::string read_input_file(const std::filesystem::path& path, std::size_t max_bytes) {
   if (std::filesystem::is_directory(path)) throw InputError(path.string(), 0, "", "is a folder, expected a file");
+  // Opening a named pipe or a socket waits for a writer that may never come: refused before it is opened.
+  if (std::filesystem::is_fifo(path) || std::filesystem::is_socket(path))
+    throw InputError(path.string(), 0, "", "is a named pipe or a socket, expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), 0, "", "cannot open file");
   std::string text;
