@@ -220,6 +220,8 @@ TEST_CASE("run with <accuracy>: bad accuracy input exits 2 naming the field") {
   // A folder without the dataset's files: refused at its line before anything is simulated, so no folder is left
   // holding a schedule alone (nor a new schedule beside an earlier run's results).
   std::filesystem::create_directories(dir.path("empty"));
+  // A link to itself where the gzipped file would be: looked at without throwing (it was an internal error).
+  std::filesystem::create_symlink(dir.path("empty/train-images-idx3-ubyte.gz"), dir.path("empty/train-images-idx3-ubyte.gz"));
   std::ofstream(dir.path("empty_data.xml")) << experiment(R"(<accuracy target="0.5" data_dir=")" + dir.path("empty") + R"("/>)");
   r = run_cli("run " + dir.path("empty_data.xml") + " -q --out " + dir.path("out"), "P2PSIM_CACHE_DIR=" + dir.path("cache"));
   CHECK(r.exit_code == 2);

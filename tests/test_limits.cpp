@@ -146,7 +146,7 @@ TEST_CASE("limits: a model's parameter count outside [1, 1e12] is refused naming
            std::pair{std::string("mnist_cnn,10,1000,4000,1x28x28\nmnist_cnn,10,9,36,1x28x28\n"),
                      ":3: field 'model': mnist_cnn with 10 classes is given twice (line 2 too)"},
            std::pair{std::string("mnist_cnn,10,1000,-5,1x28x28\n"),
-                     ":2: field 'gradient_bytes': model mnist_cnn: -5 bytes, where 1000 float32 parameters take 4000"}}) {
+                     ":2: field 'gradient_bytes': model mnist_cnn: '-5' bytes, where 1000 float32 parameters take 4000"}}) {
     CAPTURE(rows);
     std::ofstream(models) << header << rows;
     try {

@@ -343,6 +343,7 @@ TEST_CASE("validate: a metric is compared as of its own date, its source's, or i
   for (const auto& [when, refusal] : {std::pair{"2022-13", not_a_date},
                                       std::pair{"before 2021-02-32 (not stated)", not_a_date},
                                       std::pair{"2019-10 and 2020-00", not_a_date}, std::pair{"yesterday", no_year},
+                                      std::pair{"1024 MB", no_year}, std::pair{"Not stated", std::string()},
                                       std::pair{"not stated", std::string()},
                                       std::pair{"not stated (a paper of 2021-06)", std::string()},
                                       std::pair{"2021", std::string()}}) {

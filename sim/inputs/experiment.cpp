@@ -250,7 +250,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
                         "give <group> children (each its count and instance_type) or count and instance_type, not both");
   // slowdown="" in the user's own file: a list that was meant to say something (defaults.xml's empty one says none).
   if (auto st = root.child("stragglers"); st.attribute("slowdown") &&
-                                          std::string(st.attribute("slowdown").value()).find_first_not_of(" \t\n") ==
+                                          std::string(st.attribute("slowdown").value()).find_first_not_of(" \t\n\r\v\f") ==
                                               std::string::npos)
     throw xml.error(st, "stragglers/@slowdown", "lists no factor: give one per peer, or leave the attribute out");
   static FileMemo<int, std::shared_ptr<const XmlFile>> parsed_defaults;  // the same for a sweep's scenarios
@@ -518,11 +518,17 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   // Its files too: a replay that finds none would end the run after its simulation, its results unwritten.
   if (accuracy_declared)
     for (const auto& file : dataset_files(e.workload.dataset, e.accuracy.data_dir.empty() ? kDebianFashionMnistDir
-                                                                                          : e.accuracy.data_dir))
-      if (!fs::is_regular_file(file))
-        throw xml.error(acc, "accuracy/@data_dir",
-                        "no " + fs::path(file).filename().string() + " in " + fs::path(file).parent_path().string() +
-                            " (the " + e.workload.dataset + " files: docs/time_to_accuracy.md)");
+                                                                                          : e.accuracy.data_dir)) {
+      std::error_code unreadable;  // a folder it may not look into, a loop of links: said, not thrown
+      if (fs::is_regular_file(file, unreadable)) continue;
+      const std::string what = "no " + fs::path(file).filename().string() + " in " +
+                               fs::path(file).parent_path().string() +
+                               (unreadable ? " (" + unreadable.message() + ")" : std::string());
+      throw xml.error(acc, "accuracy/@data_dir",
+                      e.accuracy.data_dir.empty()
+                          ? what + ": install Debian's dataset-fashion-mnist, or set data_dir to a folder of its files"
+                          : what + " (the " + e.workload.dataset + " files: docs/time_to_accuracy.md)");
+    }
 
   auto wf = root.child("workflow");
   xml.check_names(wf, {"status_poll_interval_s"});

@@ -157,8 +157,8 @@ Case load_case(const std::string& path) {
       throw xml.error(src, "source/@measured", "'" + it->str() + "' is not a date (YYYY-MM or YYYY-MM-DD) in '" +
                                                    c.source.measured + "'");
   // Words with no year at all ("yesterday") would leave the case undated without a word: a year, or say so.
-  static const std::regex a_year(R"(\b\d{4}\b)");
-  if (!std::regex_search(c.source.measured, a_year) && c.source.measured.rfind("not stated", 0) != 0)
+  static const std::regex a_year(R"(\b(?:19|20)\d{2}\b)"), not_stated(R"(not stated\b.*)", std::regex::icase);
+  if (!std::regex_search(c.source.measured, a_year) && !std::regex_match(c.source.measured, not_stated))
     throw xml.error(src, "source/@measured",
                     "'" + c.source.measured + "' names no year: give YYYY-MM or YYYY-MM-DD, 'before' or 'after' one, "
                     "a year, or 'not stated (...)'");

@@ -6,6 +6,7 @@
 #include "calibration_cpu.hpp"
 #include "../inputs/limits.hpp"
 #include "../util/csv_reader.hpp"
+#include "../util/parse_number.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -28,8 +29,8 @@ ModelSize model_size(const std::string& path, const std::string& model, long lon
                    "default_input_shape", "gradient_bytes");
     for (const char* required : {"model", "num_classes", "parameters", "default_input_shape"})
       if (!in.has_column(required)) throw InputError(path, 1, required, "missing column");
-    std::string name, shape;
-    long long n_classes = 0, params = 0, gradient_bytes = -1;
+    std::string name, shape, gradient_bytes;  // read as text: another model's row is not this run's to refuse
+    long long n_classes = 0, params = 0;
     std::string known;
     ModelSize found;
     long found_line = 0;
@@ -45,9 +46,9 @@ ModelSize model_size(const std::string& path, const std::string& model, long lon
                            fmt::format("model {}: expected 1 to {} parameters, got {}", model, limits::kMaxParameters,
                                        params));
         // Not read, since p2psim sends float32 gradients: where a file gives it, it must say so.
-        if (in.has_column("gradient_bytes") && gradient_bytes != 4 * params)
+        if (in.has_column("gradient_bytes") && parse_integer(gradient_bytes) != 4 * params)
           throw InputError(path, line, "gradient_bytes",
-                           fmt::format("model {}: {} bytes, where {} float32 parameters take {}", model,
+                           fmt::format("model {}: '{}' bytes, where {} float32 parameters take {}", model,
                                        gradient_bytes, params, 4 * params));
         found = {params, shape};
         found_line = line;

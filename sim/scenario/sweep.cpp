@@ -4,7 +4,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -12,6 +11,7 @@
 
 #include "../inputs/experiment.hpp"
 #include "../inputs/xml_reader.hpp"
+#include "../util/parse_number.hpp"
 
 namespace fs = std::filesystem;
 
@@ -133,11 +133,15 @@ std::vector<SweepScenario> expand_sweep(const std::string& path) {
         if (!selects.insert(a.select).second)
           throw xml.error(a.node, "axis/@select", "'" + a.select + "' is swept twice: one axis per value");
       // The same value (or, in <together>, the same combination) twice would be the same scenario twice.
-      // Compared as the values they read as: "4" and "04", or "1e3" and "1000", are one number.
+      // Compared as the values they read as, by the readers' own rules: "4", "04" and "4.0" are one number, so are
+      // "0" and "-0"; what no reader takes as a number ("0x10", "inf") stays text, and is refused as a number where
+      // one is read. An integer past 2^53 (a seed may reach 2^62) is compared as itself: a double would merge it
+      // with its neighbours.
       const auto as_read = [](const std::string& text) {
-        char* end = nullptr;
-        const double number = std::strtod(text.c_str(), &end);
-        return !text.empty() && end == text.c_str() + text.size() ? fmt::format("{}", number) : text;
+        if (const auto i = parse_integer(text); i && (*i > (1LL << 53) || *i < -(1LL << 53)))
+          return fmt::format("i{}", *i);
+        if (const auto r = parse_real(text)) return fmt::format("r{}", *r == 0 ? 0.0 : *r);
+        return "t" + text;
       };
       std::set<std::vector<std::string>> combinations;
       for (size_t i = 0; i < g.front().values.size(); ++i) {

@@ -23,7 +23,8 @@ inline std::vector<std::string> dataset_files(const std::string& dataset, const 
   for (const char* stem : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                            "t10k-labels-idx1-ubyte"}) {
     const auto gz = fs::path(folder) / (std::string(stem) + ".gz");
-    files.push_back(fs::exists(gz) ? gz.string() : (fs::path(folder) / stem).string());
+    std::error_code unreadable;  // taken as absent: the file checked next names the folder
+    files.push_back(fs::exists(gz, unreadable) ? gz.string() : (fs::path(folder) / stem).string());
   }
   return files;
 }

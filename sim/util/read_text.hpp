@@ -1,5 +1,9 @@
 // A whole file's bytes as a string, and the size limits of what p2psim reads (docs/limits.md).
 #pragma once
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -26,17 +30,19 @@ inline std::string read_text(const std::filesystem::path& path) {
 /// `max_bytes` (read up to one byte past the limit, so a device or a pipe without end is refused too).
 inline std::string read_input_file(const std::filesystem::path& path, std::size_t max_bytes) {
   if (std::filesystem::is_directory(path)) throw InputError(path.string(), 0, "", "is a folder, expected a file");
-  // Opening a named pipe or a socket waits for a writer that may never come: refused before it is opened.
-  if (std::filesystem::is_fifo(path) || std::filesystem::is_socket(path))
-    throw InputError(path.string(), 0, "", "is a named pipe or a socket, expected a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
+  if (std::filesystem::is_socket(path)) throw InputError(path.string(), 0, "", "is a socket, expected a file");
+  // A named pipe is opened without waiting for a writer (a blocking open would wait for ever for one that never
+  // comes); then read as a file: with no writer it reads as empty, with one (`run <(cat e.xml)`) as what it writes.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (std::filesystem::is_fifo(path) ? O_NONBLOCK : 0));
+  if (fd < 0) throw InputError(path.string(), 0, "", "cannot open file");
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string text;
   char buf[1 << 16];
-  while (in && text.size() <= max_bytes) {
-    in.read(buf, sizeof buf);
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-  }
+  ssize_t got = 0;
+  while (text.size() <= max_bytes && ((got = ::read(fd, buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR)))
+    if (got > 0) text.append(buf, static_cast<std::size_t>(got));
+  ::close(fd);
+  if (got < 0) throw InputError(path.string(), 0, "", "cannot read file");
   if (text.size() > max_bytes)
     throw InputError(path.string(), 0, "",
                      "larger than " + std::to_string(max_bytes >> 20) + " MiB, the limit for this kind of file "
