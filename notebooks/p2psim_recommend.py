@@ -18,8 +18,9 @@ ANSWERED, BAD_INPUT, UNANSWERED = 0, 2, 3
 def check_limits(deadline_s=None, budget_usd=None, runners_up=3, target_accuracy=None):
     """Every limit a number that means something, or one clear ResultsError (exit code 2)."""
     for name, value in (("--deadline-s", deadline_s), ("--budget-usd", budget_usd)):
-        if value is not None and (math.isnan(value) or value < 0):
-            raise ResultsError(f"{name} {value:g}: expected a number >= 0")
+        # An infinite limit ("inf", "1e400") would admit every configuration: not a limit.
+        if value is not None and (not math.isfinite(value) or value < 0):
+            raise ResultsError(f"{name} {value:g}: expected a finite number >= 0")
     if runners_up < 0:
         raise ResultsError(f"--runners-up {runners_up}: expected a count >= 0")
     if target_accuracy is not None and (math.isnan(target_accuracy) or not 0 < target_accuracy <= 1):

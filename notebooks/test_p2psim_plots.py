@@ -585,8 +585,10 @@ class RecommendCommand(unittest.TestCase):
         import io
         with tempfile.TemporaryDirectory() as d:
             LikeWithLike.df.to_csv(os.path.join(d, "results.csv"), index=False)
-            for args, message in ((["--deadline-s", "nan"], "--deadline-s nan: expected a number >= 0"),
-                                  (["--budget-usd", "-1"], "--budget-usd -1: expected a number >= 0"),
+            for args, message in ((["--deadline-s", "nan"], "--deadline-s nan: expected a finite number >= 0"),
+                                  (["--budget-usd", "-1"], "--budget-usd -1: expected a finite number >= 0"),
+                                  (["--deadline-s", "inf"], "--deadline-s inf: expected a finite number >= 0"),
+                                  (["--budget-usd", "1e400"], "--budget-usd inf: expected a finite number >= 0"),
                                   (["--deadline-s", "9", "--target-accuracy", "0"], "in (0, 1]"),
                                   (["--deadline-s", "9", "--target-accuracy", "1.2"], "in (0, 1]"),
                                   (["--deadline-s", "9", "--runners-up", "-2"], "expected a count >= 0")):

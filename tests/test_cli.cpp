@@ -761,6 +761,9 @@ TEST_CASE("report renders every figure and a self-contained HTML report, and rec
   CHECK(missing.exit_code == 2);
   CHECK(missing.output.find("no results.csv or result.csv") != std::string::npos);
   CHECK(run_cli("recommend " + dir.root.string()).exit_code == 2);  // neither limit given
+  auto infinite = run_cli("recommend " + dir.root.string() + " --deadline-s inf");  // every configuration meets it
+  CHECK(infinite.exit_code == 2);
+  CHECK(infinite.output.find("--deadline-s inf: expected a finite number >= 0") != std::string::npos);
 }
 
 TEST_CASE("run: the bill is split by role, and <cost include_broker> chooses what the cost ratio counts") {

@@ -57,6 +57,11 @@ TEST_CASE("input files are read within a size limit: a device without end is ref
   r = run_cli("run " + dir.path("pipe.xml"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("pipe.xml:1: malformed XML: No document element found") != std::string::npos);
+  // A device where a calibration file is named: said what it is, not "no such file".
+  std::ofstream(dir.path("dev.xml")) << experiment(kInstance, R"(<calibration files="/dev/zero"/>)");
+  r = run_cli("run " + dir.path("dev.xml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("field 'calibration/@files': /dev/zero is not a regular file") != std::string::npos);
 }
 
 TEST_CASE("a file with a second top-level element is refused at its line, not read as its first alone") {

@@ -281,14 +281,20 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     e.overrides.push_back({xml.text(o, "select"), xml.text(o, "value"), path, xml.line_of(o)});
   }
 
+  // Why a path that should name a file does not: a folder, something that is there but is no file (a device, a
+  // pipe), or nothing.
+  auto not_a_file = [](const std::string& f) {
+    std::error_code unreadable;
+    if (fs::is_directory(f, unreadable)) return f + " is a folder, expected a file";
+    if (fs::exists(f, unreadable)) return f + " is not a regular file (a device, a pipe or a socket?)";
+    return "no such file: " + f;
+  };
   if (auto prices = root.child("prices")) {
     xml.check_names(prices, {"file"}, {"override"});
     if (prices.attribute("file")) {
       e.price_book_path = xml.text(prices, "file");
       if (!fs::is_regular_file(e.price_book_path))
-        throw xml.error(prices, "prices/@file",
-                        fs::is_directory(e.price_book_path) ? e.price_book_path + " is a folder, expected a file"
-                                                            : "no such file: " + e.price_book_path);
+        throw xml.error(prices, "prices/@file", not_a_file(e.price_book_path));
     }
     for (auto o : prices.children("override")) {
       xml.check_names(o, {"select", "value"});
@@ -309,7 +315,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
       } else if (fs::is_regular_file(f)) {
         paths.push_back(f);
       } else {
-        throw xml.error(n, field, "no such file: " + f);
+        throw xml.error(n, field, not_a_file(f));
       }
     }
     if (paths.empty()) throw xml.error(n, field, "lists no file");
@@ -334,9 +340,6 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     e.cost_includes_broker = xml.boolean(cost, "include_broker");
   }
   e.models_path = xml.text(cal, "models");
-  auto not_a_file = [](const std::string& f) {
-    return fs::is_directory(f) ? f + " is a folder, expected a file" : "no such file: " + f;
-  };
   if (!fs::is_regular_file(e.models_path)) throw xml.error(cal, "calibration/@models", not_a_file(e.models_path));
   if (!fs::is_regular_file(e.profile_path)) throw xml.error(profile, "profile/@file", not_a_file(e.profile_path));
 
