@@ -4,10 +4,14 @@
 #include <torch/version.h>
 
 #include <malloc.h>
+#include <signal.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cmath>
 #include <ctime>
@@ -32,6 +36,36 @@ const char* const kKernelCsvHeader =
     "foreign_cpu_share,peak_rss_bytes,runtime_rss_bytes,cpu_s,system_cpu_s,minor_faults,major_faults,core_round_trip_ns";
 
 namespace {
+
+// A run's temporary files, removed when it leaves them behind: on an exception (the guard's destructor, after the
+// renames found nothing to remove) or on SIGINT/SIGTERM (the handler, with unlink, then the signal's default action).
+class PartialFiles {
+ public:
+  PartialFiles(const std::string& csv, const std::string& meta) {
+    std::snprintf(paths_[0], sizeof paths_[0], "%s", csv.c_str());
+    std::snprintf(paths_[1], sizeof paths_[1], "%s", meta.c_str());
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~PartialFiles() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    for (const char* path : paths_) ::unlink(path);  // nothing there once renamed into place
+  }
+  PartialFiles(const PartialFiles&) = delete;
+  PartialFiles& operator=(const PartialFiles&) = delete;
+
+ private:
+  static void on_signal(int signal) {
+    for (const char* path : paths_) ::unlink(path);
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
+  static inline char paths_[2][4096] = {};
+  struct sigaction old_int_ {}, old_term_ {};
+};
 
 constexpr int kMaxAttempts = 10;  // tries per sample before keeping the least disturbed one
 
@@ -396,8 +430,13 @@ void calibrate(const CalibrateOptions& o, std::ostream& progress) {
                                   : configs * static_cast<int>(o.average_counts.size() + 2 * o.codecs.size()) +
                                         (o.serialization ? 2 * static_cast<int>(o.models.size()) : 0);
 
-  // Rows stream to a temporary file that replaces the output only when the run completes.
-  const std::string tmp = o.out_csv + ".partial";
+  // Rows stream to a temporary file that replaces the output only when the run completes; its name is this
+  // process's own, so that nothing already at a fixed name (an earlier run's leftover, a folder) stops it, and
+  // it is removed when the run fails or is interrupted.
+  const std::string partial = "." + std::to_string(::getpid()) + ".partial";
+  const std::string tmp = o.out_csv + partial;
+  const std::string meta_tmp = o.out_csv + ".meta.json" + partial;
+  const PartialFiles cleanup(tmp, meta_tmp);
   std::ofstream csv(tmp);
   if (!csv) throw std::runtime_error("cannot write " + tmp);
   csv << kKernelCsvHeader << '\n';
@@ -407,7 +446,6 @@ void calibrate(const CalibrateOptions& o, std::ostream& progress) {
     if (o.tensor_ops) time_tensor_ops(o, sampler);
   });
   csv.close();
-  const std::string meta_tmp = o.out_csv + ".meta.json.partial";
   write_metadata(o, meta_tmp, seconds, sampler);
   std::filesystem::rename(tmp, o.out_csv);
   std::filesystem::rename(meta_tmp, o.out_csv + ".meta.json");

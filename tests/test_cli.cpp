@@ -108,6 +108,27 @@ TEST_CASE("calibrate writes samples and metadata that fit reads back") {
   auto beyond = run_cli("fit " + csv + " --model mnist_cnn --input 1x28x28 --batch 64");
   CHECK(beyond.exit_code == 2);
   CHECK(beyond.output.find("outside what the calibration") != std::string::npos);
+  // A query refused is refused before the tables are printed, not after them.
+  for (const char* query : {" --model mnist_cnn --input 1x28x28 --batch 8 --vcpus nan",
+                            " --model mnist_cnn --input 1x28x28 --batch inf", " --vcpus 2"}) {
+    CAPTURE(query);
+    auto refused = run_cli("fit " + csv + query);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find("kernel family") == std::string::npos);
+  }
+  CHECK(beyond.output.find("kernel family") == std::string::npos);
+}
+
+TEST_CASE("calibrate: a leftover at a temporary file's old fixed name does not stop it") {
+  TempDir dir;
+  const auto csv = dir.path("ops.csv");
+  std::filesystem::create_directories(csv + ".partial");  // an interrupted run's leftovers, or folders
+  std::filesystem::create_directories(csv + ".meta.json.partial");
+  auto r = run_cli("calibrate -m mnist_cnn --no-train-steps --serialization-only --threads 1 --warmup 1 --repeats 1 --min-repeats 1 "
+                   "--contention-window-s 0 -o " + csv);
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::is_regular_file(csv));
+  CHECK(std::filesystem::is_regular_file(csv + ".meta.json"));
 }
 
 TEST_CASE("fit: the shipped input pipeline's fits are listed, one per input shape") {

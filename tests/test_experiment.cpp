@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fstream>
+#include <map>
 
 #include "results/results.hpp"
 #include "sim_fixture.hpp"
@@ -37,7 +38,7 @@ TEST_CASE("unset values come from experiments/defaults.xml") {
   // Which systems wait at the barrier, and how they send, are the design's own defaults now (not defaults.xml's).
   CHECK_FALSE(e.barrier.instance.has_value());
   CHECK_FALSE(e.exchange.instance_transport.has_value());
-  CHECK(e.deprecations.empty());
+  CHECK(e.warnings.empty());
   CHECK(e.functions.memory_mb == 3008);
   CHECK(e.workflow_status_poll_interval_s == 2);
   // No <systems>: the paper's two, instance-based the baseline.
@@ -296,8 +297,10 @@ TEST_CASE("workload errors") {
             .find("field 'workload/@input_shape': expected CxHxW") != std::string::npos);
   // The hand-made calibration covers batches 1,000..60,000, so 500..120,000 with extrapolation.
   CHECK(err(R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="64"/>)")
-            .find("batch size 24 is outside what the calibration of mnist_cnn@1x28x28 supports") !=
-        std::string::npos);  // 15,000 samples: 234 minibatches of 64 and one of 24
+            .find("field 'workload/@batch_size': batch size 24 is outside what the calibration of "
+                  "mnist_cnn@1x28x28 supports") != std::string::npos);  // 15,000 samples: 234 of 64 and one of 24
+  CHECK(err(R"(<workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="1000"/>)")
+            .find("field 'workload/@minibatches_per_peer': batch size 15 is outside") != std::string::npos);
 }
 
 TEST_CASE("a gradient over the broker's maximum message size sent inline is refused") {
@@ -361,6 +364,38 @@ TEST_CASE("inputs a process parsed or hashed are read again once the file is rew
   CHECK(file_hash(file) == file_hash(same));
 }
 
+TEST_CASE("a setting the rest of the experiment leaves idle is warned of at its line, and still checked") {
+  TempDir dir;
+  const std::string idle = write_experiment(dir, std::string(kMnist4) + R"(
+  <synchronization staleness_bound="2"/>
+  <exchange topk_ratio="0.05" error_feedback="true" compress_functions="false"/>
+  <failures crash_at_s="30" rejoin_after_s="0.0"/>
+  <stragglers tail_shape="2"/>)");
+  const auto s = fixture::scenario(idle);
+  std::map<std::string, long> warned;
+  for (const auto& w : s.experiment.warnings) {
+    CHECK(w.message.rfind("has no effect ", 0) == 0);
+    warned[w.field] = w.line;
+  }
+  CHECK(warned == std::map<std::string, long>{
+                      {"synchronization/@staleness_bound", std::stol(fixture::line_tag(idle, "staleness_bound").substr(1))},
+                      {"exchange/@topk_ratio", std::stol(fixture::line_tag(idle, "topk_ratio").substr(1))},
+                      {"exchange/@error_feedback", std::stol(fixture::line_tag(idle, "error_feedback").substr(1))},
+                      {"failures/@crash_at_s", std::stol(fixture::line_tag(idle, "crash_at_s").substr(1))},
+                      {"stragglers/@tail_shape", std::stol(fixture::line_tag(idle, "tail_shape").substr(1))}});
+  // Idle at defaults.xml's own value (compress_functions, rejoin_after_s, as a number) is what idle means: no warning.
+  // Where the rest makes them count, no warning either.
+  const auto used = fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(
+  <synchronization mode="async" staleness_bound="2"/>
+  <exchange compression="topk" topk_ratio="0.05" error_feedback="true"/>
+  <stragglers tail_probability="0.1" tail_shape="2"/>)"));
+  CHECK(used.experiment.warnings.empty());
+  // An idle value is still bad input when it is bad.
+  CHECK_THROWS_WITH_AS(fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(
+  <synchronization staleness_bound="soon"/>)")),
+                       doctest::Contains("synchronization/@staleness_bound"), InputError);
+}
+
 TEST_CASE("the paper's transport and barrier are the all-to-all's own, the old global settings still load, with a note") {
   TempDir dir;
   // Old style: the global settings are read, each noted as deprecated with its line and field.
@@ -370,11 +405,11 @@ TEST_CASE("the paper's transport and barrier are the all-to-all's own, the old g
   const auto s = fixture::scenario(old_style);
   CHECK(s.experiment.exchange.instance_transport == Transport::Storage);
   CHECK(s.experiment.barrier.instance == false);
-  REQUIRE(s.experiment.deprecations.size() == 2);
-  CHECK(s.experiment.deprecations[0].field == "exchange/@instance_transport");
-  CHECK(":" + std::to_string(s.experiment.deprecations[0].line) + ":" == fixture::line_tag(old_style, "instance_transport"));
-  CHECK(s.experiment.deprecations[0].message.find("give transport=") != std::string::npos);
-  CHECK(s.experiment.deprecations[1].field == "barrier/@instance");
+  REQUIRE(s.experiment.warnings.size() == 2);
+  CHECK(s.experiment.warnings[0].field == "exchange/@instance_transport");
+  CHECK(":" + std::to_string(s.experiment.warnings[0].line) + ":" == fixture::line_tag(old_style, "instance_transport"));
+  CHECK(s.experiment.warnings[0].message.find("give transport=") != std::string::npos);
+  CHECK(s.experiment.warnings[1].field == "barrier/@instance");
   // Asynchronous training with no barrier said anywhere loads (the design's default under async is none); a
   // barrier asked for under async is refused.
   fixture::scenario(write_experiment(dir, std::string(kMnist4) + R"(<synchronization mode="async"/>)"));

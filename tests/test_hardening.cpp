@@ -379,6 +379,16 @@ TEST_CASE("merge: one scenario with other results in two folders is refused, row
   const auto r = run_cli("merge " + dir.path("a") + " " + dir.path("b") + " --out " + dir.path("ab2"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("has other results here than in " + dir.path("a/runs/")) != std::string::npos);
+  // Into a sweep's own folder not among those merged: refused, its table kept; among them: merged, and said.
+  const std::string a_table = slurp(dir.path("a/results.csv"));
+  const auto into_a = run_cli("merge " + dir.path("ab") + "/../b --out " + dir.path("a"));
+  CHECK(into_a.exit_code == 2);
+  CHECK(into_a.output.find("is a sweep's result folder not among those merged") != std::string::npos);
+  CHECK(slurp(dir.path("a/results.csv")) == a_table);
+  const auto with_a = run_cli("merge " + dir.path("a") + " --out " + dir.path("a") + "/.");
+  CHECK(with_a.exit_code == 0);
+  CHECK(with_a.output.find("(replaced the table there)") != std::string::npos);
+  CHECK(slurp(dir.path("a/results.csv")) == a_table);
 }
 
 TEST_CASE("fit flags a calibration sample far from its configuration's median, and run says so") {
@@ -419,4 +429,48 @@ TEST_CASE("fit flags a calibration sample far from its configuration's median, a
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("warning") == std::string::npos);
   CHECK(std::count(bad.output.begin(), bad.output.end(), '\n') == 1);
+}
+
+TEST_CASE("a calibration CSV's bad cell or row is named in p2psim's words at its line and column") {
+  TempDir dir;
+  const std::string header = "kernel,model,num_classes,input_shape,batch_size,threads,n_tensors,elements,"
+                             "payload_bytes,repeat,seconds\n";
+  const std::string row = "train_step,mnist_cnn,10,1x28x28,1000,1,0,1199882,4799528,0,1.1\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {header + row + "train_step,mnist_cnn,10,1x28x28,1000,one,0,1199882,4799528,0,1.1\n",
+       "bad.csv:3: field 'threads': expected a number, got 'one'"},
+      {header + row + "train_step,mnist_cnn,10,1x28x28,1000,1,0,1199882\n", "bad.csv:3: the row has fewer cells than the header"},
+      {header + row + row.substr(0, row.size() - 1) + ",7,8\n", "bad.csv:3: the row has more cells than the header"},
+      {"seconds," + header, "bad.csv:1: field 'seconds': column is given twice"},
+      {"", "bad.csv:1: the file is empty: expected a header row"},
+  };
+  for (const auto& [text, message] : cases) {
+    CAPTURE(message);
+    std::ofstream(dir.path("bad.csv"), std::ios::trunc) << text;
+    const auto fit = run_cli("fit " + dir.path("bad.csv"));
+    CHECK(fit.exit_code == 2);
+    CHECK(fit.output.find(message) != std::string::npos);
+    CHECK(fit.output.find("in file") == std::string::npos);  // not the parser's own sentence
+  }
+}
+
+TEST_CASE("a function speed factor too slow for a storage client the profile names is blamed on the override") {
+  TempDir dir;
+  std::ofstream(dir.path("slow.xml")) << R"(<experiment name="slow" seed="1">
+  <profile file=")" P2PSIM_SOURCE_DIR R"(/platforms/aws_us_east_1.xml">
+    <override select="function_service/@cpu_speed_factor_x86" value="0.1"/>
+  </profile>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="2"/>
+  <peers count="4" instance_type="t2.large"/>
+</experiment>
+)";
+  const auto r = run_cli("run --check " + dir.path("slow.xml"));
+  CHECK(r.exit_code == 2);
+  // Lithops's measured loop less a cheaper client's saving over the factor would go below zero: the factor's
+  // fault, at the override's line (3), with the least factor the client allows.
+  CHECK(r.output.find(dir.path("slow.xml") + ":3: field 'override/@value': '0.1' for "
+                      "function_service/@cpu_speed_factor_x86 is not valid") != std::string::npos);
+  CHECK(r.output.find("would cost no CPU per byte on a function whose 'function_service/@cpu_speed_factor_x86' is "
+                      "0.1: it costs ") != std::string::npos);
+  CHECK(r.output.find("so that factor must exceed 0.15") != std::string::npos);
 }

@@ -101,6 +101,11 @@ class Refusals(unittest.TestCase):
             p2psim.Experiment(model="vgg11", input_shape="3x32x32", peers=4)
         self.assertEqual(caught.exception.file, "<string>")
         self.assertEqual(caught.exception.field, "workload/@dataset")
+        with open(VGG) as src:  # the text where its path goes: said so, not "cannot open file"
+            text = src.read()
+        with self.assertRaises(p2psim.InputError) as caught:
+            p2psim.Experiment(text)
+        self.assertIn("Experiment(xml=...)", str(caught.exception))
 
 
 class Sweep(unittest.TestCase):

@@ -113,6 +113,27 @@ TEST_CASE("run with <accuracy>, no --out: SIGINT or SIGTERM removes its temporar
   }
 }
 
+TEST_CASE("calibrate: SIGINT or SIGTERM removes its partial samples, and ends it as the signal would") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    TempDir dir;
+    const std::string csv = dir.path("steps.csv");
+    // Many samples of one model: seconds of timing, long enough to be caught with its partial file written.
+    const pid_t calibrate = start({"calibrate", "-m", "mnist_cnn", "--batch-sizes", "1,2,4,8,16,32,64,128", "--threads",
+                                   "1", "--no-tensor-ops", "--repeats", "50", "--min-repeats", "50", "-o", csv},
+                                  dir.path("cache"), dir.path("log"));
+    const std::string partial = csv + "." + std::to_string(calibrate) + ".partial";
+    REQUIRE(within(60s, [&] { return std::filesystem::exists(partial); }));
+    ::kill(calibrate, sig);
+    int status = 0;
+    ::waitpid(calibrate, &status, 0);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK_FALSE(std::filesystem::exists(partial));
+    CHECK_FALSE(std::filesystem::exists(csv));
+  }
+}
+
 TEST_CASE("sweep: SIGKILL of the sweep ends its workers and their replays, and the folder resumes at once") {
   TempDir dir;
   std::ofstream(dir.path("sweep.xml"))

@@ -100,6 +100,47 @@ TEST_CASE("spreads: the profile's are read with the attribute they belong to, an
   CHECK(replicate.spreads.empty());  // the override's value has no spread of the profile's
 }
 
+TEST_CASE("spreads: a constant drawn with another takes its deviate, alone once that one is overridden") {
+  TempDir dir;
+  // A stream read off one measured request less the first byte: a first byte at its p90 leaves the stream at its p90.
+  const auto path = profile_with(
+      dir, R"(get_first_byte_median_s="0.15")",
+      R"(get_first_byte_median_s="0.15" get_first_byte_median_s_p10="0.1" get_first_byte_median_s_p90="0.2")"
+      R"( stream_bandwidth_bps_drawn_with="get_first_byte_median_s")");
+  const std::string with_spread = read_text(path);
+  std::ofstream(path) << std::regex_replace(with_spread, std::regex(R"(stream_bandwidth_bps="87500000")"),
+                                            R"(stream_bandwidth_bps="87500000" stream_bandwidth_bps_p10="80000000" )"
+                                            R"(stream_bandwidth_bps_p90="99000000")");
+  const auto p = load_cloud_profile(path);
+  REQUIRE(p.spreads.size() == 2);
+  const auto& first_byte = p.spreads[0].field.find("first_byte") != std::string::npos ? p.spreads[0] : p.spreads[1];
+  const auto& stream = &first_byte == &p.spreads[0] ? p.spreads[1] : p.spreads[0];
+  CHECK(stream.drawn_with == first_byte.select);
+  int above = 0;
+  for (int r = 0; r < 200; ++r) {
+    // The same deviate: each at the same quantile of its own band (both lognormal sides at their nominal values).
+    const double z_first_byte = std::log(first_byte.draw(7, r) / 0.15), z_stream = std::log(stream.draw(7, r) / 8.75e7);
+    CHECK((z_first_byte > 0) == (z_stream > 0));
+    const double zf = z_first_byte / (z_first_byte > 0 ? std::log(0.2 / 0.15) : -std::log(0.1 / 0.15));
+    const double zs = z_stream / (z_stream > 0 ? std::log(9.9e7 / 8.75e7) : -std::log(8e7 / 8.75e7));
+    CHECK(zf == doctest::Approx(zs).epsilon(1e-9));
+    above += z_stream > 0;
+  }
+  CHECK(above > 70);  // not one side only: about half above the median
+  CHECK(above < 130);
+  // Overridden (as a replicate's draw is), the first byte has no spread, and the stream draws alone.
+  const auto fixed = load_cloud_profile(path, {{first_byte.select, "0.12", "x.xml", 1}});
+  REQUIRE(fixed.spreads.size() == 1);
+  CHECK(fixed.spreads[0].drawn_with.empty());
+  // Each drawn with the other would draw apart after all: refused, as a chain would be.
+  const std::string tied = read_text(path);  // read before the stream below truncates the file
+  std::ofstream(path) << std::regex_replace(tied, std::regex(R"(get_first_byte_median_s_p90="0.2")"),
+                                            R"(get_first_byte_median_s_p90="0.2" )"
+                                            R"(get_first_byte_median_s_drawn_with="stream_bandwidth_bps")");
+  const std::string loop = error_of(path);
+  CHECK_MESSAGE(loop.find("is itself drawn with another: draw both with the one that draws alone") != std::string::npos, loop);
+}
+
 TEST_CASE("spreads: bad ones are refused with file, line and field") {
   TempDir dir;
   const std::string base = R"(stream_bandwidth_bps="87500000")";
@@ -117,6 +158,15 @@ TEST_CASE("spreads: bad ones are refused with file, line and field") {
   check(base + R"( stream_bandwidth_bps_p10="80000000")", "stream_bandwidth_bps_p90", "needs both");
   check(base + R"( stream_bandwidth_bps_sd="1" stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="90000000")",
         "stream_bandwidth_bps_sd", "not both");
+  // Drawn with nothing, with itself, or with a constant without a spread.
+  check(base + R"( stream_bandwidth_bps_drawn_with="get_first_byte_median_s")", "stream_bandwidth_bps_drawn_with",
+        "stream_bandwidth_bps has none");
+  check(base + R"( stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="99000000" )"
+               R"(stream_bandwidth_bps_drawn_with="get_first_byte_median_s")",
+        "stream_bandwidth_bps_drawn_with", "'get_first_byte_median_s' is no other attribute of <object_storage> with a spread");
+  check(base + R"( stream_bandwidth_bps_p10="80000000" stream_bandwidth_bps_p90="99000000" )"
+               R"(stream_bandwidth_bps_drawn_with="stream_bandwidth_bps")",
+        "stream_bandwidth_bps_drawn_with", "is no other attribute");
   // Beside a text attribute, or in a file that takes none (an experiment), a spread is an error too.
   const std::string e = error_of(profile_with(dir, R"(name="test_profile")", R"(name="test_profile" name_sd="1")"));
   CHECK(e.find("name_sd") != std::string::npos);

@@ -60,6 +60,9 @@ class Experiment:
             raise TypeError("Experiment: give a path, xml= or keywords, not several")
         if path is not None:
             path = os.fspath(path)
+            if isinstance(path, str) and path.lstrip().startswith("<"):  # an experiment's text where its path goes
+                raise InputError("<path>", 0, "", "expected an experiment file's path, got XML text "
+                                 f"('{path.strip()[:40]}...'): pass the text as Experiment(xml=...)")
             try:
                 with open(path, encoding="utf-8") as f:
                     self.text = f.read()

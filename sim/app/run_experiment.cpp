@@ -132,8 +132,8 @@ std::unique_ptr<ExperimentRun> run_experiment(const RunOptions& o) {
   const std::string experiment_name = record_inputs(o, s, result);
   check_systems(s, o.exact_participants);  // every system's strategy and parameters, before anything runs
   // Warnings once the experiment is known to be valid (bad input gets one error): what it still says the old way,
-  // and a calibration outlier its steps draw from.
-  for (const auto& d : s.experiment.deprecations) fmt::print(stderr, "p2psim run: warning: {}\n", d.what());
+  // a setting the rest leaves idle, and a calibration outlier its steps draw from.
+  for (const auto& d : s.experiment.warnings) fmt::print(stderr, "p2psim run: warning: {}\n", d.what());
   warn_of_calibration_outliers(s);
   std::optional<Memo> memo;
   if (!o.memo_dir.empty()) memo.emplace(o, result, experiment_name);

@@ -1,7 +1,9 @@
 // `p2psim fit`: what the compute model makes of calibration CSVs, and optionally one prediction.
 #include <fmt/core.h>
 
+#include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "../compute/compute_model.hpp"
 #include "../util/args.hpp"
@@ -47,6 +49,22 @@ int cmd_fit(int argc, char** argv) {
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
+  // The one prediction asked for, made before anything is printed: a query the data cannot answer is refused
+  // before the tables, not after them.
+  std::optional<double> prediction;
+  if (vm.count("model") || vm.count("input") || vm.count("batch") || !vm["vcpus"].defaulted()) {
+    if (!vm.count("model") || !vm.count("input") || !vm.count("batch"))
+      throw UsageError("--model, --input and --batch go together (and --vcpus needs them)");
+    for (const char* option : {"batch", "vcpus"})
+      if (const double v = vm[option].as<double>(); !(v > 0) || !std::isfinite(v))
+        throw UsageError(fmt::format("--{}: expected a finite number > 0, got {}", option, v));
+    try {
+      prediction = cm.step_seconds(vm["model"].as<std::string>(), vm["input"].as<std::string>(),
+                                   vm["batch"].as<double>(), vm["vcpus"].as<double>());
+    } catch (const std::logic_error& e) {  // out_of_range / invalid_argument: the query is outside the data
+      throw UsageError(e.what());
+    }
+  }
   // Every kernel family with the worst relative error of its fit at a measured point (against the median).
   // Held out: each interior point predicted from its two neighbours, i.e. how far off between measured points.
   fmt::print("{:<52} {:>22} {:>13} {:>10}\n", "kernel family", "measured", "max rel err", "held out");
@@ -82,17 +100,7 @@ int cmd_fit(int argc, char** argv) {
                  f.serial_fraction(batch), cm.step_busy_vcpus(key.first, key.second, batch, n),
                  f.superlinear ? "  (a measured speed-up beat linear: capped)" : "");
     }
-  if (vm.count("model") || vm.count("input") || vm.count("batch")) {
-    if (!vm.count("model") || !vm.count("input") || !vm.count("batch"))
-      throw UsageError("--model, --input and --batch go together");
-    try {
-      const double s = cm.step_seconds(vm["model"].as<std::string>(), vm["input"].as<std::string>(),
-                                       vm["batch"].as<double>(), vm["vcpus"].as<double>());
-      fmt::print("step_seconds={:.6f}\n", s);
-    } catch (const std::logic_error& e) {  // out_of_range / invalid_argument: the query is outside the data
-      throw UsageError(e.what());
-    }
-  }
+  if (prediction) fmt::print("step_seconds={:.6f}\n", *prediction);
   return kExitOk;
 }
 

@@ -88,6 +88,7 @@ int print_memory_check(const Scenario& s, bool exact_participants) {
     all = peers && functions;
   }
   const SystemEstimates e = estimate_systems(s, exact_participants);
+  for (const auto& w : s.experiment.warnings) fmt::print(stderr, "p2psim run: warning: {}\n", w.what());
   for (size_t i = 0; i < e.systems.size(); ++i) {
     const auto& x = e.estimates[i];
     fmt::print("system {} ({}): {:.3g} trace rows, {:.3g} actors, {:.3g} routes, {:.3g} per-gradient records\n",

@@ -288,8 +288,9 @@ void print_failures(const fs::path& dir, size_t shown = 3) {
         axes += (axes.empty() ? "" : ", ") + select + "=" + value.get<std::string>();
       std::string said, line;
       std::istringstream lines(f.value("stderr", ""));
-      while (std::getline(lines, line))
-        if (!line.empty() && (said.find("error:") == std::string::npos || line.find("error:") != std::string::npos))
+      while (std::getline(lines, line))  // its error, else its last line (a warning is no reason it failed)
+        if (!line.empty() && line.find(": warning: ") == std::string::npos &&
+            (said.find("error:") == std::string::npos || line.find("error:") != std::string::npos))
           said = line;
       why = f.value("error", "") + (said.empty() ? "" : ": " + said);
     } catch (const std::exception& e) {  // a record someone edited: the sweep's outcome stands
@@ -509,6 +510,13 @@ int cmd_merge(int argc, char** argv) {
   }
   check_output_dir(vm["out"].as<std::string>());
   const fs::path out = vm["out"].as<std::string>();
+  // A sweep's own folder holds a results.csv of its runs: a merge of other folders there would replace it with a
+  // table that leaves its runs out. Named among the folders, its runs are merged too.
+  const auto same_folder = [&](const fs::path& d) { return fs::exists(out) && fs::equivalent(d, out); };
+  if (fs::is_directory(out / "runs") && std::none_of(dirs.begin(), dirs.end(), same_folder))
+    throw UsageError("--out: '" + out.string() + "' is a sweep's result folder not among those merged: its results.csv "
+                     "would lose its own runs (name it among the folders, or choose another --out)");
+  const bool replacing = fs::exists(out / "results.csv");
   fs::create_directories(out);
   int rows = 0;
   try {
@@ -516,7 +524,8 @@ int cmd_merge(int argc, char** argv) {
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
-  std::fprintf(stderr, "merge: %d rows in %s\n", rows, (out / "results.csv").c_str());
+  std::fprintf(stderr, "merge: %d rows in %s%s\n", rows, (out / "results.csv").c_str(),
+               replacing ? " (replaced the table there)" : "");
   return kExitOk;
 }
 

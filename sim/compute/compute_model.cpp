@@ -96,7 +96,7 @@ std::vector<Sample> read_samples(const std::string& path) {
       out.push_back(s);
     }
   } catch (const io::error::base& e) {
-    throw InputError(path, 0, "", e.what());
+    throw csv_input_error(path, e);
   }
   return out;
 }
@@ -232,13 +232,13 @@ double ComputeModel::step_seconds(const std::string& model, const std::string& i
   const StepFit& f = step_fit(model, input_shape);
   const double lo = f.min_batch / kExtrapolationFactor, hi = f.max_batch * kExtrapolationFactor;
   if (batch < lo || batch > hi)
-    throw std::out_of_range("batch size " + std::to_string(static_cast<long long>(batch)) + " is outside what the " +
+    throw BatchOutOfRange("batch size " + std::to_string(static_cast<long long>(batch)) + " is outside what the " +
                             "calibration of " + model + "@" + input_shape + " supports (measured " +
                             std::to_string(static_cast<long long>(f.min_batch)) + ".." +
                             std::to_string(static_cast<long long>(f.max_batch)) + ", extrapolation up to 2x)");
   if (!(vcpus > 0)) throw std::invalid_argument("CPU share must be > 0");
   const double t1 = f.by_threads.at(1)(batch);
-  if (!(t1 > 0)) throw std::out_of_range("the fit for " + model + "@" + input_shape + " is not positive at batch " +
+  if (!(t1 > 0)) throw BatchOutOfRange("the fit for " + model + "@" + input_shape + " is not positive at batch " +
                                          std::to_string(batch) + "; calibrate smaller batches");
   if (vcpus <= 1) return t1 / vcpus;
   if (f.max_threads() < 2)

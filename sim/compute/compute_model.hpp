@@ -4,10 +4,16 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace p2psim {
+
+/// A step asked for at a batch size its calibration cannot answer: the batch's fault, not the model's.
+struct BatchOutOfRange : std::out_of_range {
+  using std::out_of_range::out_of_range;
+};
 
 /// How far a prediction reaches beyond the calibration data; results report it so nobody mistakes an
 /// extrapolation for a measurement.

@@ -70,9 +70,18 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
     for (const auto& hit : hits)
       if (hit.attribute()) {
         hit.attribute().set_value(o.value.c_str());
-        // The value is the override's now: the file's spread was about its own value.
+        // The value is the override's now: the file's spread was about its own value, and a constant drawn with
+        // it draws alone.
         const std::string name = hit.attribute().name();
-        for (const char* suffix : {"_sd", "_p10", "_p90"}) hit.parent().remove_attribute((name + suffix).c_str());
+        for (const char* suffix : {"_sd", "_p10", "_p90", "_drawn_with"})
+          hit.parent().remove_attribute((name + suffix).c_str());
+        for (auto a = hit.parent().first_attribute(); a;) {
+          const auto next = a.next_attribute();
+          const std::string n = a.name();
+          if (n.size() > 11 && n.compare(n.size() - 11, 11, "_drawn_with") == 0 && name == a.value())
+            hit.parent().remove_attribute(a);
+          a = next;
+        }
         ++changed;
       }
     if (changed == 0)
@@ -392,12 +401,27 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   if (!f.storage_client_s_per_byte_on_reference_cpu.count(f.storage_client_measured_with))
     throw xml.error(fn, "function_service/@storage_client_measured_with",
                     "'" + f.storage_client_measured_with + "' is no <storage_client name>");
-  for (auto c : fn.children("storage_client"))  // a rate each, on either CPU
-    for (double factor : {f.cpu_speed_factor_x86, f.cpu_speed_factor_arm, f.cpu_scalar_speed_factor_x86,
-                          f.cpu_scalar_speed_factor_arm}) try {
+  // A rate each, on either CPU. A client cheaper than the one measured on Lambda saves its difference over the
+  // speed factor, so a slow enough factor would save more than the measured loop cost: refused at the client,
+  // naming the factor (an override of that factor is then blamed: blame_override).
+  const std::pair<const char*, double> factors[] = {{"cpu_speed_factor_x86", f.cpu_speed_factor_x86},
+                                                    {"cpu_speed_factor_arm", f.cpu_speed_factor_arm},
+                                                    {"cpu_scalar_speed_factor_x86", f.cpu_scalar_speed_factor_x86},
+                                                    {"cpu_scalar_speed_factor_arm", f.cpu_scalar_speed_factor_arm}};
+  for (auto c : fn.children("storage_client"))
+    for (const auto& [name, factor] : factors) try {
         f.client_bps_per_vcpu(xml.text(c, "name"), factor);
       } catch (const std::invalid_argument& e) {
-        throw xml.error(c, "storage_client/@cpu_s_per_byte_on_reference_cpu", e.what());
+        const double saved = f.storage_client_s_per_byte_on_reference_cpu.at(f.storage_client_measured_with) -
+                             f.storage_client_s_per_byte_on_reference_cpu.at(xml.text(c, "name"));
+        throw xml.error(c, "storage_client/@cpu_s_per_byte_on_reference_cpu",
+                        fmt::format("storage client '{}' would cost no CPU per byte on a function whose "
+                                    "'function_service/@{}' is {:.4g}: it costs {:.3g} ns a byte less than '{}', "
+                                    "which moved 'function_service/@storage_client_bps_per_vcpu' ({:.3g} ns a byte) "
+                                    "on Lambda, so that factor must exceed {:.4g} (or the client's cost or that "
+                                    "rate change)",
+                                    xml.text(c, "name"), name, factor, saved * 1e9, f.storage_client_measured_with,
+                                    1e9 / f.storage_client_bps_per_vcpu, saved * f.storage_client_bps_per_vcpu));
       }
   // A token bucket: its sustained rate, its size and its refill, or none of them.
   if (fn.attribute("network_sustained_bps") || fn.attribute("network_burst_bytes") || fn.attribute("network_refill_bps")) {

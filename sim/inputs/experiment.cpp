@@ -37,6 +37,12 @@ const std::set<std::string> kPathAttributes{"file", "files", "models", "data_dir
 // backslash "\\"), as a shell would. Every other path attribute holds one path, spaces and all.
 const std::set<std::string> kPathListAttributes{"files"};
 
+// Settings that matter only when another setting says so (load_experiment warns of one given where it is idle).
+const char* const kConditionalSettings[] = {"synchronization/@staleness_bound", "failures/@crash_at_s",
+                                            "failures/@rejoin_after_s",         "exchange/@topk_ratio",
+                                            "exchange/@compress_functions",     "exchange/@error_feedback",
+                                            "stragglers/@tail_shape"};
+
 std::vector<std::string> split_path_list(const std::string& value) {
   std::vector<std::string> items;
   std::string item;
@@ -256,6 +262,18 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   static FileMemo<int, std::shared_ptr<const XmlFile>> parsed_defaults;  // the same for a sweep's scenarios
   const auto defaults =
       parsed_defaults.get({defaults_path}, 0, [&] { return std::make_shared<const XmlFile>(defaults_path); });
+  // Settings that matter only when another says so, as the user's own file gives them (defaults.xml gives them
+  // all): one given where the rest makes it idle, at a value other than the default, is warned of below, as an
+  // intent that will not happen.
+  std::map<std::string, long> given_lines;  // "element/@attribute" -> its element's line
+  for (const char* field : kConditionalSettings) {
+    const std::string f = field, element = f.substr(0, f.find("/@")), attr = f.substr(f.find("/@") + 2);
+    const auto given = root.child(element.c_str()).attribute(attr.c_str());
+    const std::string fallback = defaults->root("experiment").child(element.c_str()).attribute(attr.c_str()).value();
+    const auto number = parse_real(given.value()), default_number = parse_real(fallback);
+    const bool is_default = number && default_number ? *number == *default_number : fallback == given.value();
+    if (given && !is_default) given_lines[f] = xml.line_of(root.child(element.c_str()));
+  }
   resolve_relative_paths(root, fs::path(path).parent_path().string());
   merge_defaults(root, defaults->root("experiment"), fs::path(defaults_path).parent_path());
 
@@ -394,7 +412,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   // The paper's transport and barrier per compute mode are the all-to-all's own defaults now, and a system's
   // transport="..." and barrier="..." set them; an old file that sets them here still loads, with a note.
   auto deprecated = [&](const pugi::xml_node& n, const char* attr, const std::string& instead) {
-    e.deprecations.push_back(xml.error(n, XmlFile::field_name(n, attr), "deprecated: " + instead));
+    e.warnings.push_back(xml.error(n, XmlFile::field_name(n, attr), "deprecated: " + instead));
   };
   for (const auto& [attr, field] : {std::pair{"instance_transport", &Experiment::Exchange::instance_transport},
                                     std::pair{"serverless_transport", &Experiment::Exchange::serverless_transport}})
@@ -464,7 +482,9 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto sync = root.child("synchronization");
   xml.check_names(sync, {"mode", "staleness_bound"});
   e.asynchronous = xml.choice(sync, "mode", {"sync", "async"}) == "async";
-  e.staleness_bound = e.asynchronous ? static_cast<int>(xml.integer(sync, "staleness_bound", 0, 1 << 20)) : 0;
+  // Checked in either mode (a bad value is bad input even where it is idle), used only when asynchronous.
+  const int staleness_bound = static_cast<int>(xml.integer(sync, "staleness_bound", 0, 1 << 20));
+  e.staleness_bound = e.asynchronous ? staleness_bound : 0;
   if (e.asynchronous && (e.barrier.instance.value_or(false) || e.barrier.serverless.value_or(false)))
     throw xml.error(sync, "synchronization/@mode",
                     "asynchronous training has no barrier: remove <barrier instance=\"true\"> or serverless=\"true\"");
@@ -536,6 +556,18 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   auto wf = root.child("workflow");
   xml.check_names(wf, {"status_poll_interval_s"});
   e.workflow_status_poll_interval_s = xml.number(wf, "status_poll_interval_s", 1e-6, 3600);
+
+  const auto idle = [&](const char* field, bool is_idle, const std::string& why) {
+    if (const auto it = given_lines.find(field); it != given_lines.end() && is_idle)
+      e.warnings.push_back(InputError(path, it->second, field, "has no effect " + why));
+  };
+  idle("synchronization/@staleness_bound", !e.asynchronous, "in synchronous training (mode=\"sync\")");
+  idle("failures/@crash_at_s", e.crash_peer < 0, "without a peer to crash (crash_peer)");
+  idle("failures/@rejoin_after_s", e.crash_peer < 0, "without a peer to crash (crash_peer)");
+  idle("exchange/@topk_ratio", e.exchange.compression != "topk", "unless compression=\"topk\"");
+  idle("exchange/@compress_functions", e.exchange.compression == "none", "without compression");
+  idle("exchange/@error_feedback", e.exchange.compression == "none", "without compression");
+  idle("stragglers/@tail_shape", e.stragglers.tail_probability == 0, "when tail_probability is 0");
   return e;
 }
 

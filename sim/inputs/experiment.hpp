@@ -28,8 +28,9 @@ enum class Consume { Poll, Push };
 struct Experiment {
   std::string path, name;
   unsigned long long seed = 1;
-  /// What the file says that is deprecated, and what to say instead, each with its line: warned of, still read.
-  std::vector<InputError> deprecations;
+  /// What the file says that is deprecated (and what to say instead) or has no effect in this experiment, each
+  /// with its line: warned of, still read.
+  std::vector<InputError> warnings;
 
   std::string profile_path;
   /// <profile as_of>: the platform as measured nearest to this date where the profile's <history> knows an

@@ -54,7 +54,9 @@ double Spread::at(double z) const {
   return std::clamp(v, min, max);
 }
 
-double Spread::draw(std::uint64_t seed, int replicate) const { return at(replicate_deviate(seed, replicate, select)); }
+double Spread::draw(std::uint64_t seed, int replicate) const {
+  return at(replicate_deviate(seed, replicate, drawn_with.empty() ? select : drawn_with));
+}
 
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) throw std::logic_error("quantile of no values");

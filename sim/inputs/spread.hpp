@@ -2,7 +2,9 @@
 // may carry a spread beside it: `X_sd="..."` (a standard deviation) or `X_p10="..." X_p90="..."` (a band that
 // holds 80 % of the values). A replicate of a run draws every such constant from its spread, each from a
 // stream of its own named by the constant and the replicate, so a replicate is the same whatever else the
-// file holds, and the same run and seed give the same replicates.
+// file holds, and the same run and seed give the same replicates. `X_drawn_with="Y"` (Y another attribute of
+// the same element, with a spread) draws X with Y's deviate instead: for two constants read off one measurement,
+// whose spreads are one uncertainty seen twice (X at its p90 where Y is at its p90).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,6 +22,7 @@ struct Spread {
   enum class Kind { Sd, Band } kind = Kind::Sd;
   double sd = 0;            // Kind::Sd
   double p10 = 0, p90 = 0;  // Kind::Band
+  std::string drawn_with;   // the select of the constant whose deviate this one draws ("": its own)
 
   /// The value at standard normal deviate `z`. A band with p10 > 0 is a lognormal split at the nominal
   /// value: its median is the nominal value and its 10th and 90th percentiles are p10 and p90 (each side its

@@ -98,7 +98,7 @@ std::vector<DesignAccuracy> load_accuracy_by_design(const std::string& path) {
       out.push_back(a);
     }
   } catch (const io::error::base& e) {
-    throw InputError(path, 0, "", e.what());
+    throw csv_input_error(path, e);
   }
   return out;
 }

@@ -101,7 +101,7 @@ void attach_replay(Result& r, const std::string& accuracy_csv) {
       points[system].push_back(p);
     }
   } catch (const io::error::base& e) {
-    throw InputError(accuracy_csv, 0, "", e.what());
+    throw csv_input_error(accuracy_csv, e);
   }
   for (auto& a : r.systems) {
     AccuracyResult acc;

@@ -482,7 +482,7 @@ std::map<std::pair<std::string, std::string>, double> load_recorded(const std::s
     double e = 0;
     while (in.read_row(name, metric, e)) out[{name, metric}] = e;
   } catch (const io::error::base& e) {
-    throw InputError(path, 0, "", e.what());
+    throw csv_input_error(path, e);
   }
   return out;
 }

@@ -58,7 +58,7 @@ ModelSize model_size(const std::string& path, const std::string& model, long lon
     if (found_line) return found;
     throw std::out_of_range("unknown model '" + model + "' (known: " + known + ")");
   } catch (const io::error::base& e) {
-    throw InputError(path, 0, "", e.what());
+    throw csv_input_error(path, e);
   }
 }
 
@@ -310,6 +310,8 @@ Scenario resolve_scenario(const Experiment& e) {
     }
     for (long long b : all_sizes) check(StepTarget::Function, 0, b, s.function_extrapolation);
     s.compute.average_seconds(static_cast<double>(s.parameters), 2);
+  } catch (const BatchOutOfRange& ex) {  // the minibatches come from the one of these the experiment gives
+    throw e.error("workload", w.batch_size > 0 ? "batch_size" : "minibatches_per_peer", ex.what());
   } catch (const std::logic_error& ex) {
     throw e.error("workload", "model", ex.what());
   }
