@@ -61,6 +61,14 @@ class Run(unittest.TestCase):
             self.assertEqual(len(result.trace), sum(1 for _ in open(os.path.join(d, "cli", "trace.csv"))) - 1)
             self.assertIn("<table", result._repr_html_())
 
+    def test_a_run_warns_of_a_setting_it_leaves_idle(self):
+        with open(VGG) as f:  # the main job in synchronous mode, with a staleness bound it will not use
+            text = f.read()
+        end = text.rindex("</experiment>")
+        text = text[:end] + '  <synchronization staleness_bound="3"/>\n' + text[end:]
+        with self.assertWarnsRegex(UserWarning, r"field 'synchronization/@staleness_bound': has no effect in synchronous"):
+            p2psim.run(p2psim.Experiment(xml=text, base_dir=os.path.dirname(VGG)))
+
     def test_peer_groups_give_a_row_per_system_and_group(self):
         result = p2psim.run(p2psim.Experiment(os.path.join(SOURCE, "experiments", "mixed_peers.xml")))
         self.assertEqual(len(result.groups), 4 * 2)

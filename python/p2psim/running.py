@@ -7,6 +7,7 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 
 import pandas as pd
 
@@ -34,6 +35,16 @@ def _error(command, code, log):
             return InputError(where.group(1), int(where.group(2) or 0), where.group(3) or "", where.group(4), message)
         return InputError("", 0, "", message, message)
     return RuntimeError(f"p2psim {command} failed ({message})")
+
+
+def _warn_of(command, log):
+    """What a child that succeeded warned of (a setting the experiment leaves idle, a deprecated one, a calibration
+    outlier), as Python warnings: the CLI prints them to stderr, which the log holds."""
+    prefix = f"p2psim {command}: warning: "
+    with open(log, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith(prefix):
+                warnings.warn(line[len(prefix):].rstrip(), stacklevel=3)
 
 
 def _experiment(experiment):
@@ -113,6 +124,7 @@ def run(experiment, replicates=None, out=None):
             raise
         if code != 0:
             raise _error("run", code, log)
+        _warn_of("run", log)
         result = Result(folder)
         result.trace  # read now: a temporary folder goes with this function
         return result
