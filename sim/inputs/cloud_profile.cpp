@@ -73,12 +73,13 @@ void apply_overrides(XmlFile& xml, const std::vector<ProfileOverride>& overrides
         // The value is the override's now: the file's spread was about its own value, and a constant drawn with
         // it draws alone.
         const std::string name = hit.attribute().name();
-        for (const char* suffix : {"_sd", "_p10", "_p90", "_drawn_with"})
-          hit.parent().remove_attribute((name + suffix).c_str());
+        for (const char* suffix : kSpreadSuffixes) hit.parent().remove_attribute((name + suffix).c_str());
+        const std::string drawn_with = kDrawnWithSuffix;
         for (auto a = hit.parent().first_attribute(); a;) {
           const auto next = a.next_attribute();
           const std::string n = a.name();
-          if (n.size() > 11 && n.compare(n.size() - 11, 11, "_drawn_with") == 0 && name == a.value())
+          if (n.size() > drawn_with.size() && n.compare(n.size() - drawn_with.size(), drawn_with.size(), drawn_with) == 0 &&
+              name == a.value())
             hit.parent().remove_attribute(a);
           a = next;
         }

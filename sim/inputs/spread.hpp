@@ -12,6 +12,11 @@
 
 namespace p2psim {
 
+/// The attributes beside a number `X` that say its spread (`X_sd`, `X_p10`, `X_p90`) or whose deviate it draws with
+/// (`X_drawn_with`): read by XmlFile, and dropped with X's value when an override replaces it.
+inline constexpr const char* kDrawnWithSuffix = "_drawn_with";
+inline constexpr const char* kSpreadSuffixes[] = {"_sd", "_p10", "_p90", kDrawnWithSuffix};
+
 struct Spread {
   std::string select;  // XPath below the file's root element selecting the attribute, e.g. "network[1]/@x"
   std::string field;   // the attribute as messages name it, e.g. "network/@one_way_latency_s"

@@ -131,7 +131,6 @@ InputError XmlFile::error(const pugi::xml_node& node, const std::string& field, 
 }
 
 namespace {
-const char* const kSpreadSuffixes[] = {"_sd", "_p10", "_p90", "_drawn_with"};
 
 // The attribute a spread attribute belongs to ("x" for "x_p10"), or "" when `name` names no spread.
 std::string spread_base(const std::string& name) {
@@ -240,8 +239,8 @@ void XmlFile::note_spread(const pugi::xml_node& node, const char* attr, double v
   auto given = [&](const char* suffix) { return static_cast<bool>(node.attribute((base + suffix).c_str())); };
   const bool sd = given("_sd"), p10 = given("_p10"), p90 = given("_p90");
   if (!sd && !p10 && !p90) {
-    if (given("_drawn_with"))
-      throw error(node, field_name(node, (base + "_drawn_with").c_str()), "a draw is shared by constants with spreads; " +
+    if (given(kDrawnWithSuffix))
+      throw error(node, field_name(node, (base + kDrawnWithSuffix).c_str()), "a draw is shared by constants with spreads; " +
                                                                                base + " has none");
     return;
   }
@@ -273,17 +272,17 @@ void XmlFile::note_spread(const pugi::xml_node& node, const char* attr, double v
     if (spread.p10 == spread.p90)
       throw error(node, field + "_p10", "a band needs p10 < p90 (for no spread, leave both out)");
   }
-  if (given("_drawn_with")) {
-    const std::string partner = node.attribute((base + "_drawn_with").c_str()).value();
+  if (given(kDrawnWithSuffix)) {
+    const std::string partner = node.attribute((base + kDrawnWithSuffix).c_str()).value();
     const bool has_spread = partner != base && node.attribute(partner.c_str()) &&
                             (node.attribute((partner + "_sd").c_str()) || node.attribute((partner + "_p10").c_str()));
     if (!has_spread)
-      throw error(node, field + "_drawn_with",
+      throw error(node, field + kDrawnWithSuffix,
                   "'" + partner + "' is no other attribute of <" + node.name() + "> with a spread to draw with");
     // One constant draws, the others follow it: a partner that follows another would leave a loop or a chain
     // whose members draw apart after all.
-    if (node.attribute((partner + "_drawn_with").c_str()))
-      throw error(node, field + "_drawn_with",
+    if (node.attribute((partner + kDrawnWithSuffix).c_str()))
+      throw error(node, field + kDrawnWithSuffix,
                   "'" + partner + "' is itself drawn with another: draw both with the one that draws alone");
     spread.drawn_with = xpath_below_root(node) + "/@" + partner;
   }

@@ -28,7 +28,7 @@ ModelSize model_size(const std::string& path, const std::string& model, long lon
     in.read_header(io::ignore_extra_column | io::ignore_missing_column, "model", "num_classes", "parameters",
                    "default_input_shape", "gradient_bytes");
     for (const char* required : {"model", "num_classes", "parameters", "default_input_shape"})
-      if (!in.has_column(required)) throw InputError(path, 1, required, "missing column");
+      if (!in.has_column(required)) throw InputError(path, 1, required, "column is missing");
     std::string name, shape, gradient_bytes;  // read as text: another model's row is not this run's to refuse
     long long n_classes = 0, params = 0;
     std::string known;
