@@ -105,8 +105,8 @@ def fig_time_vs_cost(df, facet=None, size="screen"):
             if ok.empty:
                 ax.text(0.5, 0.5, "no feasible run", transform=ax.transAxes, ha="center", va="center")
             extent = {k: [ok[k]] + ([bands[c] for c in BANDS[k]] if not bands.empty else []) for k in (TIME, COST)}
-            style.scale_axis(ax, "x", pd.concat(extent[TIME]))
-            style.scale_axis(ax, "y", pd.concat(extent[COST]))
+            style.scale_axis(ax, "x", pd.concat(extent[TIME]), from_zero=True)
+            style.scale_axis(ax, "y", pd.concat(extent[COST]), from_zero=True)
             ax.set_xlabel(labels.label(TIME))
             ax.set_ylabel(labels.label(COST))
             ax.grid(True, which="major", alpha=0.3)
@@ -136,41 +136,76 @@ def fig_against_axis(df, axis, facet=None, size="screen"):
                for s in rows["system"].unique()):
             handles.append(matplotlib.lines.Line2D([], [], color="0.35", linestyle=UNUSED_LINE))
             names.append(f"dashed: a system that does not use {labels.label(axis)}")
+        medians = [{metric: _system_medians(rows, axis, metric) for metric in (TIME, COST)} for _, rows in panels]
+        if any(kept < total for panel in medians for _, _, kept, total in panel[TIME]):
+            handles.append(matplotlib.lines.Line2D([], [], linestyle="none"))
+            names.append(PARTIAL_LEGEND)
         fig, axes, legend_ax = style.panel_figure(
             size, 2 * len(panels), 2, panel_aspect=0.6, legend_entries=len(names), legend_chars=max(map(len, names)),
             title=f"Median time and cost against {labels.label(axis)}, over the other swept settings")
+        log = {metric: any(style.spans_decade([v for _, med, _, _ in panel[metric] for v in med.values])
+                           for panel in medians) for metric in (TIME, COST)}
         for i, (label, rows) in enumerate(panels):
             for ax, metric in zip(axes[2 * i:2 * i + 2], (TIME, COST)):
-                _draw_medians(ax, rows, axis, metric, styles)
+                partial = _draw_medians(ax, rows, axis, medians[i][metric], styles, log[metric])
                 ax.set_ylabel(labels.label(metric))
-                _panel_title(ax, label, size, 2)
+                _panel_title(ax, f"{label} *" if partial else label, size, 2)
         style.put_legend(legend_ax, handles, names)
         return _done(fig)
 
 
-def _draw_medians(ax, rows, axis, metric, styles):
+def comparable_rows(rows, axis):
+    """Of one system's rows, those of the configurations (values of the other swept settings) that finished at
+    every value of `axis` at which any of them finished, and how many configurations there were. A median over
+    whatever finished compares unlike runs: where only batch 64 fit in 1,769 MB, the median at 1,769 MB was
+    batch 64's and at 3,008 MB every batch's, and read as 1,769 MB being 4x slower."""
+    others = [a for a in config_axes(rows) if a != axis]
     ok = feasible(rows)
-    medians = []
-    for system, group in ok.groupby("system"):
+    keys = [rows[a].astype(str) for a in others] if others else [pd.Series("", index=rows.index)]
+    config = pd.Series(list(zip(*keys)), index=rows.index)
+    reached = set(ok[axis].dropna())  # the values the line can reach at all; the rug marks the others
+    finished = ok.groupby(config[ok.index])[axis].agg(lambda v: set(v.dropna()))
+    whole = [c for c, values in finished.items() if values >= reached]
+    return ok[config[ok.index].isin(whole)], len(whole), config.nunique()
+
+
+def _system_medians(rows, axis, metric):
+    """[(system, its median of `metric` at each value of `axis`, configurations kept, configurations)], over the
+    same configurations at every value (comparable_rows)."""
+    out = []
+    for system in style.system_order(feasible(rows)["system"]):
+        group, kept, total = comparable_rows(rows[rows["system"] == system], axis)
+        out.append((system, group.groupby(axis)[metric].median().sort_index(), kept, total))
+    return out
+
+
+def _draw_medians(ax, rows, axis, medians, styles, log):
+    """`medians` (_system_medians) against `axis`, on a log scale or not (one choice for a column of panels, so
+    that panels side by side read alike); returns whether some system's medians lost configurations."""
+    partial = False
+    for system, med, kept, total in medians:
         color, marker = styles[system]
-        med = group.groupby(axis)[metric].median().sort_index()
+        partial = partial or kept < total
         unused = labels.unused_note(rows[rows["system"] == system], axis) is not None  # flat, and not a finding
         ax.plot(med.index, med.values, UNUSED_LINE if unused else "-", marker=marker, color=color,
                 markeredgecolor="0.25", markeredgewidth=0.3)
-        medians.extend(med.values)
     values = sorted(rows[axis].dropna().unique())
     if pd.api.types.is_numeric_dtype(rows[axis]) and min(values) > 0 and max(values) / min(values) >= 4:
         ax.set_xscale("log")  # swept values are mostly geometric (peers 2..16, memory 1024..10240): evenly spaced
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(values))  # every swept value, and only those
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: labels.plain(float(v))))
-    style.scale_axis(ax, "y", medians)
+    style.scale_axis(ax, "y", [v for _, med, _, _ in medians for v in med.values], log=log, from_zero=True)
     ax.autoscale_view()
     failed = infeasible(rows)
     style.infeasible_rug(ax, [(sorted(failed.loc[failed["system"] == s, axis].unique()), *styles[s])
                               for s in style.system_order(failed["system"])])
     ax.set_xlabel(labels.label(axis))
     ax.grid(True, which="major", alpha=0.3)
+    return partial
+
+
+PARTIAL_LEGEND = "*: some lines hold only the configurations finishing at all their points"
 
 
 # ---- stacked parts per configuration -----------------------------------------------------------------------------

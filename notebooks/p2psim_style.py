@@ -174,9 +174,11 @@ def labels_2_and_5(lo, hi):
     return hi / lo < 1000
 
 
-def scale_axis(ax, which, values, log=None):
+def scale_axis(ax, which, values, log=None, from_zero=False):
     """A log scale when the values span more than a decade (or `log` says so; bars need a linear axis: False),
-    else linear; ticks labelled with plain numbers, enough of them to read a value off (labels_2_and_5)."""
+    else linear; ticks labelled with plain numbers, enough of them to read a value off (labels_2_and_5).
+    `from_zero`: a linear axis of a quantity whose ratios mean something (a time, a cost) starts at zero, so that
+    a point twice as high is twice the value; an axis cut at its data made a 2.2x cost look like 20x."""
     axis = ax.xaxis if which == "x" else ax.yaxis
     values = [v for v in values if v == v]
     if log if log is not None else spans_decade(values):
@@ -196,6 +198,10 @@ def scale_axis(ax, which, values, log=None):
     else:
         axis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=5, min_n_ticks=3))
         axis.set_major_formatter(matplotlib.ticker.FuncFormatter(plain_number))
+        if from_zero and values and min(values) >= 0 and max(values) > 0:
+            # The data's top and a margin as autoscaling's; set here because a limit set turns autoscaling off.
+            top = max(values) * (1 + 2 * matplotlib.rcParams[f"axes.{which}margin"])
+            (ax.set_xlim if which == "x" else ax.set_ylim)(0, top)
 
 
 def mark_log_axes(fig):

@@ -165,6 +165,44 @@ class Panels(unittest.TestCase):
                 self.assertIn("1024 MB", " ".join(titles(fig)))
             plt.close(fig)
 
+    def test_a_line_of_medians_holds_the_same_configurations_at_every_point(self):
+        # Batch 1024 as a second configuration of every run, ten times as slow; the serverless VGG-11's at 16 peers
+        # cannot finish. A median over whatever finished would join two-run medians at 4 and 8 peers to batch 64's
+        # alone at 16; the line holds batch 64 (3008 MB: 1024 MB finishes nowhere) at every point instead.
+        small = GRID.assign(**{"workload/@batch_size": 64})
+        large = GRID.assign(**{"workload/@batch_size": 1024}, scenario_id=GRID["scenario_id"] + "b",
+                            total_s=10 * GRID["total_s"])
+        grid = pd.concat([small, large], ignore_index=True)
+        vgg_serverless = (grid["system"] == "serverless") & (grid["model"] == "vgg11")
+        slow = vgg_serverless & (grid["workload/@batch_size"] == 1024)
+        grid.loc[slow & (grid["peers"] == 16), "status"] = "infeasible"
+        fig = p.fig_against_axis(grid, "peers", size="screen")
+        time_ax = next(ax for ax in fig.axes if ax.get_title().startswith("vgg11") and "time" in ax.get_ylabel())
+        self.assertTrue(time_ax.get_title().endswith(" *"))
+        colour = style.system_styles(grid["system"])["serverless"][0]
+        line = next(l for l in time_ax.get_lines() if l.get_color() == colour and len(l.get_xdata()) > 1)
+        expected = GRID[(GRID["system"] == "serverless") & (GRID["model"] == "vgg11") & (GRID["status"] == "ok")]
+        expected = expected.set_index("peers")["total_s"].sort_index()  # hand-read: 362.5, 327.7, 410.7 s
+        self.assertEqual(list(line.get_xdata()), list(expected.index))
+        np.testing.assert_allclose(line.get_ydata(), expected.values)
+        legend = [t.get_text() for leg in fig.legends for t in leg.get_texts()] + \
+            [t.get_text() for a in fig.axes if a.get_legend() for t in a.get_legend().get_texts()]
+        self.assertIn(figures.PARTIAL_LEGEND, legend)
+        squeeze = next(ax for ax in fig.axes if ax.get_title().startswith("squeezenet"))
+        self.assertFalse(squeeze.get_title().endswith("*"))  # every configuration finished there
+        plt.close(fig)
+
+    def test_a_linear_time_or_cost_axis_starts_at_zero(self):
+        # Two systems at 477 s and 362 s: an axis cut at its data drew a 1.3x difference as many times that.
+        fig = p.fig_time_vs_cost(GRID[(GRID["model"] == "vgg11") & (GRID["peers"] == 4)
+                                      & GRID["system"].isin(["instance", "serverless"])], size="screen")
+        ax = fig.axes[0]
+        self.assertEqual((ax.get_xscale(), ax.get_yscale()), ("linear", "linear"))
+        self.assertEqual(ax.get_xlim()[0], 0)
+        self.assertEqual(ax.get_ylim()[0], 0)
+        self.assertGreater(ax.get_xlim()[1], 477.6)
+        plt.close(fig)
+
     def test_log_y_only_where_the_range_spans_a_decade(self):
         fig = p.fig_against_axis(GRID, "peers", size="two-column")
         scales = {ax.get_title().split()[0] + " " + ax.get_ylabel(): ax.get_yscale() for ax in fig.axes[:4]}
@@ -178,7 +216,10 @@ class Panels(unittest.TestCase):
         vgg = next(ax for ax in fig.axes if ax.get_title().startswith("vgg11"))
         self.assertIn("6 infeasible", vgg.get_title())
         feasible = GRID[(GRID["model"] == "vgg11") & (GRID["status"] == "ok")]
-        self.assertGreater(vgg.get_xlim()[0], 0.5 * feasible["total_s"].min())  # failures stopped at 3.5 to 22 s
+        # Failures stopped at 3.5 to 22 s: a log axis starts near the feasible runs, a linear one at zero.
+        low = vgg.get_xlim()[0]
+        self.assertTrue(low > 0.5 * feasible["total_s"].min() if vgg.get_xscale() == "log" else low == 0, low)
+        self.assertLess(vgg.get_xlim()[1], 1.2 * feasible["total_s"].max())
         plotted = np.concatenate([c.get_offsets()[:, 0] for c in vgg.collections])
         self.assertGreaterEqual(plotted.min(), feasible["total_s"].min())
         plt.close(fig)
