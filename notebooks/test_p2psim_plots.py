@@ -416,6 +416,28 @@ class ValidationFigure(unittest.TestCase):
             self.assertTrue(os.path.getsize(os.path.join(d, "validation.png")) > 1000)
             self.assertTrue(os.path.getsize(os.path.join(d, "validation_errors.png")) > 1000)
 
+    def test_a_panel_a_unit_so_that_a_rate_is_never_read_as_a_time(self):
+        rate = ("d", "r", "validation", "storage", "throughput", "MB/s", 50.0, 40.0, -20.0, 25.0)
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, self.ROWS + [rate])
+            fig = p2psim_validation.fig_validation(p2psim_validation.load_validation(d))
+            panels = [ax for ax in fig.axes if ax.get_xlabel()]
+            self.assertEqual([ax.get_xlabel() for ax in panels],
+                             ["measured (s) (log)", "measured (MB/s) (log)", "measured (USD) (log)"])
+            self.assertEqual([sum(len(c.get_offsets()) for c in ax.collections[2:]) for ax in panels], [2, 1, 1])
+            self.assertTrue(panels[1].get_title().startswith("throughput: 1 validation metric"))
+
+    def test_errors_figure_holds_every_band_whole(self):
+        # A band reaching +290 % where the largest error is +110 %: the axis reaches it, and no cut goes unseen.
+        banded = ("e", "m", "validation", "storage", "time", "s", 10.0, 21.0, 110.0, 110.0)
+        with tempfile.TemporaryDirectory() as d:
+            rows = pd.DataFrame([banded], columns=p2psim_validation.COLUMNS).assign(
+                time_error_p10_percent=-40.0, time_error_p90_percent=290.0)
+            rows.to_csv(os.path.join(d, "validation.csv"), index=False)
+            time_ax = p2psim_validation.fig_validation_errors(p2psim_validation.load_validation(d)).axes[0]
+            self.assertGreaterEqual(time_ax.get_xlim()[1], 290.0)
+            self.assertLessEqual(time_ax.get_xlim()[0], -40.0)
+
     def test_errors_as_times_are_read_as_p2psim_wrote_them(self):
         # The conversion is p2psim's (tests/test_validation.cpp, by hand); the figure draws its columns.
         rows = pd.DataFrame({"time_error_percent": [100.0, -25.0], "time_error_p10_percent": [-20.0, np.nan],
