@@ -582,6 +582,16 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
       {dir.path("missing.xml"), "missing.xml: cannot open file"},
       {experiment("comment.xml", workload + "\n<!-- run it with\n     p2psim run comment.xml --out results -->"),
        "comment.xml:4: a comment holds \"--\" or ends in \"-\", which XML forbids"},
+      // A model the shipped calibration timed at another shape (a transposed 3x32x32): the shape is to blame.
+      {experiment("shape.xml", R"(<workload model="vgg11" input_shape="32x32x3" dataset="cifar10" batch_size="1024"/>
+<peers count="4" instance_type="t2.large"/>)"),
+       "shape.xml:2: field 'workload/@input_shape': no calibration samples for model vgg11 with input 32x32x3 (its "
+       "steps were timed at 3x32x32)"},
+      // A model of the zoo timed at no shape: the model is, with what was timed.
+      {experiment("untimed.xml", R"(<workload model="resnet18" input_shape="3x32x32" dataset="cifar10" batch_size="1024"/>
+<peers count="4" instance_type="t2.large"/>)"),
+       "untimed.xml:2: field 'workload/@model': no calibration samples for model resnet18 with input 3x32x32 "
+       "(calibrated: mnist_cnn@1x28x28"},
   };
   for (const auto& [path, message] : cases) {
     CAPTURE(path);

@@ -221,8 +221,14 @@ double ComputeModel::Curve::held_out_error() const {
 const ComputeModel::StepFit& ComputeModel::step_fit(const std::string& model, const std::string& input_shape) const {
   auto it = fits_->steps.find({model, input_shape});
   if (it != fits_->steps.end()) return it->second;
-  std::string known;
-  for (const auto& [key, fit] : fits_->steps) known += (known.empty() ? "" : ", ") + key.first + "@" + key.second;
+  std::string known, shapes;
+  for (const auto& [key, fit] : fits_->steps) {
+    known += (known.empty() ? "" : ", ") + key.first + "@" + key.second;
+    if (key.first == model) shapes += (shapes.empty() ? "" : ", ") + key.second;
+  }
+  if (!shapes.empty())
+    throw ShapeNotCalibrated("no calibration samples for model " + model + " with input " + input_shape +
+                             " (its steps were timed at " + shapes + ")");
   throw std::out_of_range("no calibration samples for model " + model + " with input " + input_shape +
                           " (calibrated: " + (known.empty() ? "none" : known) + ")");
 }

@@ -14,6 +14,10 @@ namespace p2psim {
 struct BatchOutOfRange : std::out_of_range {
   using std::out_of_range::out_of_range;
 };
+/// The model's steps were timed, but not at the input shape asked for: the shape is what to change.
+struct ShapeNotCalibrated : std::out_of_range {
+  using std::out_of_range::out_of_range;
+};
 
 /// How far a prediction reaches beyond the calibration data; results report it so nobody mistakes an
 /// extrapolation for a measurement.

@@ -312,6 +312,8 @@ Scenario resolve_scenario(const Experiment& e) {
     s.compute.average_seconds(static_cast<double>(s.parameters), 2);
   } catch (const BatchOutOfRange& ex) {  // the minibatches come from the one of these the experiment gives
     throw e.error("workload", w.batch_size > 0 ? "batch_size" : "minibatches_per_peer", ex.what());
+  } catch (const ShapeNotCalibrated& ex) {
+    throw e.error("workload", "input_shape", ex.what());
   } catch (const std::logic_error& ex) {
     throw e.error("workload", "model", ex.what());
   }
