@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -78,8 +79,9 @@ int print_memory_check(const Scenario& s, bool exact_participants) {
                  fits ? "fits" : "DOES NOT FIT");
       peers = peers && fits;
     }
-    fmt::print("serverless: a function ({} MB) needs up to {:.2f} GiB: {}\n", s.experiment.functions.memory_mb,
-               fn_need / gib, functions ? "fits" : "DOES NOT FIT");
+    // In the function service's MB (MiB, as its memory sizes and the smallest size below), not GiB beside them.
+    fmt::print("serverless: a function ({} MB) needs up to {:.0f} MB: {}\n", s.experiment.functions.memory_mb,
+               std::ceil(fn_need / (1024.0 * 1024)), functions ? "fits" : "DOES NOT FIT");
     const int smallest = s.smallest_function_memory_mb();
     if (smallest > 0)
       fmt::print("smallest function memory that fits: {} MB\n", smallest);
@@ -161,6 +163,11 @@ int cmd_run(int argc, char** argv) {
                      vm, &pos))
     return kExitOk;
   const std::string path = vm["experiment"].as<std::string>();
+  if (vm.count("check"))  // it simulates nothing, so these would be silently ignored
+    for (const char* idle : {"out", "replicates", "sensitivity", "quiet", "provenance-base", "exact-storage-sharing"})
+      if (vm.count(idle))
+        throw UsageError(std::string("--check only checks and writes nothing: --") + idle +
+                         " would do nothing with it (run without --check for that)");
   if (vm.count("out")) check_output_dir(vm["out"].as<std::string>());
   try {
     if (vm.count("check")) return print_memory_check(app::load_scenario(path), vm.count("exact-participants") > 0);

@@ -84,6 +84,14 @@ inline bool parse_or_help(int argc, char** argv, const boost::program_options::o
       return false;
     }
     po::notify(vm);
+  } catch (const po::required_option& e) {
+    // A missing positional argument is named as the usage line names it, not as the option ("--experiment") that
+    // holds it, which no usage line shows.
+    const std::string name = e.get_option_name().substr(e.get_option_name().find_first_not_of('-'));
+    for (unsigned i = 0; positional && i < positional->max_total_count() && i < 8; ++i)
+      if (positional->name_for_position(i) == name)
+        throw UsageError("missing its " + name + " argument (" + usage.substr(0, usage.find('\n')) + ")");
+    throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
