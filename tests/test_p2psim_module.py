@@ -105,6 +105,19 @@ class Refusals(unittest.TestCase):
         with self.assertRaises(p2psim.InputError) as caught:
             p2psim.Experiment(VGG).with_({"systems/system[@name='nope']/@x": 1})
         self.assertIn("selects no element", str(caught.exception))
+        # A change that makes the experiment bad names the user's file and the field, not a generated text's line.
+        with self.assertRaises(p2psim.InputError) as caught:
+            p2psim.Experiment(VGG).with_(peers=-1)
+        self.assertEqual((caught.exception.file, caught.exception.line, caught.exception.field),
+                         (os.path.abspath(VGG) + ", as changed by with_", 0, "peers/@count"))
+        self.assertTrue(str(caught.exception).startswith(
+            os.path.abspath(VGG) + ", as changed by with_: field 'peers/@count': "), str(caught.exception))
+        # An error raised here, not by the CLI's reader, is worded as the CLI words it, the file first.
+        with self.assertRaises(p2psim.InputError) as caught:
+            p2psim.Experiment("no/such/experiment.xml")
+        self.assertTrue(str(caught.exception).startswith("no/such/experiment.xml: cannot open file"),
+                        str(caught.exception))
+        self.assertIs(p2psim.Experiment.SHORTHANDS, p2psim.experiment.SHORTHANDS)
         with self.assertRaises(p2psim.InputError) as caught:
             p2psim.Experiment(model="vgg11", input_shape="3x32x32", peers=4)
         self.assertEqual(caught.exception.file, "<string>")

@@ -20,7 +20,9 @@ class InputError(ValueError):
     """Bad input, as the CLI reports it with exit code 2: `file`, `line` (0: none) and `field` ('' : none)."""
 
     def __init__(self, file, line, field, message, text=None):
-        super().__init__(text or message)
+        # Worded as the CLI words it ("FILE:LINE: field 'F': MESSAGE") where the error is not the CLI's own text.
+        where = f"{file}:{line}" if line else f"{file}"
+        super().__init__(text or f"{where}: " + (f"field '{field}': " if field else "") + message)
         self.file, self.line, self.field, self.message = file, line, field, message
 
 

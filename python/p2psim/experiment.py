@@ -55,6 +55,8 @@ class Experiment:
     Experiment(model="vgg11", peers=16, systems=[{"name": "ring", "strategy": "ring_allreduce"}])
     """
 
+    SHORTHANDS = SHORTHANDS  # the keywords and what each sets, as Experiment.SHORTHANDS (docs/python.md)
+
     def __init__(self, path=None, *, xml=None, base_dir=None, name="experiment", seed=1, systems=None, **values):
         if sum(x is not None for x in (path, xml)) + bool(values or systems) > 1:
             raise TypeError("Experiment: give a path, xml= or keywords, not several")
@@ -115,7 +117,10 @@ class Experiment:
             root = ET.fromstring(text, parser=ET.XMLParser(target=ET.TreeBuilder(insert_comments=True)))
             root.append(kept_sweep)
             text = ET.tostring(root, encoding="unicode")
-        return Experiment(xml=text, base_dir=self.base_dir)
+        try:
+            return Experiment(xml=text, base_dir=self.base_dir)
+        except InputError as e:  # a line of the generated text, which the user never sees, would mislead
+            raise InputError(f"{self.path or '<string>'}, as changed by with_", 0, e.field, e.message) from None
 
     def file(self, folder):
         """A file `p2psim run` can read: the user's own when unchanged (so provenance names it as the CLI
