@@ -78,7 +78,7 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "repeats", po::value<std::string>()->default_value("5"), "timed samples per configuration, at most")(
       "min-repeats", po::value<std::string>()->default_value("2"), "timed samples per configuration, at least")(
       "budget-s", po::value<double>()->default_value(20), "time per configuration that sets the repeat count")(
-      "max-foreign-cpu", po::value<double>()->default_value(0.1),
+      "max-foreign-cpu", po::value<double>()->default_value(0.1, "0.1"),
       "redo a sample (up to 10 times) when other processes took more than this share of the CPUs")(
       "contention-window-s", po::value<double>()->default_value(0.5),
       "each sample is the last run of a window at least this long (untimed runs before it), over which other "
@@ -91,7 +91,7 @@ int cmd_calibrate(int argc, char** argv, const std::string& command) {
       "every 0.5 s)")(
       "average-counts", po::value<std::string>()->default_value("2,4,8"), "gradient counts N to average")(
       "codecs", po::value<std::string>()->default_value("qsgd8_paper,qsgd8_packed,topk,fp16"),
-      "compression codecs to time")("topk-ratio", po::value<double>()->default_value(0.01), "fraction kept by topk")(
+      "compression codecs to time")("topk-ratio", po::value<double>()->default_value(0.01, "0.01"), "fraction kept by topk")(
       "no-train-steps", "skip forward+backward timing")(
       "memory-only", "training steps: measure peak memory only (one untimed warm-up, one memory run)")("no-tensor-ops", "skip averaging, compression and serialisation timing")(
       "serialization-only", "tensor ops: time only serialisation (torch::save / torch::load of each gradient)")(

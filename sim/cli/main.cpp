@@ -25,7 +25,7 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list{
-      {"run", "simulate an experiment: time and cost of instance-based and serverless P2P training", cli::cmd_run},
+      {"run", "simulate an experiment: the time and cost of each training system it compares", cli::cmd_run},
       {"sweep", "run every scenario of an experiment's <sweep>, resumably, in parallel processes", cli::cmd_sweep},
       {"merge", "merge sweep result folders (e.g. Slurm shards) into one results.csv", cli::cmd_merge},
       {"report", "render the figures and an HTML report of a results folder into DIR/report/", cli::cmd_report},
@@ -45,8 +45,10 @@ const std::vector<Command>& commands() {
 
 void print_help(std::ostream& out) {
   out << "usage: p2psim <command> [options]     (p2psim <command> --help for its options)\n\n"
-         "p2psim predicts the time and cost of peer-to-peer ML training whose peers offload gradient\n"
-         "computation to serverless functions.\n\ncommands:\n";
+         "p2psim predicts the time and cost of distributed ML training on a cloud: peer-to-peer training whose\n"
+         "peers offload gradient computation to serverless functions, and the designs it is compared with\n"
+         "(ring all-reduce, parameter servers, serverless trees and sharded aggregation, LambdaML, SPIRT).\n\n"
+         "commands:\n";
   for (const auto& c : commands()) out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary << '\n';
   out << "\nexit codes: 0 success; 1 internal error, or a sweep with a failed scenario; 2 bad input;\n"
          "3 a check that did not pass (run --check, recommend without an answer, validate --check-recorded)\n";
