@@ -165,12 +165,25 @@ def fig_timeline(trace, system, strategy=None, size="screen", groups=None):
 
 
 def _draw_totals(ax, part, phases, colors):
-    totals = (part["end_s"] - part["start_s"]).groupby(part["phase"]).sum().reindex(phases)
-    ax.barh(range(len(totals)), totals.values, color=[colors.get(p, "0.5") for p in totals.index])
-    ax.set_yticks(range(len(totals)), [p.replace("_", " ") for p in totals.index])
+    """Each phase's seconds summed over the peers' own rows (and shared participants') and, apart, over their
+    functions' rows: 52 invocations' compute beside 4 peers' waits would otherwise read as one quantity."""
+    seconds = part["end_s"] - part["start_s"]
+    functions = (part["peer"] >= 0) & (part["invocation"] >= 0)
+    own = seconds[~functions].groupby(part["phase"][~functions]).sum().reindex(phases).fillna(0)
+    theirs = seconds[functions].groupby(part["phase"][functions]).sum().reindex(phases).fillna(0)
+    y = range(len(phases))
+    color = [colors.get(p, "0.5") for p in phases]
+    if functions.any():
+        ax.barh([i - 0.2 for i in y], own.values, height=0.4, color=color)
+        ax.barh([i + 0.2 for i in y], theirs.values, height=0.4, color=color, hatch="////", edgecolor="white",
+                linewidth=0)
+        ax.set_title("summed\n(hatched: functions)")
+    else:
+        ax.barh(list(y), own.values, color=color)
+        ax.set_title("summed")
+    ax.set_xlabel("seconds")
+    ax.set_yticks(list(y), [p.replace("_", " ") for p in phases])
     ax.invert_yaxis()
-    ax.set_title("per phase, summed")
-    ax.set_xlabel("sum over rows (s)")
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=3))
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(style.plain_number))
     ax.grid(True, axis="x", alpha=0.3)

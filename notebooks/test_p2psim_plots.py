@@ -4,6 +4,7 @@ import tempfile
 import unittest
 
 import matplotlib.collections
+import matplotlib.pyplot
 import numpy as np
 import pandas as pd
 
@@ -314,6 +315,22 @@ class Timeline(unittest.TestCase):
         lanes = sum(len(invocations) for _, _, invocations in rows)
         self.assertEqual(lanes, len(serverless[["peer", "invocation"]].drop_duplicates()))  # 4 peers, 52 functions
         self.assertEqual([label for label, _, _ in rows][:2], ["peer 0", "\u21b3 13 functions"])
+
+    def test_phase_totals_keep_the_peers_rows_apart_from_their_functions(self):
+        # compute: peers 0 and 1, 1 + 2 s; no function computes. cold_start: function 0 of peer 0, 1 s; reduce: the
+        # shared aggregator (peer -1), 0.5 s, counted with the participants, not the functions.
+        fig = p2psim_timeline.fig_timeline(self.trace, "s", "serverless_tree", "screen")
+        totals = next(ax for ax in fig.axes if ax.get_title().startswith("summed"))
+        widths = {}
+        for bar in totals.patches:
+            phase = totals.get_yticklabels()[round(bar.get_y() + bar.get_height() / 2)].get_text()
+            widths[(phase, bool(bar.get_hatch()))] = widths.get((phase, bool(bar.get_hatch())), 0) + bar.get_width()
+        self.assertEqual(widths[("compute", False)], 4.0)  # peers 0 and 1 over both iterations: 1 + 2 + 1
+        self.assertEqual(widths[("compute", True)], 0.0)
+        self.assertEqual(widths[("cold start", True)], 1.0)
+        self.assertEqual(widths[("reduce", False)], 0.5)
+        self.assertIn("hatched: functions", totals.get_title())
+        matplotlib.pyplot.close(fig)
 
     def test_chrome_trace_is_complete_events_in_microseconds(self):
         events = p2psim_timeline.chrome_trace(self.trace)["traceEvents"]
