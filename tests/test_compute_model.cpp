@@ -75,7 +75,11 @@ TEST_CASE("extrapolation in batch size stops at twice the measured range") {
   CHECK_THROWS_WITH_AS(cm.step_seconds("net", "3x8x8", 257, 1), doctest::Contains("measured 16..128"),
                        std::out_of_range);
   CHECK_THROWS_AS(cm.step_seconds("net", "3x8x8", 7, 1), std::out_of_range);
-  CHECK_THROWS_WITH_AS(cm.step_seconds("net", "3x9x9", 64, 1), doctest::Contains("calibrated: net@3x8x8"),
+  // Another shape of a model that was timed: the shape is to change (ShapeNotCalibrated), with the ones timed.
+  CHECK_THROWS_WITH_AS(cm.step_seconds("net", "3x9x9", 64, 1), doctest::Contains("its steps were timed at 3x8x8"),
+                       ShapeNotCalibrated);
+  // A model timed at no shape: every pair calibrated is named.
+  CHECK_THROWS_WITH_AS(cm.step_seconds("other", "3x8x8", 64, 1), doctest::Contains("calibrated: net@3x8x8"),
                        std::out_of_range);
 }
 

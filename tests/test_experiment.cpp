@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -465,6 +466,24 @@ TEST_CASE("a constant's source must be a key of its file's <sources>: a typo or 
       error_of("shape.xml", replaced(profile_text, "<source key=\"M1\"", "<source key=\"memory\""), false);
   CHECK(shape.field == "sources/source/@key");
   CHECK(shape.message.find("key 'memory': expected capitals") == 0);
+  // A source's date: a year first, or when a page that gives none was read; "current" or none at all is refused.
+  for (const std::string date : {"current", "n.d.", "SimGrid 3.32", "26-11-29"}) {
+    CAPTURE(date);
+    const auto undated = error_of("undated.xml", replaced(profile_text, "torchvision 0.14.1\" date=\"2026-11\"",
+                                                          "torchvision 0.14.1\" date=\"" + date + "\""), false);
+    CHECK(undated.field == "sources/source/@date");
+    CHECK(undated.message.find("'" + date + "': expected a date beginning with its year") == 0);
+  }
+  const auto no_date = error_of("no_date.xml", replaced(profile_text, "torchvision 0.14.1\" date=\"2026-11\"",
+                                                        "torchvision 0.14.1\""), false);
+  CHECK(no_date.field == "sources/source/@date");
+  std::filesystem::copy_file(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml", dir.path("test_prices.xml"));
+  for (const std::string date : {"read 2026-11-29", "2019-2021", "2023 (archived)", "2020-12-01"}) {
+    CAPTURE(date);
+    std::ofstream(dir.path("dated.xml")) << replaced(profile_text, "torchvision 0.14.1\" date=\"2026-11\"",
+                                                     "torchvision 0.14.1\" date=\"" + date + "\"");
+    CHECK_NOTHROW(load_cloud_profile(dir.path("dated.xml")));
+  }
   const auto price_source = prices_text.find("source=\"");
   REQUIRE(price_source != std::string::npos);
   std::string bad_prices = prices_text;

@@ -9,6 +9,9 @@ namespace {
 
 const std::regex kKeyShape(R"([A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+)");
 const std::regex kCitedKey(R"(\b[A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+\b)");
+// When the source was published or measured (a year first: "2024-04", "2019-2021", "2023 (archived)"), or, for a
+// page that states no date and changes, when it was read ("read 2026-11-29"): "current" said neither.
+const std::regex kDateShape(R"((read )?(19|20)[0-9]{2}(-[0-9]{2}(-[0-9]{2})?)?\b.*)");
 
 void check_attribute(const XmlFile& xml, const pugi::xml_node& node, const char* attr,
                      const std::set<std::string>& keys) {
@@ -63,6 +66,11 @@ void check_source_keys(const XmlFile& xml, const pugi::xml_node& root) {
     if (std::string(s.name()) != "source") throw xml.error(s, "sources", "expected <source key=... url=...>");
     xml.check_names(s, {"key", "url", "note", "date"});
     xml.text(s, "url");  // required: where a reader checks it
+    const std::string date = xml.text(s, "date");  // required: a constant's value is of its day
+    if (!std::regex_match(date, kDateShape))
+      throw xml.error(s, "sources/source/@date", "'" + date + "': expected a date beginning with its year (2024-04, "
+                                                 "2019-2021), or, for a page that gives none, when it was read "
+                                                 "(read 2026-11-29)");
     const std::string key = xml.text(s, "key");
     if (!std::regex_match(key, kKeyShape))  // a key of another shape could never be found where it is cited
       throw xml.error(s, "sources/source/@key", "key '" + key + "': expected capitals, an optional '-' and capitals, "
