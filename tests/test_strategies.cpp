@@ -966,7 +966,12 @@ TEST_CASE("bad <systems> are named by file, line and field") {
   CHECK(error(R"(<system name="x" strategy="ring_allreduce" storage_streams="0"/>)").find(
             "field 'systems/system[@name='x']/@storage_streams': expected 1..64, got 0") != std::string::npos);
   CHECK(error(R"(<system name="x" strategy="ring_allreduce" storage_part_mb="1"/>)").find(
-            "@storage_part_mb': expected a value in [5") != std::string::npos);
+            "@storage_part_mb': expected a value in [5, 5120], got 1") != std::string::npos);
+  // The bounds are the profile's storage service's, not S3's in the code: a service of 1 MiB parts takes 1.
+  const auto one_mib_parts = write_experiment(
+      dir, experiment(4, R"(<system name="x" strategy="ring_allreduce" storage_part_mb="1"/>)"),
+      R"(<override select="object_storage/@part_min_bytes" value="1048576"/>)");
+  CHECK_NOTHROW(check_systems(fixture::scenario(one_mib_parts)));
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" storage_client="boto"/>)").find(
             "@storage_client': expected one of get_object, get_object_md5, transfer_manager, got 'boto'") !=
         std::string::npos);

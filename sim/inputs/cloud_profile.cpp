@@ -504,7 +504,7 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   xml.check_names(st, {"get_first_byte_median_s", "get_first_byte_sigma", "put_first_byte_median_s",
                        "put_first_byte_sigma", "list_per_key_s", "list_max_keys", "stream_bandwidth_bps",
                        "aggregate_bandwidth_bps", "get_requests_per_prefix_per_s", "put_requests_per_prefix_per_s",
-                       kSource});
+                       "part_min_bytes", "part_max_bytes", "object_max_bytes", kSource});
   auto& s = p.storage;
   // A request always takes time: loops of requests (LambdaML's LISTs) advance the clock by it.
   s.get = {xml.number(st, "get_first_byte_median_s", 1e-6, 3600), xml.number(st, "get_first_byte_sigma", 0, 5)};
@@ -515,6 +515,9 @@ CloudProfile parse_profile(XmlFile& xml, const std::string& path) {
   s.aggregate_bandwidth_bps = xml.number(st, "aggregate_bandwidth_bps", 1, 1e15);
   s.get_requests_per_prefix_per_s = xml.number(st, "get_requests_per_prefix_per_s", 1, 1e9);
   s.put_requests_per_prefix_per_s = xml.number(st, "put_requests_per_prefix_per_s", 1, 1e9);
+  s.part_min_bytes = xml.number(st, "part_min_bytes", 1, 1e15);
+  s.part_max_bytes = xml.number(st, "part_max_bytes", s.part_min_bytes, 1e15);
+  s.object_max_bytes = xml.number(st, "object_max_bytes", s.part_max_bytes, 1e18);
 
   auto br = required("broker");
   xml.check_names(br, {"instance", "nic_bandwidth_bps",

@@ -146,6 +146,8 @@ struct ObjectStorageParams {
   double aggregate_bandwidth_bps = 0;  // what all clients together may move, each way
   // Requests per second that one partitioned key prefix serves; beyond, clients are slowed down (503 SlowDown).
   double get_requests_per_prefix_per_s = 0, put_requests_per_prefix_per_s = 0;
+  // A multipart transfer's part, at least and at most (the last part may be smaller), and an object's largest size.
+  double part_min_bytes = 0, part_max_bytes = 0, object_max_bytes = 0;
 };
 
 struct BrokerParams {

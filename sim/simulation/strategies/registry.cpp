@@ -34,14 +34,19 @@ std::vector<std::string> strategy_names() {
 
 namespace {
 // How a <system> moves objects, where it says (else as the design does by default): read here for every design,
-// and kept from the design's own parameters. The bounds are S3's (a part of 5 MiB to 5 GiB: https://docs.aws.amazon.com/AmazonS3/latest/
-// userguide/qfacts.html) and a sane thread count.
+// and kept from the design's own parameters. The bounds are the storage service's (the profile's part and object
+// sizes) and a sane thread count.
 TransferConfig read_transfers(const SystemSpec& system, const Scenario& s, TransferConfig t) {
   StrategyParams params(system);
   constexpr double kMiB = 1024.0 * 1024.0;
   t.max_streams = static_cast<int>(params.integer("storage_streams", 1, 64, t.max_streams));
-  t.part_bytes = params.number("storage_part_mb", 5, 5120, t.part_bytes / kMiB) * kMiB;
-  t.threshold_bytes = params.number("storage_threshold_mb", 5, 5e6, t.threshold_bytes / kMiB) * kMiB;
+  const auto& storage = s.profile.storage;
+  t.part_bytes =
+      params.number("storage_part_mb", storage.part_min_bytes / kMiB, storage.part_max_bytes / kMiB, t.part_bytes / kMiB) *
+      kMiB;
+  t.threshold_bytes = params.number("storage_threshold_mb", storage.part_min_bytes / kMiB,
+                                    storage.object_max_bytes / kMiB, t.threshold_bytes / kMiB) *
+                      kMiB;
   t.prefixes = static_cast<int>(params.integer("storage_prefixes", 1, 1000000, t.prefixes));
   t.size_from_first_part =
       params.choice("storage_size_probe", {"head", "first_part"}, t.size_from_first_part ? "first_part" : "head") ==
