@@ -5,8 +5,8 @@ by design, p2psim's record and the band `run` prints for the main job. Kept by h
 still quoted the record of 105 metrics when there were 138). `validate --check-recorded`, a ctest test, holds
 validation/accuracy_by_design.csv to the current model; this test holds those tables and sentences to that file,
 and the main job's band to it and the main job's golden result. A change that moves the summary fails here until
-the documents say what the model does. Numbers elsewhere in the prose (a case's error, a count by source) are not
-checked: docs/accuracy.md dates them.
+the documents say what the model does. A case's error quoted in the prose is held by test_quoted_case_errors.py
+where it is marked; other numbers (a count by source) are not checked: docs/accuracy.md dates them.
 """
 import csv
 import json
