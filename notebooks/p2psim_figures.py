@@ -156,17 +156,21 @@ def fig_against_axis(df, axis, facet=None, size="screen"):
 
 def comparable_rows(rows, axis):
     """Of one system's rows, those of the configurations (values of the other swept settings) that finished at
-    every value of `axis` at which any of them finished, and how many configurations there were. A median over
-    whatever finished compares unlike runs: where only batch 64 fit in 1,769 MB, the median at 1,769 MB was
-    batch 64's and at 3,008 MB every batch's, and read as 1,769 MB being 4x slower."""
+    every value of `axis` at which any of them finished; how many configurations that is, and how many finished
+    somewhere. A median over whatever finished compares unlike runs: where only batch 64 fit in 1,769 MB, the
+    median at 1,769 MB was batch 64's and at 3,008 MB every batch's, and read as 1,769 MB being 4x slower. Where
+    no configuration finished at every such value (their values cross, or another column moves with the axis),
+    all that finished, as before: (rows, 0, n), which the caller stars as it does a partial line."""
     others = [a for a in config_axes(rows) if a != axis]
     ok = feasible(rows)
-    keys = [rows[a].astype(str) for a in others] if others else [pd.Series("", index=rows.index)]
-    config = pd.Series(list(zip(*keys)), index=rows.index)
+    keys = [ok[a].astype(str) for a in others] if others else [pd.Series("", index=ok.index)]
+    config = pd.Series(list(zip(*keys)), index=ok.index)
     reached = set(ok[axis].dropna())  # the values the line can reach at all; the rug marks the others
-    finished = ok.groupby(config[ok.index])[axis].agg(lambda v: set(v.dropna()))
+    finished = ok.groupby(config)[axis].agg(lambda v: set(v.dropna()))
     whole = [c for c, values in finished.items() if values >= reached]
-    return ok[config[ok.index].isin(whole)], len(whole), config.nunique()
+    if not whole:
+        return ok, 0, len(finished)
+    return ok[config.isin(whole)], len(whole), len(finished)
 
 
 def _system_medians(rows, axis, metric):

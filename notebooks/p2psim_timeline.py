@@ -165,10 +165,11 @@ def fig_timeline(trace, system, strategy=None, size="screen", groups=None):
 
 
 def _draw_totals(ax, part, phases, colors):
-    """Each phase's seconds summed over the peers' own rows (and shared participants') and, apart, over their
-    functions' rows: 52 invocations' compute beside 4 peers' waits would otherwise read as one quantity."""
+    """Each phase's seconds summed over the participants' own rows (peers, workers, servers, aggregators: the
+    Gantt chart's named rows, some of them functions themselves) and, apart, over the invocations a peer fans out
+    (the lanes under it): 52 invocations' compute beside 4 peers' waits would otherwise read as one quantity."""
     seconds = part["end_s"] - part["start_s"]
-    functions = (part["peer"] >= 0) & (part["invocation"] >= 0)
+    functions = (part["peer"] >= 0) & (part["invocation"] >= 0)  # a peer's fanned-out invocations
     own = seconds[~functions].groupby(part["phase"][~functions]).sum().reindex(phases).fillna(0)
     theirs = seconds[functions].groupby(part["phase"][functions]).sum().reindex(phases).fillna(0)
     y = range(len(phases))
@@ -177,7 +178,7 @@ def _draw_totals(ax, part, phases, colors):
         ax.barh([i - 0.2 for i in y], own.values, height=0.4, color=color)
         ax.barh([i + 0.2 for i in y], theirs.values, height=0.4, color=color, hatch="////", edgecolor="white",
                 linewidth=0)
-        ax.set_title("summed\n(hatched: functions)")
+        ax.set_title("summed\n(hatched:\ninvocations)")
     else:
         ax.barh(list(y), own.values, color=color)
         ax.set_title("summed")

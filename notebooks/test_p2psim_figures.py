@@ -191,6 +191,27 @@ class Panels(unittest.TestCase):
         squeeze = next(ax for ax in fig.axes if ax.get_title().startswith("squeezenet"))
         self.assertFalse(squeeze.get_title().endswith("*"))  # every configuration finished there
         plt.close(fig)
+        # Without the batch-1024 failure nothing is left out (1024 MB finishes nowhere: not a configuration lost).
+        fig = p.fig_against_axis(pd.concat([small, large], ignore_index=True), "peers", size="screen")
+        self.assertFalse(any(ax.get_title().endswith("*") for ax in fig.axes))
+        plt.close(fig)
+
+    def test_a_line_whose_configurations_cross_is_drawn_over_all_that_finished_and_starred(self):
+        # Serverless VGG-11 at 3,008 MB finishes at 4 and 8 peers only, at 1,024 MB at 8 and 16 only: no
+        # configuration finishes at every value, so the line is every finished run's median, starred.
+        grid = GRID.copy()
+        vgg = (grid["system"] == "serverless") & (grid["model"] == "vgg11")
+        grid.loc[vgg & (grid["function_memory_mb"] == 3008) & (grid["peers"] == 16), "status"] = "infeasible"
+        grid.loc[vgg & (grid["function_memory_mb"] == 1024) & grid["peers"].isin([8, 16]), "status"] = "ok"
+        rows, kept, total = figures.comparable_rows(grid[vgg], "peers")
+        self.assertEqual((kept, total, len(rows)), (0, 2, 4))
+        fig = p.fig_against_axis(grid, "peers", size="screen")
+        time_ax = next(ax for ax in fig.axes if ax.get_title().startswith("vgg11") and "time" in ax.get_ylabel())
+        colour = style.system_styles(grid["system"])["serverless"][0]
+        line = next(l for l in time_ax.get_lines() if l.get_color() == colour and len(l.get_xdata()) > 1)
+        self.assertEqual(list(line.get_xdata()), [4, 8, 16])
+        self.assertTrue(time_ax.get_title().endswith(" *"))
+        plt.close(fig)
 
     def test_a_linear_time_or_cost_axis_starts_at_zero(self):
         # Two systems at 477 s and 362 s: an axis cut at its data drew a 1.3x difference as many times that.

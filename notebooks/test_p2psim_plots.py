@@ -317,8 +317,8 @@ class Timeline(unittest.TestCase):
         self.assertEqual([label for label, _, _ in rows][:2], ["peer 0", "\u21b3 13 functions"])
 
     def test_phase_totals_keep_the_peers_rows_apart_from_their_functions(self):
-        # compute: peers 0 and 1, 1 + 2 s; no function computes. cold_start: function 0 of peer 0, 1 s; reduce: the
-        # shared aggregator (peer -1), 0.5 s, counted with the participants, not the functions.
+        # compute: peers 0 and 1, 1 + 2 s; no invocation computes. cold_start: peer 0's invocation 0, 1 s; reduce:
+        # the aggregator (peer -1, a function of its own row), 0.5 s, counted with the participants' own rows.
         fig = p2psim_timeline.fig_timeline(self.trace, "s", "serverless_tree", "screen")
         totals = next(ax for ax in fig.axes if ax.get_title().startswith("summed"))
         widths = {}
@@ -329,7 +329,7 @@ class Timeline(unittest.TestCase):
         self.assertEqual(widths[("compute", True)], 0.0)
         self.assertEqual(widths[("cold start", True)], 1.0)
         self.assertEqual(widths[("reduce", False)], 0.5)
-        self.assertIn("hatched: functions", totals.get_title())
+        self.assertIn("hatched:\ninvocations", totals.get_title())
         matplotlib.pyplot.close(fig)
 
     def test_chrome_trace_is_complete_events_in_microseconds(self):

@@ -28,21 +28,25 @@ TEST_CASE("help lists the commands and an unknown command exits 2") {
   // A missing file is named as the usage line names it, not as the hidden option that holds it.
   auto bare = run_cli("run");
   CHECK(bare.exit_code == 2);
-  CHECK(bare.output.find("p2psim run: error: missing its experiment argument (usage: p2psim run EXPERIMENT.xml") !=
+  CHECK(bare.output.find("p2psim run: error: missing EXPERIMENT.xml (usage: p2psim run EXPERIMENT.xml") !=
         std::string::npos);
+  CHECK(run_cli("fit").output.find("p2psim fit: error: missing CSV") != std::string::npos);
   CHECK(bare.output.find("--experiment") == std::string::npos);
 }
 
 TEST_CASE("run --check refuses the options it would ignore") {
+  TempDir dir;
   const std::string main_job = std::string(P2PSIM_SOURCE_DIR) + "/experiments/vgg11_cifar.xml";
   CHECK(run_cli("run " + main_job + " --check").exit_code == 0);
-  for (const std::string option : {"--out /tmp/p2psim-never-written", "--replicates 10", "--sensitivity", "-q"}) {
+  for (const std::string& option : {"--out " + dir.path("never"), std::string("--replicates 10"),
+                                   std::string("--sensitivity"), std::string("-q"),
+                                   "--provenance-base " + dir.path(""), std::string("--exact-storage-sharing")}) {
     CAPTURE(option);
     auto r = run_cli("run " + main_job + " --check " + option);
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("--check only checks and writes nothing") != std::string::npos);
   }
-  CHECK(!std::filesystem::exists("/tmp/p2psim-never-written"));
+  CHECK(!std::filesystem::exists(dir.path("never")));
 }
 
 TEST_CASE("the simulator front end does not load libtorch") {

@@ -467,7 +467,7 @@ TEST_CASE("a constant's source must be a key of its file's <sources>: a typo or 
   CHECK(shape.field == "sources/source/@key");
   CHECK(shape.message.find("key 'memory': expected capitals") == 0);
   // A source's date: a year first, or when a page that gives none was read; "current" or none at all is refused.
-  for (const std::string date : {"current", "n.d.", "SimGrid 3.32", "26-11-29"}) {
+  for (const std::string date : {"current", "n.d.", "SimGrid 3.32", "26-11-29", "2024-", "2024-99-99", "read 2026", "2024-26"}) {
     CAPTURE(date);
     const auto undated = error_of("undated.xml", replaced(profile_text, "torchvision 0.14.1\" date=\"2026-11\"",
                                                           "torchvision 0.14.1\" date=\"" + date + "\""), false);
@@ -478,7 +478,7 @@ TEST_CASE("a constant's source must be a key of its file's <sources>: a typo or 
                                                         "torchvision 0.14.1\""), false);
   CHECK(no_date.field == "sources/source/@date");
   std::filesystem::copy_file(std::string(P2PSIM_SOURCE_DIR) + "/tests/data/test_prices.xml", dir.path("test_prices.xml"));
-  for (const std::string date : {"read 2026-11-29", "2019-2021", "2023 (archived)", "2020-12-01"}) {
+  for (const std::string date : {"read 2026-11-29", "2019-2021", "2023 (archived)", "2020-12-01", "2023-11/12", "2025-01 to 2026-04"}) {
     CAPTURE(date);
     std::ofstream(dir.path("dated.xml")) << replaced(profile_text, "torchvision 0.14.1\" date=\"2026-11\"",
                                                      "torchvision 0.14.1\" date=\"" + date + "\"");

@@ -112,6 +112,14 @@ class Refusals(unittest.TestCase):
                          (os.path.abspath(VGG) + ", as changed by with_", 0, "peers/@count"))
         self.assertTrue(str(caught.exception).startswith(
             os.path.abspath(VGG) + ", as changed by with_: field 'peers/@count': "), str(caught.exception))
+        # A change naming a bad file of its own: that file's error, its line and field, as it is.
+        with tempfile.TemporaryDirectory() as d:
+            bad_csv = os.path.join(d, "bad.csv")
+            with open(bad_csv, "w") as f:
+                f.write("a,b\n1,2\n")
+            with self.assertRaises(p2psim.InputError) as caught:
+                p2psim.Experiment(VGG).with_({"calibration/@files": bad_csv})
+            self.assertEqual((caught.exception.file, caught.exception.field), (bad_csv, "kernel"))
         # An error raised here, not by the CLI's reader, is worded as the CLI words it, the file first.
         with self.assertRaises(p2psim.InputError) as caught:
             p2psim.Experiment("no/such/experiment.xml")

@@ -126,7 +126,7 @@ TEST_CASE("partial participation: bad values and designs without rounds to sampl
     CHECK(e.find(why) != std::string::npos);
   };
   refused(R"(<system name="x" strategy="serverless_tree" participation="0"/>)", "participation", "in (0, 1]");
-  refused(R"(<system name="x" strategy="serverless_tree" participation="1.5"/>)", "participation", "[0.0");
+  refused(R"(<system name="x" strategy="serverless_tree" participation="1.5"/>)", "participation", "[0, 1], got 1.5");
   refused(R"(<system name="x" strategy="serverless_tree" participation="half"/>)", "participation", "expected a number");
   refused(R"(<system name="x" strategy="serverless_sharded" shards="2" participants_per_round="9"/>)",
           "participants_per_round", "expected 1..8, got 9");

@@ -972,6 +972,16 @@ TEST_CASE("bad <systems> are named by file, line and field") {
       dir, experiment(4, R"(<system name="x" strategy="ring_allreduce" storage_part_mb="1"/>)"),
       R"(<override select="object_storage/@part_min_bytes" value="1048576"/>)");
   CHECK_NOTHROW(check_systems(fixture::scenario(one_mib_parts)));
+  // boto3's default 8 MiB part is held to the service's parts too: one of 16 MiB parts at least needs it said.
+  const auto sixteen_mib_parts = write_experiment(dir, experiment(4, R"(<system name="x" strategy="ring_allreduce"/>)"),
+                                                  R"(<override select="object_storage/@part_min_bytes" value="16777216"/>)");
+  try {
+    check_systems(fixture::scenario(sixteen_mib_parts));
+    FAIL("a default part below the service's least was accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("@storage_part_mb': the default part of 8 MiB is outside the storage service's "
+                                     "parts (16777216 to 5368709120 bytes") != std::string::npos);
+  }
   CHECK(error(R"(<system name="x" strategy="p2p_all_to_all" compute="functions" storage_client="boto"/>)").find(
             "@storage_client': expected one of get_object, get_object_md5, transfer_manager, got 'boto'") !=
         std::string::npos);

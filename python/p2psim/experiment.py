@@ -119,7 +119,10 @@ class Experiment:
             text = ET.tostring(root, encoding="unicode")
         try:
             return Experiment(xml=text, base_dir=self.base_dir)
-        except InputError as e:  # a line of the generated text, which the user never sees, would mislead
+        except InputError as e:
+            if e.file != "<string>":  # another file's error (a calibration CSV the change names): as it is
+                raise
+            # A line of the generated text, which the user never sees, would mislead: the file changed instead.
             raise InputError(f"{self.path or '<string>'}, as changed by with_", 0, e.field, e.message) from None
 
     def file(self, folder):

@@ -167,6 +167,7 @@ int cmd_run(int argc, char** argv) {
     for (const char* idle : {"out", "replicates", "sensitivity", "quiet", "provenance-base", "exact-storage-sharing"})
       if (vm.count(idle))
         throw UsageError(std::string("--check only checks and writes nothing: --") + idle +
+                         (std::string(idle) == "quiet" ? " (-q)" : std::string(idle) == "out" ? " (-o)" : "") +
                          " would do nothing with it (run without --check for that)");
   if (vm.count("out")) check_output_dir(vm["out"].as<std::string>());
   try {

@@ -11,7 +11,11 @@ const std::regex kKeyShape(R"([A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+)");
 const std::regex kCitedKey(R"(\b[A-Z]{1,4}(-[A-Z]{1,4})?[0-9]+\b)");
 // When the source was published or measured (a year first: "2024-04", "2019-2021", "2023 (archived)"), or, for a
 // page that states no date and changes, when it was read ("read 2026-11-29"): "current" said neither.
-const std::regex kDateShape(R"((read )?(19|20)[0-9]{2}(-[0-9]{2}(-[0-9]{2})?)?\b.*)");
+// A date is a year, a month or a day; what follows it starts with a space, a comma or a slash ("2023-11/12"), or is
+// a range's second year ("2019-2021"). "read" takes a whole day.
+const std::regex kDateShape(R"((read (19|20)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))"
+                            R"(|(19|20)[0-9]{2}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?))"
+                            R"(([ ,/].*|-(19|20)[0-9]{2}.*)?)");
 
 void check_attribute(const XmlFile& xml, const pugi::xml_node& node, const char* attr,
                      const std::set<std::string>& keys) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -88,9 +89,14 @@ inline bool parse_or_help(int argc, char** argv, const boost::program_options::o
     // A missing positional argument is named as the usage line names it, not as the option ("--experiment") that
     // holds it, which no usage line shows.
     const std::string name = e.get_option_name().substr(e.get_option_name().find_first_not_of('-'));
+    const std::string line = usage.substr(0, usage.find('\n'));  // "usage: p2psim run EXPERIMENT.xml [--out DIR]"
+    std::istringstream words(line);
+    std::vector<std::string> shown;  // the usage line's arguments, as it shows them
+    for (std::string w; words >> w;)
+      if (w != "usage:" && w[0] != '[' && w[0] != '-') shown.push_back(w);
     for (unsigned i = 0; positional && i < positional->max_total_count() && i < 8; ++i)
       if (positional->name_for_position(i) == name)
-        throw UsageError("missing its " + name + " argument (" + usage.substr(0, usage.find('\n')) + ")");
+        throw UsageError("missing " + (i + 2 < shown.size() ? shown[i + 2] : name) + " (" + line + ")");
     throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());

@@ -75,7 +75,7 @@ double StrategyParams::number(const std::string& name, double min, double max, d
   if (!v) return fallback;
   const auto x = parse_real(*v);
   if (!x) throw error(name, "expected a number, got '" + *v + "'");
-  if (*x < min || *x > max) throw error(name, fmt::format("expected a value in [{:g}, {:g}], got {}", min, max, *v));
+  if (*x < min || *x > max) throw error(name, fmt::format("expected a value in [{}, {}], got {}", min, max, *v));
   return *x;
 }
 

@@ -1,4 +1,6 @@
 // The one place strategies are registered: a new design adds its factory's declaration and one table row.
+#include <fmt/core.h>
+
 #include <utility>
 
 #include "params.hpp"
@@ -47,6 +49,12 @@ TransferConfig read_transfers(const SystemSpec& system, const Scenario& s, Trans
   t.threshold_bytes = params.number("storage_threshold_mb", storage.part_min_bytes / kMiB,
                                     storage.object_max_bytes / kMiB, t.threshold_bytes / kMiB) *
                       kMiB;
+  // The defaults (boto3's 8 MiB) are checked too: a service whose parts cannot be 8 MiB needs the system to say.
+  if (t.part_bytes < storage.part_min_bytes || t.part_bytes > storage.part_max_bytes)
+    throw params.error("storage_part_mb",
+                       fmt::format("the default part of {} MiB is outside the storage service's parts ({} to {} "
+                                   "bytes, the profile's object_storage/@part_min_bytes and @part_max_bytes): set "
+                                   "storage_part_mb", t.part_bytes / kMiB, storage.part_min_bytes, storage.part_max_bytes));
   t.prefixes = static_cast<int>(params.integer("storage_prefixes", 1, 1000000, t.prefixes));
   t.size_from_first_part =
       params.choice("storage_size_probe", {"head", "first_part"}, t.size_from_first_part ? "first_part" : "head") ==
