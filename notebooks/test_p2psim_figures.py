@@ -133,6 +133,8 @@ class Numbers(unittest.TestCase):
         narrow = p2psim_html.axis_spec([0.18, 0.41], "c")  # a single run's two points: linear, several ticks
         self.assertFalse(narrow["log"])
         self.assertGreaterEqual(len(narrow["ticks"]), 3)
+        self.assertEqual(narrow["lo"], 0.0)  # from zero, so that 0.41 reads as 2.3x 0.18, as it is
+        self.assertGreaterEqual(narrow["hi"], 0.41)
 
 
     def test_a_log_axis_under_two_decades_labels_values_near_both_ends(self):
