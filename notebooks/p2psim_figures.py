@@ -136,7 +136,7 @@ def fig_against_axis(df, axis, facet=None, size="screen"):
                for s in rows["system"].unique()):
             handles.append(matplotlib.lines.Line2D([], [], color="0.35", linestyle=UNUSED_LINE))
             names.append(f"dashed: a system that does not use {labels.label(axis)}")
-        medians = [{metric: _system_medians(rows, axis, metric) for metric in (TIME, COST)} for _, rows in panels]
+        medians = [_system_medians(rows, axis) for _, rows in panels]
         if any(kept < total for panel in medians for _, _, kept, total in panel[TIME]):
             handles.append(matplotlib.lines.Line2D([], [], linestyle="none"))
             names.append(PARTIAL_LEGEND)
@@ -173,13 +173,14 @@ def comparable_rows(rows, axis):
     return ok[config.isin(whole)], len(whole), len(finished)
 
 
-def _system_medians(rows, axis, metric):
-    """[(system, its median of `metric` at each value of `axis`, configurations kept, configurations)], over the
-    same configurations at every value (comparable_rows)."""
-    out = []
+def _system_medians(rows, axis):
+    """{metric: [(system, its median of the metric at each value of `axis`, configurations kept, configurations)]}
+    for time and cost, over the same configurations at every value (comparable_rows, once a system)."""
+    out = {TIME: [], COST: []}
     for system in style.system_order(feasible(rows)["system"]):
         group, kept, total = comparable_rows(rows[rows["system"] == system], axis)
-        out.append((system, group.groupby(axis)[metric].median().sort_index(), kept, total))
+        for metric, lines in out.items():
+            lines.append((system, group.groupby(axis)[metric].median().sort_index(), kept, total))
     return out
 
 
