@@ -589,6 +589,36 @@ TEST_CASE("failures: while the broker is unreachable, publishing and polling wai
   CHECK(out.deliveries.size() == ok.deliveries.size());
 }
 
+TEST_CASE("failures: a serverless peer whose functions wait out a broker outage sees their end at its next 2 s poll") {
+  TempDir dir;
+  // The functions publish their gradient keys to the broker: an outage from 3 s to a day holds them, so the
+  // execution ends after it, and the peer, polling DescribeExecution every 2 s from the execution's start, sees it
+  // end at the first poll on or after that. (The peer waits for the end rather than waking at each poll: the
+  // dates must be the polls' all the same.)
+  const std::string body = R"(
+    <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="2" iterations="1"
+              compute_variability="none"/>
+    <peers count="1" instance_type="t2.large"/>
+    <failures broker_outage_from_s="3" broker_outage_to_s="86400"/>)";
+  auto r = fixture::simulate(fixture::scenario(write_experiment(dir, body)), "serverless");
+  double execution_start = -1, seen_end = -1, wait = -1;
+  for (const auto& p : r.trace) {
+    if (p.peer != 0 || p.invocation >= 0) continue;
+    if (p.phase == Phase::Orchestration && execution_start < 0) execution_start = p.start_s;
+    if (p.phase == Phase::PollingWait && seen_end < 0) {
+      seen_end = p.end_s;
+      wait = p.end_s - p.start_s;
+    }
+  }
+  REQUIRE(execution_start >= 0);
+  REQUIRE(seen_end > 86400);
+  CHECK(wait >= 0);
+  CHECK(wait < 2.0);
+  const double polls = (seen_end - execution_start) / 2.0;
+  CHECK(polls == doctest::Approx(std::round(polls)).epsilon(1e-12));
+  CHECK(r.iterations_done[0] == 1);
+}
+
 TEST_CASE("failures: a gradient in flight when the broker goes down is cut and sent again, whole, after") {
   TempDir dir;
   const std::string body = R"(

@@ -38,7 +38,7 @@ class WorkflowService {
   /// When branch k of an execution whose Parallel state began at `fan_out_s` starts (the burst, then the ramp).
   double branch_start_s(double fan_out_s, int k) const { return fan_out_s + params_.branch_start_delay_s(k); }
   /// DescribeExecution every `poll_s` from `started_s` on, until the execution is seen ended.
-  void poll_until_done(const Execution& e, double started_s, double poll_s);
+  void poll_until_done(Execution& e, double started_s, double poll_s);
   int retry_attempts() const { return params_.task_retry_attempts; }
   /// The execution goes on from its Parallel state into a Task state of the design's own (SPIRT's averaging
   /// function) rather than ending: returns when that state is entered, one transition after the last branch, with
