@@ -59,6 +59,22 @@ inline std::string json_test_profile(const TempDir& dir, const std::string& max_
   return dir.path("json_profile.xml");
 }
 
+/// kExactOverrides, less those of a constant that `extra` (more overrides) sets, then `extra`: an experiment gives
+/// a constant one value, so a test's own override takes the place of the exact one.
+inline std::string exact_overrides_then(const std::string& extra) {
+  std::string out;
+  std::istringstream lines(kExactOverrides);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    const auto at = line.find("select=\"");
+    if (at != std::string::npos &&
+        extra.find(line.substr(at, line.find('"', at + 8) + 1 - at)) != std::string::npos)
+      continue;
+    out += "\n" + line;
+  }
+  return out + extra;
+}
+
 /// Writes an experiment into `dir` with `body` inside <experiment>, after the profile (the test profile unless
 /// `profile` names another) and calibration.
 inline std::string write_experiment(const TempDir& dir, const std::string& body,
@@ -66,7 +82,7 @@ inline std::string write_experiment(const TempDir& dir, const std::string& body,
                                     const std::string& profile = kSource + "/tests/data/test_profile.xml") {
   const std::string path = dir.path("experiment.xml");
   std::ofstream(path) << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << profile
-                      << "\">" << kExactOverrides << extra_overrides
+                      << "\">" << exact_overrides_then(extra_overrides)
                       << "\n  </profile>\n  <calibration files=\"" << kSource
                       << "/tests/data/hand_calibration.csv\"/>\n"
                       << body << "\n</experiment>\n";

@@ -608,7 +608,7 @@ TEST_CASE("run: bad input exits 2 with the file, line and field") {
       {experiment("shape.xml", R"(<workload model="vgg11" input_shape="32x32x3" dataset="cifar10" batch_size="1024"/>
 <peers count="4" instance_type="t2.large"/>)"),
        "shape.xml:2: field 'workload/@input_shape': no calibration samples for model vgg11 with input 32x32x3 (its "
-       "steps were timed at 3x32x32)"},
+       "steps were timed at 3x32x32, in "},
       // A model of the zoo timed at no shape: the model is, with what was timed.
       {experiment("untimed.xml", R"(<workload model="resnet18" input_shape="3x32x32" dataset="cifar10" batch_size="1024"/>
 <peers count="4" instance_type="t2.large"/>)"),

@@ -69,15 +69,17 @@ TEST_CASE("where the time bends, each measured point is honoured and the end seg
 
 TEST_CASE("extrapolation in batch size stops at twice the measured range") {
   TempDir dir;
-  auto cm = ComputeModel::load({hand_made_csv(dir)});
+  const std::string csv = hand_made_csv(dir);
+  auto cm = ComputeModel::load({csv});
   CHECK(cm.step_seconds("net", "3x8x8", 256, 1) == doctest::Approx(2.66));
   CHECK(cm.step_seconds("net", "3x8x8", 8, 1) == doctest::Approx(0.18));
   CHECK_THROWS_WITH_AS(cm.step_seconds("net", "3x8x8", 257, 1), doctest::Contains("measured 16..128"),
                        std::out_of_range);
   CHECK_THROWS_AS(cm.step_seconds("net", "3x8x8", 7, 1), std::out_of_range);
-  // Another shape of a model that was timed: the shape is to change (ShapeNotCalibrated), with the ones timed.
-  CHECK_THROWS_WITH_AS(cm.step_seconds("net", "3x9x9", 64, 1), doctest::Contains("its steps were timed at 3x8x8"),
-                       ShapeNotCalibrated);
+  // Another shape of a model that was timed: the shape is to change (ShapeNotCalibrated), with the ones timed
+  // and the file that holds them (where samples of the new shape would go).
+  CHECK_THROWS_WITH_AS(cm.step_seconds("net", "3x9x9", 64, 1),
+                       doctest::Contains(("its steps were timed at 3x8x8, in " + csv + ")").c_str()), ShapeNotCalibrated);
   // A model timed at no shape: every pair calibrated is named.
   CHECK_THROWS_WITH_AS(cm.step_seconds("other", "3x8x8", 64, 1), doctest::Contains("calibrated: net@3x8x8"),
                        std::out_of_range);

@@ -53,7 +53,7 @@ std::string body(int peers) {
 Scenario scenario(const TempDir& dir, int peers, const std::string& overrides = "") {
   const std::string path = dir.path("experiment.xml");
   std::ofstream(path) << "<experiment name=\"t\" seed=\"7\">\n  <profile file=\"" << fixture::kSource
-                      << "/tests/data/test_profile.xml\">" << fixture::kExactOverrides << kOverrides << overrides
+                      << "/tests/data/test_profile.xml\">" << fixture::exact_overrides_then(kOverrides + overrides)
                       << "\n  </profile>\n" << body(peers) << "\n</experiment>\n";
   return fixture::scenario(path);
 }

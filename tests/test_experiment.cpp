@@ -283,6 +283,42 @@ TEST_CASE("an override's bad value is named at the override's line, a folder is 
   CHECK(load_error(dir.root.string()).find("is a folder, expected a file") != std::string::npos);
 }
 
+TEST_CASE("a constant given two values in one experiment is refused at the second, not decided by order") {
+  TempDir dir;
+  const std::string body = R"(
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1024" iterations="2"/>
+  <peers count="4" instance_type="t2.medium"/>)";
+  // Two <override>s of one select: the second is named, with the line of the first.
+  const auto twice = write_experiment(dir, body, R"(
+    <override select="function_service/@keep_alive_s" value="60"/>
+    <override select="function_service/@keep_alive_s" value="600"/>)");
+  const std::string first = fixture::line_tag(twice, "value=\"60\"");  // ":N:"
+  CHECK(load_error(twice).find(fixture::line_tag(twice, "value=\"600\"") +
+                               " field 'override/@select': 'function_service/@keep_alive_s' is set already, at line " +
+                               first.substr(1, first.size() - 2) + " (an <override>): give it one value") !=
+        std::string::npos);
+  // An attribute of <functions> that stands for the same constant as an <override>.
+  const auto both = write_experiment(dir, body + R"(
+  <functions concurrency_limit="10"/>)", R"(
+    <override select="function_service/@concurrency_limit" value="50"/>)");
+  CHECK(load_error(both).find(fixture::line_tag(both, "<functions") +
+                              " field 'functions/@concurrency_limit': 'function_service/@concurrency_limit' is set "
+                              "already") != std::string::npos);
+  // A price overridden twice.
+  const auto prices = write_experiment(dir, body + R"(
+  <prices>
+    <override select="instances/instance[@type='t2.medium']/@per_hour_usd" value="1.5"/>
+    <override select="instances/instance[@type='t2.medium']/@per_hour_usd" value="2"/>
+  </prices>)");
+  CHECK(load_error(prices).find(fixture::line_tag(prices, "value=\"2\"") + " field 'override/@select'") !=
+        std::string::npos);
+  // Two different constants are two values, as before.
+  const auto two = write_experiment(dir, body, R"(
+    <override select="function_service/@keep_alive_s" value="60"/>
+    <override select="function_service/@concurrency_limit" value="50"/>)");
+  CHECK(load_error(two) == "no error");
+}
+
 TEST_CASE("workload errors") {
   TempDir dir;
   auto err = [&](const std::string& workload) {

@@ -33,7 +33,7 @@ std::string memory_calibration(const TempDir& dir) {
 std::string experiment(const TempDir& dir, int memory_mb, const std::string& extra_overrides = "") {
   const std::string path = dir.path("memory.xml");
   std::ofstream(path) << "<experiment name=\"m\" seed=\"1\">\n  <profile file=\"" << fixture::kSource
-                      << "/tests/data/test_profile.xml\">" << fixture::kExactOverrides << extra_overrides
+                      << "/tests/data/test_profile.xml\">" << fixture::exact_overrides_then(extra_overrides)
                       << "</profile>\n  <calibration files=\"" << memory_calibration(dir) << R"("/>
   <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" batch_size="1000" iterations="2"
             compute_variability="none"/>

@@ -136,6 +136,39 @@ TEST_CASE("axes multiply, axes in <together> vary together, ids are stable and d
             shard(scenarios, 3, 5).size() + shard(scenarios, 4, 5).size() == scenarios.size());
 }
 
+TEST_CASE("a profile axis replaces the experiment's own value of that constant rather than adding a second") {
+  TempDir dir;
+  // The experiment gives the keep-alive as an <override> and the concurrency limit as <functions>'s attribute:
+  // each axis's value must be the scenario's only value of that constant (two would be refused as ambiguous).
+  const auto path = dir.path("sweep.xml");
+  std::ofstream(path) << R"(<experiment name="s" seed="3">
+  <profile file=")" P2PSIM_SOURCE_DIR R"(/platforms/aws_us_east_1.xml">
+    <override select="function_service/@keep_alive_s" value="5"/>
+  </profile>
+  <calibration files=")" P2PSIM_SOURCE_DIR R"(/tests/data/hand_calibration.csv"/>
+  <workload model="mnist_cnn" input_shape="1x28x28" dataset="mnist" minibatches_per_peer="4" iterations="1"/>
+  <peers count="2" instance_type="t2.medium"/>
+  <functions concurrency_limit="7"/>
+  <sweep>
+    <axis select="profile:function_service/@keep_alive_s" values="60 600"/>
+    <axis select="profile:function_service/@concurrency_limit" values="10 20"/>
+  </sweep>
+</experiment>
+)";
+  const auto scenarios = expand_sweep(path);
+  REQUIRE(scenarios.size() == 4);
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    CAPTURE(i);
+    const auto file = dir.path("scenario" + std::to_string(i) + ".xml");
+    std::ofstream(file) << scenarios[i].experiment_xml;
+    const Experiment e = load_experiment(file, P2PSIM_SOURCE_DIR "/experiments/defaults.xml");
+    std::map<std::string, std::vector<std::string>> values;
+    for (const auto& o : e.overrides) values[o.select].push_back(o.value);
+    CHECK(values["function_service/@keep_alive_s"] == std::vector<std::string>{i < 2 ? "60" : "600"});
+    CHECK(values["function_service/@concurrency_limit"] == std::vector<std::string>{i % 2 ? "20" : "10"});
+  }
+}
+
 TEST_CASE("malformed axes are named by file, line and field") {
   TempDir dir;
   CHECK_THROWS_WITH_AS(expand_sweep(sweep_file(dir, R"(<together>

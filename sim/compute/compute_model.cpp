@@ -171,6 +171,9 @@ ComputeModel ComputeModel::fit(const std::vector<std::string>& csv_paths) {
       for (const auto& [threads, groups] : b->second) f.busy_vcpus[threads] = make_curve(groups);
     std::sort(f.noise.begin(), f.noise.end());  // order-independent of file order, for determinism
     f.outliers = find_outliers(step_samples[key]);
+    for (const auto& [threads, batches] : step_samples[key])
+      for (const auto& [batch, samples] : batches)
+        for (const Sample* sample : samples) f.files.insert(sample->file);
     fits->steps[key] = std::move(f);
   }
   for (const auto& [kernel, groups] : ops) fits->tensor_ops[kernel] = make_curve(groups);
@@ -222,13 +225,19 @@ const ComputeModel::StepFit& ComputeModel::step_fit(const std::string& model, co
   auto it = fits_->steps.find({model, input_shape});
   if (it != fits_->steps.end()) return it->second;
   std::string known, shapes;
+  std::set<std::string> files;  // where the model's other shapes were timed: where this one's samples would go
   for (const auto& [key, fit] : fits_->steps) {
     known += (known.empty() ? "" : ", ") + key.first + "@" + key.second;
-    if (key.first == model) shapes += (shapes.empty() ? "" : ", ") + key.second;
+    if (key.first != model) continue;
+    shapes += (shapes.empty() ? "" : ", ") + key.second;
+    files.insert(fit.files.begin(), fit.files.end());
   }
-  if (!shapes.empty())
+  if (!shapes.empty()) {
+    std::string in;
+    for (const auto& f : files) in += (in.empty() ? "" : ", ") + f;
     throw ShapeNotCalibrated("no calibration samples for model " + model + " with input " + input_shape +
-                             " (its steps were timed at " + shapes + ")");
+                             " (its steps were timed at " + shapes + ", in " + in + ")");
+  }
   throw std::out_of_range("no calibration samples for model " + model + " with input " + input_shape +
                           " (calibrated: " + (known.empty() ? "none" : known) + ")");
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -98,6 +99,7 @@ class ComputeModel {
     std::vector<double> noise;         // sample / configuration median, over every sample
     bool superlinear = false;          // some measured speed-up beat linear: taken as measurement error
     std::vector<Outlier> outliers;     // samples far from their configuration's median
+    std::set<std::string> files;       // the calibration files that hold its timed samples
     int max_threads() const { return by_threads.rbegin()->first; }
     /// Amdahl's serial fraction at `batch`, least squares over every measured thread count above one, each
     /// speed-up first capped at linear. 0 when only one thread was measured.

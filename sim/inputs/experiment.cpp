@@ -192,6 +192,16 @@ void parse_peers(const XmlFile& xml, pugi::xml_node peers, bool groups_declared,
   if (e.peer_groups.size() == 1) e.instance_type = e.peer_groups[0].instance_type;
 }
 
+/// Two values for one constant in one file: the later would win unseen, so neither is taken. (Selects are
+/// compared as written: two spellings of one XPath are not caught.)
+void refuse_second_override(const XmlFile& xml, const pugi::xml_node& node, const std::string& field,
+                            const std::string& select, const std::vector<ProfileOverride>& earlier) {
+  for (const auto& o : earlier)
+    if (o.select == select)
+      throw xml.error(node, field, fmt::format("'{}' is set already, at line {} ({}): give it one value", select,
+                                               o.line, o.element == "functions" ? o.field : "an <override>"));
+}
+
 }  // namespace
 
 int Experiment::group_of(int peer) const {
@@ -296,6 +306,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   }
   for (auto o : profile.children("override")) {
     xml.check_names(o, {"select", "value"});
+    refuse_second_override(xml, o, "override/@select", xml.text(o, "select"), e.overrides);
     e.overrides.push_back({xml.text(o, "select"), xml.text(o, "value"), path, xml.line_of(o)});
   }
 
@@ -316,6 +327,7 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
     }
     for (auto o : prices.children("override")) {
       xml.check_names(o, {"select", "value"});
+      refuse_second_override(xml, o, "override/@select", xml.text(o, "select"), e.price_overrides);
       e.price_overrides.push_back({xml.text(o, "select"), xml.text(o, "value"), path, xml.line_of(o)});
     }
   }
@@ -397,10 +409,13 @@ Experiment load_experiment(const std::string& path, const std::string& defaults_
   e.functions.arch = xml.choice(fn, "arch", {"x86", "arm"});
   e.functions.minibatches_per_invocation = static_cast<int>(xml.integer(fn, "minibatches_per_invocation", 1, 1 << 20));
   // Profile values of the account that an experiment may set directly: they become overrides.
-  for (const char* a : {"keep_alive_s", "concurrency_limit", "network_quota"})
-    if (fn.attribute(a))
-      e.overrides.push_back({std::string("function_service/@") + a, fn.attribute(a).value(), path, xml.line_of(fn),
-                             "functions", std::string("functions/@") + a});
+  for (const char* a : kFunctionsAccountAttributes)
+    if (fn.attribute(a)) {
+      const std::string select = std::string("function_service/@") + a;
+      refuse_second_override(xml, fn, std::string("functions/@") + a, select, e.overrides);
+      e.overrides.push_back({select, fn.attribute(a).value(), path, xml.line_of(fn), "functions",
+                             std::string("functions/@") + a});
+    }
 
   auto ex = root.child("exchange");
   xml.check_names(ex, {"instance_transport", "serverless_transport", "inline_max_bytes", "consume", "poll_interval_s",

@@ -15,6 +15,10 @@ namespace p2psim {
 
 enum class Transport { Inline, Storage, Auto };
 
+/// Constants of the account in the profile's <function_service> that an experiment may set as attributes of its
+/// <functions> (each becomes an override of function_service/@NAME).
+inline constexpr const char* kFunctionsAccountAttributes[] = {"keep_alive_s", "concurrency_limit", "network_quota"};
+
 /// One training system an experiment compares: a named strategy (sim/simulation/strategies/) with its own
 /// parameters, which the strategy reads and checks.
 struct SystemSpec {

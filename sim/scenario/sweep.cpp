@@ -56,10 +56,23 @@ using Target = std::pair<const void*, std::string>;
 Target apply(const XmlFile& xml, pugi::xml_node root, const Axis& axis, const std::string& value) {
   for (const auto& [prefix, element] : kOverridePrefixes)
     if (axis.select.rfind(prefix, 0) == 0) {
+      // The axis's value replaces the experiment's own value of the same constant, if it gives one (a file
+      // gives a constant one value): an attribute of <functions> that stands for one, or an <override>.
+      const std::string select = axis.select.substr(std::string(prefix).size());
+      if (std::string(element) == "profile")
+        for (const char* a : kFunctionsAccountAttributes)
+          if (auto fn = root.child("functions"); fn.attribute(a) && select == std::string("function_service/@") + a) {
+            fn.attribute(a).set_value(value.c_str());
+            return {nullptr, ""};
+          }
       auto parent = root.child(element) ? root.child(element) : root.append_child(element);
-      auto o = parent.append_child("override");
-      o.append_attribute("select").set_value(axis.select.substr(std::string(prefix).size()).c_str());
-      o.append_attribute("value").set_value(value.c_str());
+      auto o = parent.find_child_by_attribute("override", "select", select.c_str());
+      if (!o) {
+        o = parent.append_child("override");
+        o.append_attribute("select").set_value(select.c_str());
+        o.append_attribute("value");
+      }
+      o.attribute("value").set_value(value.c_str());
       return {nullptr, ""};
     }
   // "element/@attr": the element is created when the experiment leaves it to the defaults.
