@@ -348,10 +348,39 @@ TEST_CASE("run --check: every system's footprint, exit 0 when everything fits an
   CHECK(r.output.find("system r (ring_allreduce):") != std::string::npos);
   CHECK(r.output.find("simulation: about") != std::string::npos);
   // A function of 128 MB holds no VGG-11 step: it was "DOES NOT FIT" with exit 0.
-  std::ofstream(dir.path("small.xml")) << experiment(kInstance, R"(<functions memory_mb="128"/>)");
+  std::ofstream(dir.path("small.xml"))
+      << experiment(R"(<system name="serverless" strategy="p2p_all_to_all" compute="functions"/>)",
+                    R"(<functions memory_mb="128"/>)");
   r = run_cli("run --check " + dir.path("small.xml"));
   CHECK(r.exit_code == 3);
   CHECK(r.output.find("DOES NOT FIT") != std::string::npos);
+}
+
+TEST_CASE("run --check: each memory line names the systems whose steps run there, and nothing no system runs is checked") {
+  TempDir dir;
+  // 128 MB functions hold no VGG-11 step, but the ring and the parameter server run no function: exit 0, and the
+  // one line is their peers'.
+  std::ofstream(dir.path("peers.xml")) << experiment(
+      R"(<system name="r" strategy="ring_allreduce"/><system name="ps" strategy="parameter_server"/>)",
+      R"(<functions memory_mb="128"/>)");
+  auto r = run_cli("run --check " + dir.path("peers.xml"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("r, ps: a peer (t2.large, 8.00 GiB) needs ") != std::string::npos);
+  CHECK(r.output.find("function (") == std::string::npos);
+  // A t2.micro (1 GiB) holds no step, but neither system below runs one on a peer: the functions' lines
+  // name their systems, gradient functions and LambdaML's worker functions (a whole worker's step) apart.
+  std::string functions = experiment(
+      R"(<system name="serverless" strategy="p2p_all_to_all" compute="functions"/>)"
+      R"(<system name="lml" strategy="lambdaml"/>)",
+      R"(<functions memory_mb="512"/>)");  // (at 128 MB LambdaML's pass would outrun the function timeout)
+  functions.replace(functions.find("t2.large"), 8, "t2.micro");
+  std::ofstream(dir.path("functions.xml")) << functions;
+  r = run_cli("run --check " + dir.path("functions.xml"));
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("a peer (") == std::string::npos);
+  CHECK(r.output.find("serverless: a gradient function (512 MB) needs up to ") != std::string::npos);
+  CHECK(r.output.find("lml: a worker function (512 MB) needs ") != std::string::npos);
+  CHECK(r.output.find("MB for its largest step: DOES NOT FIT") != std::string::npos);
 }
 
 TEST_CASE("merge: one scenario with other results in two folders is refused, rows carry their seed") {

@@ -1,5 +1,6 @@
 // `p2psim run EXPERIMENT.xml [--out DIR]`: simulate the experiment's systems, print the table, write files.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -55,41 +56,56 @@ void print_sensitivity(const Sensitivity& s) {
   for (const auto& line : sensitivity_lines(s)) fmt::print("  {}\n", line);
 }
 
-// `p2psim run --check`: whether every system's peers and functions hold a training step, and what the simulation
-// itself will hold; exit 3 when something does not fit.
+// `p2psim run --check`: whether each system's training steps fit where they run (its peers' instances, its gradient
+// functions or its worker functions), each line naming the systems it holds, and what the simulation itself will
+// hold; exit 3 when something does not fit.
 int print_memory_check(const Scenario& s, bool exact_participants) {
+  const SystemEstimates e = estimate_systems(s, exact_participants);
+  std::vector<std::string> on_peers, on_functions, on_workers;
+  for (size_t i = 0; i < e.systems.size(); ++i) {
+    if (e.needs[i].steps_on_peers) on_peers.push_back(e.systems[i]->name);
+    if (e.needs[i].steps_on_gradient_functions) on_functions.push_back(e.systems[i]->name);
+    if (e.needs[i].steps_on_worker_functions) on_workers.push_back(e.systems[i]->name);
+  }
   bool all = true;
   if (!s.memory_checked) {
     fmt::print("training memory not checked: the calibration has no memory samples for {}@{}\n",
                s.experiment.workload.model, s.experiment.workload.input_shape);
   } else {
-    const double gib = 1024.0 * 1024 * 1024;
-    double fn_need = 0;
-    bool functions = true;
-    for (size_t g = 0; g < s.peer_groups.size(); ++g)
-      for (size_t k = 0; k < s.peer_groups[g].invocations.size(); ++k) {
-        fn_need = std::max(fn_need, s.peer_groups[g].invocation_need_bytes[k]);
-        functions = functions && s.invocation_fits(static_cast<int>(g), k);
-      }
-    bool peers = true;
-    for (size_t g = 0; g < s.peer_groups.size(); ++g) {  // each type of peer
-      const bool fits = s.peer_fits(static_cast<int>(g));
-      fmt::print("instance: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n",
-                 s.peer_groups[g].type.name, s.peer_groups[g].memory_bytes / gib, s.peer_groups[g].need_bytes / gib,
-                 fits ? "fits" : "DOES NOT FIT");
-      peers = peers && fits;
-    }
+    const double gib = 1024.0 * 1024 * 1024, mib = 1024.0 * 1024;
+    auto verdict = [&all](bool fits) {
+      all = all && fits;
+      return fits ? "fits" : "DOES NOT FIT";
+    };
+    if (!on_peers.empty())
+      for (size_t g = 0; g < s.peer_groups.size(); ++g)  // each type of peer
+        fmt::print("{}: a peer ({}, {:.2f} GiB) needs {:.2f} GiB for its largest step: {}\n", fmt::join(on_peers, ", "),
+                   s.peer_groups[g].type.name, s.peer_groups[g].memory_bytes / gib, s.peer_groups[g].need_bytes / gib,
+                   verdict(s.peer_fits(static_cast<int>(g))));
     // In the function service's MB (MiB, as its memory sizes and the smallest size below), not GiB beside them.
-    fmt::print("serverless: a function ({} MB) needs up to {:.0f} MB: {}\n", s.experiment.functions.memory_mb,
-               std::ceil(fn_need / (1024.0 * 1024)), functions ? "fits" : "DOES NOT FIT");
-    const int smallest = s.smallest_function_memory_mb();
-    if (smallest > 0)
-      fmt::print("smallest function memory that fits: {} MB\n", smallest);
-    else
-      fmt::print("no function memory up to {} MB fits\n", s.profile.functions.memory_max_mb);
-    all = peers && functions;
+    if (!on_functions.empty()) {
+      double need = 0;
+      bool fits = true;
+      for (size_t g = 0; g < s.peer_groups.size(); ++g)
+        for (size_t k = 0; k < s.peer_groups[g].invocations.size(); ++k) {
+          need = std::max(need, s.peer_groups[g].invocation_need_bytes[k]);
+          fits = fits && s.invocation_fits(static_cast<int>(g), k);
+        }
+      fmt::print("{}: a gradient function ({} MB) needs up to {:.0f} MB: {}\n", fmt::join(on_functions, ", "),
+                 s.experiment.functions.memory_mb, std::ceil(need / mib), verdict(fits));
+      const int smallest = s.smallest_function_memory_mb();
+      if (smallest > 0)
+        fmt::print("smallest gradient function memory that fits: {} MB\n", smallest);
+      else
+        fmt::print("no gradient function memory up to {} MB fits\n", s.profile.functions.memory_max_mb);
+    }
+    if (!on_workers.empty()) {  // a worker function holds a whole participant's step (LambdaML: one group)
+      double need = 0;
+      for (const auto& g : s.peer_groups) need = std::max(need, g.need_bytes);
+      fmt::print("{}: a worker function ({} MB) needs {:.0f} MB for its largest step: {}\n", fmt::join(on_workers, ", "),
+                 s.experiment.functions.memory_mb, std::ceil(need / mib), verdict(need <= s.function_memory_bytes));
+    }
   }
-  const SystemEstimates e = estimate_systems(s, exact_participants);
   for (const auto& w : s.experiment.warnings) fmt::print(stderr, "p2psim run: warning: {}\n", w.what());
   for (size_t i = 0; i < e.systems.size(); ++i) {
     const auto& x = e.estimates[i];

@@ -53,6 +53,7 @@ SystemEstimates estimate_systems(const Scenario& s, bool exact_participants) {
     out.systems.push_back(&system);
     out.estimates.push_back(simulation::estimate_run(s, *strategy, exact_participants));
     out.footprints.push_back(strategy->footprint(exact_participants));
+    out.needs.push_back(strategy->needs());
   }
   return out;
 }

@@ -13,6 +13,7 @@ struct SystemEstimates {
   std::vector<const SystemSpec*> systems;
   std::vector<simulation::RunEstimate> estimates;
   std::vector<simulation::Footprint> footprints;
+  std::vector<simulation::PlatformNeeds> needs;
 };
 /// `exact_participants`: every participant simulated as an actor (`p2psim run --exact-participants`).
 SystemEstimates estimate_systems(const Scenario& scenario, bool exact_participants = false);

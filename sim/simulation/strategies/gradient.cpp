@@ -260,6 +260,8 @@ PlatformNeeds gradient_needs(const Scenario& s, GradientCompute how, int other_f
   n.function_slots = std::min(s.profile.functions.concurrency_limit, gradient_containers + other_functions);
   n.functions_only_gradient_tasks = how == GradientCompute::Functions && other_functions == 0;
   n.functions_only_aggregators = how != GradientCompute::Functions && other_functions > 0;
+  n.steps_on_peers = how == GradientCompute::Peer;
+  n.steps_on_gradient_functions = how == GradientCompute::Functions;
   return n;
 }
 

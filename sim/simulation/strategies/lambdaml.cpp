@@ -48,6 +48,7 @@ class LambdaMl : public Strategy {
     PlatformNeeds n;
     n.function_slots = std::min(s_.profile.functions.concurrency_limit, s_.experiment.peers);
     n.peers_are_instances = false;
+    n.steps_on_worker_functions = true;
     return n;
   }
   // Per worker-iteration: scatter-reduce 4 rows (compute, send, receive, update); all-reduce 6 (compute, pickle,

@@ -39,6 +39,9 @@ struct PlatformNeeds {
   bool instances_do_scalar_work = false;
   /// Memory sizes of the design's functions (gradient tasks, aggregators): the fastest network any may have.
   std::vector<int> function_memory_mb;
+  /// Where its training steps run (`run --check` holds each where it runs): on the peers' instances, in gradient
+  /// functions (an invocation's minibatches each), or in functions that are the participants (a worker's whole step).
+  bool steps_on_peers = false, steps_on_gradient_functions = false, steps_on_worker_functions = false;
 };
 
 /// What one run of a design holds, checked before it runs (simulation/footprint.hpp): upper estimates from the
