@@ -200,7 +200,7 @@ TEST_CASE("run: every shipped experiment simulates both architectures and writes
     CHECK(r.output.find("gradient-computation time improvement") != std::string::npos);
     CHECK(r.output.find("cost ratio (serverless / instance)") != std::string::npos);
     CHECK(r.output.find("total time (serverless vs instance): ") != std::string::npos);
-    CHECK(r.output.find("total time vs baseline (x faster)") != std::string::npos);
+    CHECK(r.output.find("speed-up vs baseline (x)") != std::string::npos);
     auto j = nlohmann::json::parse(p2psim::read_text(dir.path("out/result.json")));
     // An iteration's parts add up to it: the four named ones and the rest (waits, polls).
     for (const char* arch : {"instance", "serverless"}) {

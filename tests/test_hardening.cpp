@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/core.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -354,6 +356,25 @@ TEST_CASE("run --check: every system's footprint, exit 0 when everything fits an
   r = run_cli("run --check " + dir.path("small.xml"));
   CHECK(r.exit_code == 3);
   CHECK(r.output.find("DOES NOT FIT") != std::string::npos);
+}
+
+TEST_CASE("run: a slower system reads 'slower', and a design whose peers run the baseline's steps improves by 0 exactly") {
+  TempDir dir;
+  std::ofstream(dir.path("cmp.xml")) << experiment(
+      kInstance + R"(<system name="ps" strategy="parameter_server"/><system name="lml" strategy="lambdaml"/>)",
+      R"(<functions memory_mb="3008"/>)");
+  const auto r = run_cli("run " + dir.path("cmp.xml") + " --out " + dir.path("out"));
+  REQUIRE(r.exit_code == 0);
+  const auto json = nlohmann::json::parse(slurp(dir.path("out/result.json")));
+  const double lml = json["systems"]["lml"]["vs_baseline"]["total_time_speedup"].get<double>();
+  REQUIRE(lml < 1);  // LambdaML's functions on this workload: slower than the instances
+  const auto at = r.output.find("total time (lml vs instance): ");
+  REQUIRE(at != std::string::npos);
+  CHECK(r.output.substr(at, r.output.find('\n', at) - at) ==
+        fmt::format("total time (lml vs instance): {:.2f}x slower", 1 / lml));
+  // The parameter server's peers compute the instance baseline's steps: its improvement is 0, not -2.2e-14.
+  CHECK(json["systems"]["ps"]["vs_baseline"]["gradient_time_improvement_percent"].get<double>() == 0.0);
+  CHECK(r.output.find("improvement (ps vs instance): 0.00 %") != std::string::npos);
 }
 
 TEST_CASE("run --check: each memory line names the systems whose steps run there, and nothing no system runs is checked") {

@@ -15,9 +15,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
-#include <map>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -213,13 +214,26 @@ const AccuracyPoint* AccuracyResult::last_evaluated() const {
   return nullptr;
 }
 
+// 100 (1 - time / baseline's), in %. Two designs whose peers run the same steps differ only in the order their
+// means were summed (a parameter server's -2.2e-14 %, printed "-0.00 %"): within 1e-12 of each other they are equal.
+static double improvement_percent(double time_s, double baseline_s) {
+  const double ratio = time_s / baseline_s;
+  return std::abs(1.0 - ratio) < 1e-12 ? 0.0 : 100.0 * (1.0 - ratio);
+}
+
 std::optional<Comparison> Result::comparison(const SystemResult& sys) const {
   const SystemResult* base = baseline();
   if (!base || base == &sys || !base->feasible() || !sys.feasible()) return std::nullopt;
   const bool broker = scenario->experiment.cost_includes_broker;
-  return Comparison{100.0 * (1.0 - sys.gradient_s / base->gradient_s),
-                    100.0 * (1.0 - sys.paper_gradient_s / base->paper_gradient_s),
+  return Comparison{improvement_percent(sys.gradient_s, base->gradient_s),
+                    improvement_percent(sys.paper_gradient_s, base->paper_gradient_s),
                     sys.cost.counted_usd(broker) / base->cost.counted_usd(broker), base->total_s / sys.total_s};
+}
+
+// A speed-up in words: "2.02x faster", "1.49x slower" (a speed-up of 0.67), "as fast" when it rounds to 1.00.
+static std::string speed_up_text(double speedup) {
+  if (fmt::format("{:.2f}", speedup) == "1.00") return "as fast (1.00x)";
+  return speedup > 1 ? fmt::format("{:.2f}x faster", speedup) : fmt::format("{:.2f}x slower", 1 / speedup);
 }
 
 // What the compute model carries beyond its calibration data, in words; empty when nothing.
@@ -368,7 +382,7 @@ void print_table(const Result& r, std::FILE* out) {
       return c ? fmt::format("{:.2f}", (*c).*ratio) : std::string(&a == r.baseline() ? "baseline" : "n/a");
     };
   };
-  row("total time vs baseline (x faster)", vs_baseline(&Comparison::total_speedup), "{:>14}");
+  row("speed-up vs baseline (x)", vs_baseline(&Comparison::total_speedup), "{:>14}");
   if (s.experiment.asynchronous) {
     row("staleness mean (iterations)", [](auto& a) { return a.staleness_mean(); }, "{:>14.3f}");
     row("staleness max (iterations)", [](auto& a) { return a.staleness_max(); }, "{:>14d}");
@@ -414,10 +428,11 @@ void print_table(const Result& r, std::FILE* out) {
   for (const auto& a : r.systems)
     if (auto c = r.comparison(a))
       fmt::print(out, "\ngradient-computation time improvement ({} vs {}): {:.2f} % (as the paper timed it: {:.2f} %)\n"
-                      "total time ({} vs {}): {:.2f}x faster\n"
+                      "total time ({} vs {}): {}\n"
                       "cost ratio ({} / {}{}): {:.2f}x\n",
                  a.name, base, c->gradient_improvement_percent, c->paper_gradient_improvement_percent, a.name, base,
-                 c->total_speedup, a.name, base, e.cost_includes_broker ? "" : ", broker not counted", c->cost_ratio);
+                 speed_up_text(c->total_speedup), a.name, base, e.cost_includes_broker ? "" : ", broker not counted",
+                 c->cost_ratio);
   if (const std::string x = extrapolation_note(s); !x.empty()) fmt::print(out, "\nextrapolated: {}\n", x);
 }
 
