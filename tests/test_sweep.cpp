@@ -840,6 +840,44 @@ TEST_CASE("sweep: a folder remembers its experiment: a changed experiment or inp
   CHECK(r.output.find("cal.csv changed since") != std::string::npos);
 }
 
+TEST_CASE("sweep and run: a folder of another sweep, a merge's table or a run's results are refused, never replaced") {
+  TempDir dir;
+  const auto a = sweep_file(dir, R"(<axis select="peers/@count" values="2 4"/>)");
+  REQUIRE(run_cli("sweep " + a + " --out " + dir.path("a")).exit_code == 0);
+  // Another sweep file on a's folder: refused naming the sweep the folder belongs to, not "this one changed".
+  fs::create_directories(dir.path("other"));
+  const auto b = dir.path("other/b.xml");
+  fs::copy_file(a, b);
+  auto r = run_cli("sweep " + b + " --out " + dir.path("a"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("holds the results of another sweep (" + fs::absolute(a).lexically_normal().string() + ")") !=
+        std::string::npos);
+  // A merge's table (no sweep.json): a sweep there would have replaced it.
+  REQUIRE(run_cli("merge " + dir.path("a") + " --out " + dir.path("merged")).exit_code == 0);
+  const std::string merged = read_text(dir.path("merged/results.csv"));
+  r = run_cli("sweep " + b + " --out " + dir.path("merged"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("holds results that are not this sweep's (results.csv") != std::string::npos);
+  CHECK(read_text(dir.path("merged/results.csv")) == merged);
+  CHECK_FALSE(fs::exists(dir.path("merged/sweep.json")));
+  // A run's results: the same.
+  const auto one = dir.path("one.xml");
+  std::string text = read_text(a);
+  text.erase(text.find("  <sweep>"), text.find("</sweep>") + 9 - text.find("  <sweep>"));
+  std::ofstream(one) << text;
+  REQUIRE(run_cli("run " + one + " -q --out " + dir.path("run")).exit_code == 0);
+  r = run_cli("sweep " + b + " --out " + dir.path("run"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("(result.csv, of a merge or a run)") != std::string::npos);
+  // And a run into a sweep's or a merge's folder, whose tables report and recommend would read instead of its own.
+  for (const char* folder : {"a", "merged"}) {
+    r = run_cli("run " + one + " -q --out " + dir.path(folder));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("holds a sweep's or a merge's results") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir.path(std::string(folder) + "/result.csv")));
+  }
+}
+
 TEST_CASE("sweep: paths with spaces (a profile, a calibration folder) work as in run, provenance does not depend on --out") {
   TempDir dir;
   fs::create_directories(dir.path("my data/cal dir"));

@@ -185,7 +185,15 @@ int cmd_run(int argc, char** argv) {
         throw UsageError(std::string("--check only checks and writes nothing: --") + idle +
                          (std::string(idle) == "quiet" ? " (-q)" : std::string(idle) == "out" ? " (-o)" : "") +
                          " would do nothing with it (run without --check for that)");
-  if (vm.count("out")) check_output_dir(vm["out"].as<std::string>());
+  if (vm.count("out")) {
+    const std::string out = vm["out"].as<std::string>();
+    check_output_dir(out);
+    // A sweep's or a merge's table there would be what `report` and `recommend` read, this run's result.csv not.
+    for (const char* table : {"sweep.json", "results.csv"})
+      if (std::filesystem::exists(std::filesystem::path(out) / table))
+        throw UsageError("--out: '" + out + "' holds a sweep's or a merge's results (" + table +
+                         "): report and recommend would read those, not this run's; give another --out");
+  }
   try {
     if (vm.count("check")) return print_memory_check(app::load_scenario(path), vm.count("exact-participants") > 0);
     app::RunOptions options;

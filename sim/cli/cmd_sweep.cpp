@@ -189,6 +189,12 @@ void claim_folder(const fs::path& dir, const std::string& experiment_path, const
     } catch (const nlohmann::json::exception&) {
       throw InputError(path.string(), 0, "", "not a sweep folder's identity (malformed JSON): remove it, or give another --out");
     }
+    const std::string owner = before.value("experiment", "");
+    if (owner != identity["experiment"].get<std::string>())
+      throw InputError(experiment_path, 0, "",
+                       "the folder " + dir.string() + " holds the results of another sweep (" +
+                           (owner.empty() ? "its sweep.json names no experiment" : owner) +
+                           "): give another --out, or remove the folder to start again");
     std::string changed;
     if (before.value("experiment_xxh64", "") != identity["experiment_xxh64"]) changed = "the experiment file " + experiment_path;
     else if (before.value("inputs_xxh64", nlohmann::ordered_json::object()) != hashes) {
@@ -202,6 +208,11 @@ void claim_folder(const fs::path& dir, const std::string& experiment_path, const
                            " changed since): give another --out, or remove the folder to start again");
     return;
   }
+  // Not a sweep's folder yet: a merge's table or a run's results there would be replaced or read as this sweep's.
+  for (const char* table : {"results.csv", "result.csv"})
+    if (fs::exists(dir / table))
+      throw UsageError("--out: '" + dir.string() + "' holds results that are not this sweep's (" + table +
+                       ", of a merge or a run): give another --out, or remove them");
   write_file_atomically(path, json_text(identity, 2) + "\n");
 }
 
