@@ -144,6 +144,7 @@ th { background: #f4f4f4; }
 #tip { position: absolute; display: none; background: #ffffe8; border: 1px solid #999; padding: 4px 8px;
        font-size: 0.8em; max-width: min(420px, 80vw); white-space: pre-line; pointer-events: none; z-index: 1; }
 #status { color: #666; font-size: 0.8em; }
+.notice { border-left: 4px solid #D55E00; padding: 0.3em 0.6em; background: #fff4ec; white-space: pre-line; }
 """
 
 # What the interactive chart tells of a row, besides its system, time and cost (function settings only for
@@ -249,8 +250,9 @@ def chart_html(spec):
     return f'<div class="chart">{title}{legend_html(spec)}<div class="plot" data-chart="{data}"></div></div>'
 
 
-def page(title, provenance, charts, tables, figures):
-    """charts: chart_spec dicts; tables: (heading, table HTML); figures: (name, PNG as base64 text)."""
+def page(title, provenance, charts, tables, figures, notice=""):
+    """charts: chart_spec dicts; tables: (heading, table HTML); figures: (name, PNG as base64 text); notice: text a
+    reader must see before any of them (what the results leave out), or empty."""
     sections = [f'<h2>{html.escape(name.replace("_", " "))}</h2>\n'
                 f'<img alt="{html.escape(name)}" src="data:image/png;base64,{png_b64}">' for name, png_b64 in figures]
     table_sections = [f"<h2>{html.escape(heading)}</h2>\n<div class='scroll'>{table}</div>"
@@ -258,7 +260,9 @@ def page(title, provenance, charts, tables, figures):
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
-            f"<p>{html.escape(provenance)}</p>\n<p id='status'>not rendered (scripts off?)</p>\n"
+            f"<p>{html.escape(provenance)}</p>\n" +
+            (f"<p class='notice'>{html.escape(notice)}</p>\n" if notice else "") +
+            "<p id='status'>not rendered (scripts off?)</p>\n"
             "<h2>Time against cost, per workload</h2>\n<p>Hover or tap a point for its configuration, time and cost; "
             "lines join each system's Pareto front.</p>\n" + "\n".join(chart_html(c) for c in charts) + "\n" +
             "\n".join(table_sections) + "\n" + "\n".join(sections) +

@@ -46,8 +46,9 @@ from p2psim_labels import config_label, describe  # noqa: E402
 from p2psim_recommend import recommend, recommend_command  # noqa: E402
 from p2psim_style import PALETTE, SIZES  # noqa: E402
 from p2psim_tables import (COST, CONFIG_COLUMNS, TIME, ResultsError, apply_where, comparison,  # noqa: E402
-                           config_axes, facets, feasible, heatmap_axes, infeasible, load_results, pareto_mask,
-                           pareto_table, representative_rows, swept_axes, system_colors, to_target, workload_of)
+                           config_axes, facets, failed_scenarios, feasible, heatmap_axes, infeasible, load_results,
+                           pareto_mask, pareto_table, representative_rows, swept_axes, system_colors, to_target,
+                           workload_of)
 
 # The import surface of the analysis layer (the notebook and tests use these names).
 __all__ = ["METRICS", "all_figures", "fig_against_axis", "fig_cost_by_service", "fig_heatmap", "fig_phase_breakdown",
@@ -217,18 +218,33 @@ def report(results_dir, facet=None, formats=("png", "svg"), size="screen", scena
     trace_path = os.path.join(base, "trace.csv")
     if os.path.isfile(trace_path):
         p2psim_timeline.write_chrome_trace(load_trace(trace_path), os.path.join(out, "trace.json"), strategies(df))
+    failures = failed_scenarios(base)
+    notice = failed_notice(failures, os.path.join(base, "failed"))
     page = p2psim_html.page("p2psim report", f"{description}; {len(df)} rows", chart_specs(df),
                             [("Pareto-optimal configurations (time, cost), per workload", pareto_html(df))] +
                             [("How far these designs have been from measured runs (p2psim validate; "
                               "docs/accuracy.md)", accuracy)
                              for accuracy in [design_accuracy_html(df)] if accuracy],
-                            [(name, base64.b64encode(png).decode()) for name, png in figures])
+                            [(name, base64.b64encode(png).decode()) for name, png in figures], notice)
     tmp = os.path.join(out, "report.html.partial")
     with open(tmp, "w") as f:
         f.write(page)
     os.replace(tmp, os.path.join(out, "report.html"))
     extra = ", trace.json" if os.path.isfile(trace_path) else ""
     print(f"wrote {out}/report.html and {len(figures)} figures ({', '.join(f.upper() for f in formats)}){extra}")
+    if failures:
+        print(f"note: {len(failures)} scenario(s) failed and are in no figure or table (the report says so first)")
+
+
+def failed_notice(failures, folder, shown=5):
+    """What the report must say first when scenarios of the sweep failed: none of them is in its figures."""
+    if not failures:
+        return ""
+    lines = [f"{len(failures)} scenario(s) of this sweep failed and are in no figure or table below ({folder}):"]
+    lines += [f"{axes}: {why}" for axes, why in failures[:shown]]
+    if len(failures) > shown:
+        lines.append(f"and {len(failures) - shown} more")
+    return "\n".join(lines)
 
 
 # ---- command line ------------------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ import sys
 import p2psim_accuracy
 import p2psim_labels as labels
 import p2psim_validation
-from p2psim_tables import (COST, TIME, ResultsError, apply_where, best_accuracy, config_axes, facets, feasible,
-                           load_results, to_target, workload_of)
+from p2psim_tables import (COST, TIME, ResultsError, apply_where, best_accuracy, config_axes, facets, failed_scenarios,
+                           feasible, load_results, to_target, workload_of)
 
 # Exit codes: an answer for at least one workload; bad input; no workload has an answer.
 ANSWERED, BAD_INPUT, UNANSWERED = 0, 2, 3
@@ -76,6 +76,8 @@ def recommend_command(results_dir, deadline_s, budget_usd, runners_up=3, where=N
         except p2psim_accuracy.AccuracyError as e:
             raise ResultsError(str(e)) from e
     columns = ["system"] + config_axes(df)
+    if os.path.isdir(results_dir):
+        print_failed(results_dir)
     panels = facets(df)  # like with like: one answer per workload
     answered = 0
     for label, rows in panels:
@@ -94,6 +96,18 @@ def recommend_command(results_dir, deadline_s, budget_usd, runners_up=3, where=N
             warn_if_accuracies_differ(rows)
         answered += recommend_one(rows, deadline_s, budget_usd, runners_up, columns)
     return ANSWERED if answered else UNANSWERED
+
+
+def print_failed(results_dir, shown=3):
+    """Scenarios of the sweep that failed are in no row: an answer must not read as if they had been weighed."""
+    failures = failed_scenarios(results_dir)
+    if not failures:
+        return
+    print(f"not considered: {len(failures)} scenario(s) of this sweep failed ({os.path.join(results_dir, 'failed')}):")
+    for axes, why in failures[:shown]:
+        print(f"  {axes}: {why}")
+    if len(failures) > shown:
+        print(f"  and {len(failures) - shown} more")
 
 
 def print_best_reached(rows, curves, target_accuracy, columns):

@@ -5,7 +5,9 @@ A results table is a sweep's `results.csv` (or one run's `result.csv`): one row 
 the column names. Configurations are compared like with like: fronts and answers are per workload (model,
 input shape, dataset: what the user wants to train), never across workloads."""
 import csv
+import json
 import os
+import re
 
 import pandas as pd
 
@@ -56,6 +58,29 @@ def load_results(path):
             check_table(df, candidate)
             return df
     raise ResultsError(f"{path}: no results.csv or result.csv")
+
+
+def failed_scenarios(results_dir):
+    """A sweep's scenarios that failed (DIR/failed/<id>.json, written by `p2psim sweep`), by id: [(axes, why)], the
+    axes as "select=value, ..." and why as its run's error line, without the generated file's name. None of them is
+    in results.csv, so what reads it must say they are missing."""
+    folder = os.path.join(results_dir, "failed")
+    if not os.path.isdir(folder):
+        return []
+    failures = []
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".json")):
+        try:
+            with open(os.path.join(folder, name)) as f:
+                record = json.load(f)
+            axes = ", ".join(f"{k}={v}" for k, v in record.get("axes", {}).items())
+            lines = [line for line in record.get("stderr", "").splitlines() if line.strip() and ": warning: " not in line]
+            errors = [line for line in lines if "error:" in line]
+            why = (errors or lines or [record.get("error", "")])[-1]
+            why = re.sub(r"^p2psim run: error: \S*scenarios/[0-9a-f]+\.xml:\d+: ", "", why)
+        except (OSError, ValueError, AttributeError) as e:  # a record someone edited: still a failure
+            axes, why = name[:-len(".json")], f"unreadable record ({e})"
+        failures.append((axes, why))
+    return failures
 
 
 def check_row_widths(path):

@@ -264,6 +264,40 @@ class LikeWithLike(unittest.TestCase):
             with self.assertRaisesRegex(p.ResultsError, "no row matches"):
                 p.recommend_command(d, 300, None, 3, where=["model=alexnet"])
 
+    def test_failed_scenarios_are_named_by_recommend_and_first_in_the_report(self):
+        # A sweep's failed scenario is in no row: an answer and a report must not read as if it had been weighed.
+        import contextlib
+        import io
+        import json
+        with tempfile.TemporaryDirectory() as d:
+            self.df.to_csv(os.path.join(d, "results.csv"), index=False)
+            os.makedirs(os.path.join(d, "failed"))
+            with open(os.path.join(d, "failed", "5635437d46e07366.json"), "w") as f:
+                json.dump({"scenario_id": "5635437d46e07366", "axes": {"workload/@model": "resnet18_cifar"},
+                           "error": "exit code 2",
+                           "stderr": "p2psim run: warning: something\np2psim run: error: out/scenarios/"
+                                     "5635437d46e07366.xml:2: field 'workload/@batch_size': batch size 1024 is "
+                                     "outside what the calibration supports\n"}, f)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                p.recommend_command(d, 300, None, 3)
+            first = out.getvalue().splitlines()[:2]
+            self.assertEqual(first[0], f"not considered: 1 scenario(s) of this sweep failed ({d}/failed):")
+            self.assertEqual(first[1], "  workload/@model=resnet18_cifar: field 'workload/@batch_size': batch size "
+                                       "1024 is outside what the calibration supports")
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                p.report(d)
+            self.assertIn("note: 1 scenario(s) failed", said.getvalue())
+            page = open(os.path.join(d, "report", "report.html")).read()
+            notice = page.index("<p class='notice'>1 scenario(s) of this sweep failed")
+            self.assertLess(notice, page.index("<h2>"))  # before any chart, table or figure
+            self.assertIn("workload/@model=resnet18_cifar: field &#x27;workload/@batch_size&#x27;", page)
+        with tempfile.TemporaryDirectory() as d:  # no failed/: nothing said
+            self.df.to_csv(os.path.join(d, "results.csv"), index=False)
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                p.report(d)
+            self.assertNotIn("class='notice'", open(os.path.join(d, "report", "report.html")).read())
+
     def test_facet_by_any_column(self):
         panels = p.facets(self.df, "dataset")  # a workload column: the workloads' own panels
         self.assertEqual([label for label, _ in panels], ["squeezenet1_1 3x21x21 mnist", "vgg11 3x32x32 cifar10"])
