@@ -172,10 +172,21 @@ def chart_specs(df):
 
 
 def pareto_html(df):
-    """Each workload's Pareto-optimal configurations, headed by readable column names."""
+    """Each workload's Pareto-optimal configurations, headed by readable column names; a setting the row's design
+    does not use (a ring's function memory) reads "—", not a value a buyer would think it needs."""
     table = pareto_table(df)
+    axes = [c for c in config_axes(df) if c in table.columns]
+    table = table.astype({c: object for c in axes})
+    unused = False
+    for i in table.index:
+        used = set(labels.used_columns(df.loc[i], axes))
+        for c in axes:
+            if c not in used and not labels.is_missing(table.at[i, c]):
+                table.at[i, c], unused = "—", True
     table = table.rename(columns={c: labels.label(c) for c in table.columns})
-    return table.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0)
+    html = table.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0)
+    return html + ("<p>—: a setting this design does not use (a ring runs no functions; sharded reducers and tree "
+                   "aggregators size their own).</p>" if unused else "")
 
 
 def design_accuracy_html(df):

@@ -1,5 +1,6 @@
 """Unit tests of the analysis layer on small hand-made tables (run: /usr/bin/python3 -m unittest)."""
 import os
+import re
 import tempfile
 import unittest
 
@@ -22,6 +23,18 @@ def table(rows):
 
 
 class ParetoFront(unittest.TestCase):
+    def test_the_report_table_gives_no_function_memory_to_a_design_without_functions(self):
+        # A ring on the front at 3008 MB read as if it needed 3008 MB functions.
+        df = table([("a", "serverless", 4, 3008, 1, 40, 0.07), ("a", "ring", 4, 3008, 1, 210, 0.02),
+                    ("b", "ring", 8, 2048, 1, 108, 0.0225)]).assign(function_invocations=[52, 0, 0])
+        html = p.pareto_html(df)
+        body = html[html.index("<tbody>"):]
+        cells = [re.sub("<[^>]+>", " ", row).split() for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+        self.assertEqual([(c[1], c[3]) for c in cells], [("serverless", "3008"), ("ring", "—"), ("ring", "—")])
+        self.assertIn("—: a setting this design does not use", html)
+        html = p.pareto_html(df[df["system"] == "serverless"])  # every setting used: no dash, no note
+        self.assertNotIn("—", html)
+
     def test_dominated_rows_are_dropped(self):
         df = table([
             ("a", "serverless", 2, 1024, 1, 100, 1.0),   # fastest
