@@ -154,6 +154,12 @@ std::set<std::string> check_axis_values(const std::string& experiment_path,
       if (what.rfind(xml.string() + ":", 0) == 0) what = what.substr(what.find(": ", xml.string().size()) + 2);
       for (size_t k = 0; k < s.values.size(); ++k) {
         const auto& [select, value] = s.values[k];
+        // An axis that names what an experiment cannot have (a misspelt attribute or element): its select is
+        // wrong, whatever its values.
+        const std::string field = field_of(select), element = field.substr(0, field.find('/'));
+        if ((error_names(what, select) && e.message.rfind("unknown attribute", 0) == 0) ||
+            (!is_override_axis(select) && e.message.rfind("unknown element <" + element + ">", 0) == 0))
+          throw InputError(experiment_path, s.value_lines[k], "axis/@select", "'" + select + "': " + e.message);
         if ((is_override_axis(select) && what.find("override") != std::string::npos) || error_names(what, select)) {
           // The inner error's own field only where it is not the axis's ("field 'peers/@count'" twice, otherwise).
           const bool own_field = !e.field.empty() && e.field != select;
@@ -163,9 +169,18 @@ std::set<std::string> check_axis_values(const std::string& experiment_path,
         }
       }
       // Wrong in the first scenario and about no axis: most likely the experiment itself, which every
-      // scenario inherits; refused now rather than once per scenario.
-      if (&s == &scenarios.front())
+      // scenario inherits; refused now rather than once per scenario. Where the sweep's own file, read as an
+      // experiment, says the same of the same field, that error names the user's line (the scenario's text is
+      // generated: its lines are not the user's).
+      if (&s == &scenarios.front()) {
+        try {
+          check_systems(resolve_scenario(
+              load_experiment(experiment_path, default_experiment_defaults_path(), /*sweep_file=*/true)));
+        } catch (const InputError& own) {
+          if (own.field == e.field) throw;
+        }
         throw InputError(experiment_path, 0, "", "its first scenario is not a valid experiment: " + what);
+      }
     }
   }
   return inputs;

@@ -244,13 +244,13 @@ std::string default_experiment_defaults_path() {
   return data_dir() + "/experiments/defaults.xml";
 }
 
-Experiment load_experiment(const std::string& path, const std::string& defaults_path) {
+Experiment load_experiment(const std::string& path, const std::string& defaults_path, bool sweep_file) {
   XmlFile xml(path);
   auto root = xml.root("experiment");
   xml.check_names(root, {"name", "seed"},
                   {"profile", "prices", "calibration", "workload", "peers", "architectures", "systems", "functions", "exchange",
                    "barrier", "workflow", "stragglers", "synchronization", "failures", "sweep", "cost", "accuracy"});
-  if (auto sweep = root.child("sweep"))
+  if (auto sweep = root.child("sweep"); sweep && !sweep_file)
     throw xml.error(sweep, "sweep", "this experiment declares a sweep: run it with `p2psim sweep`");
   if (root.child("systems") && root.child("architectures"))
     throw xml.error(root.child("architectures"), "architectures",

@@ -155,7 +155,8 @@ struct Experiment {
 };
 
 /// Parses `path`, filling unset values from `defaults_path`. Throws InputError naming file, line, field.
-Experiment load_experiment(const std::string& path, const std::string& defaults_path);
+/// `sweep_file`: the file is a sweep's own, read as the experiment its scenarios vary; its <sweep> is not refused.
+Experiment load_experiment(const std::string& path, const std::string& defaults_path, bool sweep_file = false);
 
 /// Makes every file-naming attribute under `node` (profile/@file, calibration/@files, calibration/@models)
 /// absolute, relative to `base_dir`.
