@@ -108,9 +108,12 @@ def check_table(df, path):
         raise ResultsError(f"{path}: missing column(s) {', '.join(missing)}")
     if df.empty:
         raise ResultsError(f"{path}: holds no result row")
+    # An infeasible row's times are empty (they mean nothing); its cost, what it spent, is not.
+    stopped = df["status"] != "ok" if "status" in df.columns else pd.Series(False, index=df.index)
     for column in (TIME, COST):
         values = pd.to_numeric(df[column], errors="coerce")
-        bad = values.isna() | (values < 0)
+        allowed_empty = stopped & df[column].isna() if column == TIME else pd.Series(False, index=df.index)
+        bad = (values.isna() & ~allowed_empty) | (values < 0)
         if bad.any():
             row = int(bad.idxmax())
             raise ResultsError(f"{path}: row {row + 2}: {column} is not a number >= 0 "

@@ -430,11 +430,17 @@ class Loading(unittest.TestCase):
                                   # Cut after the numbers: pandas would fill the rest in silently.
                                   ("ring,10,0.1\n", "row 2: 3 fields where the header has 4"),
                                   ("ring,-1,0.1,ok\n", "row 2: total_s is not a number >= 0"),
+                                  # Only an infeasible row's time may be empty (its times mean nothing), not its cost.
+                                  ("ring,,0.1,ok\n", "row 2: total_s is not a number >= 0"),
+                                  ("ring,,,infeasible\n", "row 2: total_usd is not a number >= 0"),
                                   ("", "holds no result row")):
                 with open(os.path.join(d, "results.csv"), "w") as f:
                     f.write(header + body)
                 with self.assertRaisesRegex(p.ResultsError, message):
                     p.load_results(d)
+            with open(os.path.join(d, "results.csv"), "w") as f:
+                f.write(header + "ring,10,0.1,ok\ntree,,0.05,infeasible\n")
+            self.assertEqual(len(p.load_results(d)), 2)
             with open(os.path.join(d, "results.csv"), "w") as f:
                 f.write("system,total_s,total_s,total_usd\nring,1,1,1\n")
             with self.assertRaisesRegex(p.ResultsError, "column total_s appears twice"):

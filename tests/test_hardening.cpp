@@ -9,10 +9,12 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 
 #include "../sim/util/atomic_file.hpp"
 #include "run_cli.hpp"
@@ -375,6 +377,37 @@ TEST_CASE("run: a slower system reads 'slower', and a design whose peers run the
   // The parameter server's peers compute the instance baseline's steps: its improvement is 0, not -2.2e-14.
   CHECK(json["systems"]["ps"]["vs_baseline"]["gradient_time_improvement_percent"].get<double>() == 0.0);
   CHECK(r.output.find("improvement (ps vs instance): 0.00 %") != std::string::npos);
+}
+
+TEST_CASE("run: an infeasible system's times are empty cells in result.csv, its cost what it spent") {
+  TempDir dir;
+  // A 1,024 MB function holds no VGG-11 step at batch 1,024 (it needs about 2,020 MB): the serverless system stops.
+  std::ofstream(dir.path("oom.xml")) << experiment(
+      kInstance + R"(<system name="serverless" strategy="p2p_all_to_all" compute="functions"/>)",
+      R"(<functions memory_mb="1024"/>)");
+  REQUIRE(run_cli("run " + dir.path("oom.xml") + " -q --out " + dir.path("out")).exit_code == 0);
+  std::istringstream csv(slurp(dir.path("out/result.csv")));
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(csv, line);) {
+    rows.emplace_back();
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) rows.back().push_back(cell);
+    if (!line.empty() && line.back() == ',') rows.back().push_back("");
+  }
+  const auto& header = rows.at(0);
+  auto cell = [&](const std::string& system, const std::string& column) {
+    const auto c = static_cast<size_t>(std::find(header.begin(), header.end(), column) - header.begin());
+    for (const auto& row : rows)
+      if (!row.empty() && std::find(row.begin(), row.end(), system) != row.end()) return row.at(c);
+    return std::string("(no row)");
+  };
+  CHECK(cell("serverless", "status") == "infeasible");
+  for (const char* time : {"total_s", "iteration_s", "gradient_s_per_iteration", "phase_compute_s"}) {
+    CAPTURE(time);
+    CHECK(cell("serverless", time).empty());
+    CHECK_FALSE(cell("instance", time).empty());
+  }
+  CHECK(std::stod(cell("serverless", "total_usd")) > 0);  // what it spent before it stopped
 }
 
 TEST_CASE("run --check: each memory line names the systems whose steps run there, and nothing no system runs is checked") {

@@ -876,9 +876,14 @@ TEST_CASE("sweep and run: a folder of another sweep, a merge's table or a run's 
   const auto a = sweep_file(dir, R"(<axis select="peers/@count" values="2 4"/>)");
   REQUIRE(run_cli("sweep " + a + " --out " + dir.path("a")).exit_code == 0);
   // Another sweep file on a's folder: refused naming the sweep the folder belongs to, not "this one changed".
+  // (The same text elsewhere is the same sweep: it resumes.)
   fs::create_directories(dir.path("other"));
   const auto b = dir.path("other/b.xml");
   fs::copy_file(a, b);
+  CHECK(run_cli("sweep " + b + " --out " + dir.path("a")).exit_code == 0);
+  std::string other = read_text(a);
+  other.replace(other.find("seed=\"3\""), 8, "seed=\"4\"");
+  std::ofstream(b) << other;
   auto r = run_cli("sweep " + b + " --out " + dir.path("a"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("holds the results of another sweep (" + fs::absolute(a).lexically_normal().string() + ")") !=

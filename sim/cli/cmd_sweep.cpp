@@ -68,8 +68,11 @@ class Progress {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     if (!force && !tty_ && now - last_ < std::chrono::seconds(10)) return;
     if (!force && tty_ && now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
     const int finished = done + failed, todo = total_ - skipped_;
+    // A log (not a terminal) gets a line only when something ended since the last: the final forced line would
+    // repeat the one just written.
+    if (!tty_ && last_ != Clock::time_point{} && finished == last_finished_ && failed == last_failed_) return;
+    last_ = now, last_finished_ = finished, last_failed_ = failed;
     const double rate = elapsed > 0 ? finished / elapsed : 0;
     const double eta = rate > 0 ? (todo - finished) / rate : 0;
     // No rate before the first scenario ends: no time to finish either, rather than "0.00 s".
@@ -97,6 +100,7 @@ class Progress {
   }
   int total_, skipped_;
   bool tty_;
+  int last_finished_ = -1, last_failed_ = -1;  // what the last line said
   Clock::time_point start_ = Clock::now(), last_{};
 };
 
@@ -204,8 +208,11 @@ void claim_folder(const fs::path& dir, const std::string& experiment_path, const
     } catch (const nlohmann::json::exception&) {
       throw InputError(path.string(), 0, "", "not a sweep folder's identity (malformed JSON): remove it, or give another --out");
     }
+    // The same text resumes wherever it is (the Python package writes it to a new temporary file each time);
+    // another text is another sweep, named by its file, or this file's other version.
     const std::string owner = before.value("experiment", "");
-    if (owner != identity["experiment"].get<std::string>())
+    if (before.value("experiment_xxh64", "") != identity["experiment_xxh64"] &&
+        owner != identity["experiment"].get<std::string>())
       throw InputError(experiment_path, 0, "",
                        "the folder " + dir.string() + " holds the results of another sweep (" +
                            (owner.empty() ? "its sweep.json names no experiment" : owner) +

@@ -8,6 +8,10 @@ namespace p2psim {
 namespace {
 
 std::string num(double v) { return fmt::format("{:.9g}", v); }
+// A time of the run: empty where the system is infeasible, whose times mean nothing (a table sorted by time would
+// otherwise put a system that stopped early first); its cost, what it spent before it failed, stays.
+std::string seconds(const SystemResult& system, double v) { return system.feasible() ? num(v) : ""; }
+constexpr const char* kEmptyWhereInfeasible = "; empty where the system is infeasible";
 template <class T>
 std::string text(const T& v) {
   return fmt::format("{}", v);
@@ -44,7 +48,8 @@ C configuration(const char* name, const char* meaning, std::function<std::string
   return {name, meaning, std::move(cell), "configuration"};
 }
 C iteration_part(const char* name, const char* label, int rank, const char* meaning, double PhaseMeans::*field) {
-  return {name, meaning, [field](const SystemRow& r) { return num(r.system.*field); }, "iteration_part", label, rank};
+  return {name, std::string(meaning) + kEmptyWhereInfeasible,
+          [field](const SystemRow& r) { return seconds(r.system, r.system.*field); }, "iteration_part", label, rank};
 }
 C service(const char* name, const char* label, int rank, const char* meaning, double Cost::*field) {
   return {name, meaning, [field](const SystemRow& r) { return num(cost(r).*field); }, "cost_by_service", label, rank};
@@ -79,8 +84,10 @@ std::vector<C> make_result_columns() {
                      "averaging and the optimiser step, s", &PhaseMeans::aggregate_update_s),
       iteration_part("barrier_s_per_iteration", "barrier", 3, "waiting at the iteration's barrier, s",
                      &PhaseMeans::barrier_s),
-      {"iteration_s", "a peer's iteration, s", [](const SystemRow& r) { return num(r.system.iteration_s); }},
-      {"total_s", "until the last peer finishes, s", [](const SystemRow& r) { return num(r.system.total_s); }},
+      {"iteration_s", std::string("a peer's iteration, s") + kEmptyWhereInfeasible,
+       [](const SystemRow& r) { return seconds(r.system, r.system.iteration_s); }},
+      {"total_s", std::string("until the last peer finishes, s") + kEmptyWhereInfeasible,
+       [](const SystemRow& r) { return seconds(r.system, r.system.total_s); }},
       service("instances_usd", "instances", 0, "the peers' and servers' instances, USD", &Cost::instances_usd),
       service("broker_usd", "broker", 6, "the message broker, USD", &Cost::broker_usd),
       service("function_compute_usd", "function compute", 2, "functions' GB-seconds, USD", &Cost::function_compute_usd),
@@ -101,10 +108,11 @@ std::vector<C> make_result_columns() {
   // phases' own order.
   for (int p = 0; p < kPhaseCount; ++p) {
     const std::string phase = to_string(Phase(p));
-    c.push_back({"phase_" + phase + "_s", "mean " + phase + " where it occurs (per peer-iteration, or invocation), s",
+    c.push_back({"phase_" + phase + "_s",
+                 "mean " + phase + " where it occurs (per peer-iteration, or invocation), s" + kEmptyWhereInfeasible,
                  [phase](const SystemRow& r) {
                    const auto it = r.system.phase_means_s.find(phase);
-                   return num(it == r.system.phase_means_s.end() ? 0.0 : it->second);
+                   return seconds(r.system, it == r.system.phase_means_s.end() ? 0.0 : it->second);
                  }});
   }
   std::vector<C> rest{
@@ -167,8 +175,9 @@ std::vector<C> make_result_columns() {
        [](const SystemRow& r) { return band(r, "total_usd", &Band::p10); }},
       {"total_usd_p50", "its median, USD", [](const SystemRow& r) { return band(r, "total_usd", &Band::p50); }},
       {"total_usd_p90", "its 90th percentile, USD", [](const SystemRow& r) { return band(r, "total_usd", &Band::p90); }},
-      {"paper_gradient_s_per_iteration", "gradient time as the modelled paper's timer spans it, s",
-       [](const SystemRow& r) { return num(r.system.paper_gradient_s); }},
+      {"paper_gradient_s_per_iteration",
+       std::string("gradient time as the modelled paper's timer spans it, s") + kEmptyWhereInfeasible,
+       [](const SystemRow& r) { return seconds(r.system, r.system.paper_gradient_s); }},
       {"paper_gradient_improvement_vs_baseline_percent", "the improvement with the paper's timer, %",
        [](const SystemRow& r) { return compared(r, &Comparison::paper_gradient_improvement_percent); }},
       {"total_time_speedup_vs_baseline", "the baseline's total time / this one's",
@@ -190,7 +199,8 @@ std::vector<C> make_result_columns() {
 std::vector<Column<GroupRow>> make_group_columns() {
   using G = Column<GroupRow>;
   auto mean = [](const char* name, const char* meaning, double PhaseMeans::*field) {
-    return G{name, meaning, [field](const GroupRow& r) { return num(r.group.means.*field); }};
+    return G{name, std::string(meaning) + kEmptyWhereInfeasible,
+             [field](const GroupRow& r) { return seconds(r.system, r.group.means.*field); }};
   };
   return {
       {"experiment", "the experiment's name", [](const GroupRow& r) { return r.result.scenario->experiment.name; }},
@@ -205,7 +215,8 @@ std::vector<Column<GroupRow>> make_group_columns() {
       {"other_s_per_iteration", "what its iteration spends outside the four parts, s",
        [](const GroupRow& r) { return num(r.group.means.other_s()); }},
       mean("iteration_s", "its peers' iteration, s", &PhaseMeans::iteration_s),
-      {"end_s", "when its last peer finished, s", [](const GroupRow& r) { return num(r.group.end_s); }},
+      {"end_s", std::string("when its last peer finished, s") + kEmptyWhereInfeasible,
+       [](const GroupRow& r) { return seconds(r.system, r.group.end_s); }},
       {"status", "the system's: ok, or infeasible",
        [](const GroupRow& r) { return std::string(r.system.feasible() ? "ok" : "infeasible"); }},
   };
