@@ -73,10 +73,12 @@ def failed_scenarios(results_dir):
             with open(os.path.join(folder, name)) as f:
                 record = json.load(f)
             axes = ", ".join(f"{k}={v}" for k, v in record.get("axes", {}).items())
+            # As the sweep prints it: how the run ended ("exit code 2", "timed out after 30 s (--timeout)"), then its
+            # error line, else the last line it wrote (a warning is no reason it failed).
             lines = [line for line in record.get("stderr", "").splitlines() if line.strip() and ": warning: " not in line]
             errors = [line for line in lines if "error:" in line]
-            why = (errors or lines or [record.get("error", "")])[-1]
-            why = re.sub(r"^p2psim run: error: \S*scenarios/[0-9a-f]+\.xml:\d+: ", "", why)
+            said = re.sub(r"^p2psim run: error: \S*scenarios/[0-9a-f]+\.xml:\d+: ", "", (errors or lines or [""])[-1])
+            why = ": ".join(part for part in (record.get("error", ""), said) if part)
         except (OSError, ValueError, AttributeError) as e:  # a record someone edited: still a failure
             axes, why = name[:-len(".json")], f"unreadable record ({e})"
         failures.append((axes, why))

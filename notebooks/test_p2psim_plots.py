@@ -296,15 +296,24 @@ class LikeWithLike(unittest.TestCase):
                 p.recommend_command(d, 300, None, 3)
             first = out.getvalue().splitlines()[:2]
             self.assertEqual(first[0], f"not considered: 1 scenario(s) of this sweep failed ({d}/failed):")
-            self.assertEqual(first[1], "  workload/@model=resnet18_cifar: field 'workload/@batch_size': batch size "
-                                       "1024 is outside what the calibration supports")
+            self.assertEqual(first[1], "  workload/@model=resnet18_cifar: exit code 2: field 'workload/@batch_size': "
+                                       "batch size 1024 is outside what the calibration supports")
             with contextlib.redirect_stdout(io.StringIO()) as said:
                 p.report(d)
             self.assertIn("note: 1 scenario(s) failed", said.getvalue())
             page = open(os.path.join(d, "report", "report.html")).read()
             notice = page.index("<p class='notice'>1 scenario(s) of this sweep failed")
             self.assertLess(notice, page.index("<h2>"))  # before any chart, table or figure
-            self.assertIn("workload/@model=resnet18_cifar: field &#x27;workload/@batch_size&#x27;", page)
+            self.assertIn("workload/@model=resnet18_cifar: exit code 2: field &#x27;workload/@batch_size&#x27;", page)
+            # A run killed by --timeout after it printed its progress: how it ended comes first, not that progress.
+            with open(os.path.join(d, "failed", "a9bbcd76b6a15f47.json"), "w") as f:
+                json.dump({"scenario_id": "a9bbcd76b6a15f47", "axes": {"peers/@count": "64"},
+                           "error": "timed out after 30 s (--timeout)",
+                           "stderr": "p2psim: simulating serverless: 1630 simulated s, 80.0 % of peer-iterations "
+                                     "done, 25 s elapsed\n"}, f)
+            self.assertEqual(p.failed_scenarios(d)[1],
+                             ("peers/@count=64", "timed out after 30 s (--timeout): p2psim: simulating serverless: "
+                                                 "1630 simulated s, 80.0 % of peer-iterations done, 25 s elapsed"))
         with tempfile.TemporaryDirectory() as d:  # no failed/: nothing said
             self.df.to_csv(os.path.join(d, "results.csv"), index=False)
             with contextlib.redirect_stdout(io.StringIO()) as said:

@@ -294,7 +294,7 @@ TEST_CASE("a constant given two values in one experiment is refused at the secon
     <override select="function_service/@keep_alive_s" value="600"/>)");
   const std::string first = fixture::line_tag(twice, "value=\"60\"");  // ":N:"
   CHECK(load_error(twice).find(fixture::line_tag(twice, "value=\"600\"") +
-                               " field 'override/@select': 'function_service/@keep_alive_s' is set already, at line " +
+                               " field 'override/@select': 'function_service/@keep_alive_s' is given another value at line " +
                                first.substr(1, first.size() - 2) + " (an <override>): give it one value") !=
         std::string::npos);
   // An attribute of <functions> that stands for the same constant as an <override>.
@@ -302,8 +302,8 @@ TEST_CASE("a constant given two values in one experiment is refused at the secon
   <functions concurrency_limit="10"/>)", R"(
     <override select="function_service/@concurrency_limit" value="50"/>)");
   CHECK(load_error(both).find(fixture::line_tag(both, "<functions") +
-                              " field 'functions/@concurrency_limit': 'function_service/@concurrency_limit' is set "
-                              "already") != std::string::npos);
+                              " field 'functions/@concurrency_limit': 'function_service/@concurrency_limit' is given "
+                              "another value at line") != std::string::npos);
   // A price overridden twice.
   const auto prices = write_experiment(dir, body + R"(
   <prices>

@@ -10,6 +10,8 @@ import threading
 import time
 import unittest
 
+import pandas as pd
+
 import p2psim
 
 CLI = os.environ["P2PSIM_BIN"]
@@ -87,6 +89,15 @@ class Run(unittest.TestCase):
         self.assertLessEqual(four.loc["ring", "total_s_p10"], four.loc["ring", "total_s_p90"])
         self.assertNotEqual(four.loc["ring", "total_s"], eight.loc["ring", "total_s"])
         self.assertIn('count="8"', e.with_({"peers/@count": 8}).to_xml())
+        # Every system infeasible (a 512 MB function holds no VGG-11 step of 1,024): its times are empty, and
+        # still columns.
+        small = p2psim.Experiment(model="vgg11_cifar", input_shape="3x32x32", dataset="cifar10", batch_size=1024,
+                                  iterations=1, peers=4, instance_type="t2.large", memory_mb=512,
+                                  systems=[{"name": "serverless", "strategy": "p2p_all_to_all", "compute": "functions"}])
+        summary = p2psim.run(small).summary
+        self.assertEqual(summary.loc["serverless", "status"], "infeasible")
+        self.assertTrue(pd.isna(summary.loc["serverless", "total_s"]))
+        self.assertGreater(summary.loc["serverless", "total_usd"], 0)
 
 
 class Refusals(unittest.TestCase):

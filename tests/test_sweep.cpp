@@ -151,7 +151,7 @@ TEST_CASE("a profile axis replaces the experiment's own value of that constant r
   <functions concurrency_limit="7"/>
   <sweep>
     <axis select="profile:function_service/@keep_alive_s" values="60 600"/>
-    <axis select="profile:function_service/@concurrency_limit" values="10 20"/>
+    <axis select="profile:./function_service/@concurrency_limit" values="10 20"/>
   </sweep>
 </experiment>
 )";
@@ -167,6 +167,12 @@ TEST_CASE("a profile axis replaces the experiment's own value of that constant r
     CHECK(values["function_service/@keep_alive_s"] == std::vector<std::string>{i < 2 ? "60" : "600"});
     CHECK(values["function_service/@concurrency_limit"] == std::vector<std::string>{i % 2 ? "20" : "10"});
   }
+  // One constant swept by two axes, as <functions>'s attribute and as the override it stands for: swept twice.
+  std::string text = read_text(path);
+  text.replace(text.find("profile:./function_service/@concurrency_limit"),
+               std::string("profile:./function_service/@concurrency_limit").size(), "functions/@keep_alive_s");
+  std::ofstream(path) << text;
+  CHECK_THROWS_WITH_AS(expand_sweep(path), doctest::Contains("is swept twice"), InputError);
 }
 
 TEST_CASE("malformed axes are named by file, line and field") {
@@ -881,15 +887,21 @@ TEST_CASE("sweep and run: a folder of another sweep, a merge's table or a run's 
   const auto b = dir.path("other/b.xml");
   fs::copy_file(a, b);
   CHECK(run_cli("sweep " + b + " --out " + dir.path("a")).exit_code == 0);
+  CHECK(read_text(dir.path("a/sweep.json")).find(fs::absolute(b).lexically_normal().string()) != std::string::npos);
+  const auto c = dir.path("other/c.xml");
   std::string other = read_text(a);
   other.replace(other.find("seed=\"3\""), 8, "seed=\"4\"");
-  std::ofstream(b) << other;
-  auto r = run_cli("sweep " + b + " --out " + dir.path("a"));
+  std::ofstream(c) << other;
+  auto r = run_cli("sweep " + c + " --out " + dir.path("a"));
   CHECK(r.exit_code == 2);
-  CHECK(r.output.find("holds the results of another sweep (" + fs::absolute(a).lexically_normal().string() + ")") !=
+  CHECK(r.output.find("holds the results of another sweep (" + fs::absolute(b).lexically_normal().string() + ")") !=
         std::string::npos);
-  // A merge's table (no sweep.json): a sweep there would have replaced it.
+  // A merge's table (no sweep.json): a sweep there would have replaced it. (A folder's failed scenarios go with
+  // its rows into the merge, so that report and recommend on it name them.)
+  std::ofstream(dir.path("a/failed/0123456789abcdef.json")) << R"({"scenario_id": "0123456789abcdef"})";
   REQUIRE(run_cli("merge " + dir.path("a") + " --out " + dir.path("merged")).exit_code == 0);
+  CHECK(fs::exists(dir.path("merged/failed/0123456789abcdef.json")));
+  fs::remove(dir.path("a/failed/0123456789abcdef.json"));
   const std::string merged = read_text(dir.path("merged/results.csv"));
   r = run_cli("sweep " + b + " --out " + dir.path("merged"));
   CHECK(r.exit_code == 2);

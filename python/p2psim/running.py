@@ -69,9 +69,12 @@ class Result:
 
     @property
     def summary(self):
-        """A row per system; the bands' columns only when the run had replicates (empty columns left out)."""
+        """A row per system; the bands' columns only when the run had replicates (empty columns left out, not the
+        times, which an infeasible system has none of)."""
         columns = self.table[[c for c in SUMMARY if c in self.table.columns]].set_index("system")
-        return columns.dropna(axis=1, how="all")
+        # Empty columns left out, but for the times: an infeasible system's are empty, and stay so.
+        empty = [c for c in columns.columns if columns[c].isna().all() and c not in ("total_s", "iteration_s")]
+        return columns.drop(columns=empty)
 
     @property
     def costs(self):

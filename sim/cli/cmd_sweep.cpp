@@ -181,7 +181,9 @@ std::set<std::string> check_axis_values(const std::string& experiment_path,
           check_systems(resolve_scenario(
               load_experiment(experiment_path, default_experiment_defaults_path(), /*sweep_file=*/true)));
         } catch (const InputError& own) {
-          if (own.field == e.field) throw;
+          // The same complaint, not one about the file's own values that an axis replaces in every scenario (a
+          // batch computed from a peer count no scenario has); a <sweep> left in a scenario is the file's second.
+          if (own.field == e.field && (own.message == e.message || e.field == "sweep")) throw;
         }
         throw InputError(experiment_path, 0, "", "its first scenario is not a valid experiment: " + what);
       }
@@ -208,15 +210,15 @@ void claim_folder(const fs::path& dir, const std::string& experiment_path, const
     } catch (const nlohmann::json::exception&) {
       throw InputError(path.string(), 0, "", "not a sweep folder's identity (malformed JSON): remove it, or give another --out");
     }
-    // The same text resumes wherever it is (the Python package writes it to a new temporary file each time);
-    // another text is another sweep, named by its file, or this file's other version.
+    // The same text resumes wherever it is (the Python package writes it to a new temporary file each time), and
+    // the folder then names where it is now; another text is another sweep, named by its file while that file is
+    // there, else this file's other version.
     const std::string owner = before.value("experiment", "");
     if (before.value("experiment_xxh64", "") != identity["experiment_xxh64"] &&
-        owner != identity["experiment"].get<std::string>())
+        owner != identity["experiment"].get<std::string>() && !owner.empty() && fs::exists(owner))
       throw InputError(experiment_path, 0, "",
                        "the folder " + dir.string() + " holds the results of another sweep (" +
-                           (owner.empty() ? "its sweep.json names no experiment" : owner) +
-                           "): give another --out, or remove the folder to start again");
+                           owner + "): give another --out, or remove the folder to start again");
     std::string changed;
     if (before.value("experiment_xxh64", "") != identity["experiment_xxh64"]) changed = "the experiment file " + experiment_path;
     else if (before.value("inputs_xxh64", nlohmann::ordered_json::object()) != hashes) {
@@ -228,6 +230,7 @@ void claim_folder(const fs::path& dir, const std::string& experiment_path, const
       throw InputError(experiment_path, 0, "",
                        "the folder " + dir.string() + " holds the results of another version of this sweep (" + changed +
                            " changed since): give another --out, or remove the folder to start again");
+    if (owner != identity["experiment"].get<std::string>()) write_file_atomically(path, json_text(identity, 2) + "\n");
     return;
   }
   // Not a sweep's folder yet: a merge's table or a run's results there would be replaced or read as this sweep's.
@@ -557,8 +560,23 @@ int cmd_merge(int argc, char** argv) {
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
-  std::fprintf(stderr, "merge: %d rows in %s%s\n", rows, (out / "results.csv").c_str(),
-               replacing ? " (replaced the table there)" : "");
+  // The folders' failed scenarios are in no row: carried over, so that report and recommend on the merge name them
+  // (a Slurm array's shards each hold their own). A previous merge's list goes with its table.
+  const fs::path failed = out / "failed";
+  if (std::none_of(dirs.begin(), dirs.end(), same_folder)) fs::remove_all(failed);
+  int failures = 0;
+  for (const auto& d : dirs) {
+    if (same_folder(d) || !fs::is_directory(d / "failed")) continue;
+    for (const auto& entry : fs::directory_iterator(d / "failed"))
+      if (entry.path().extension() == ".json") {
+        fs::create_directories(failed);
+        fs::copy_file(entry.path(), failed / entry.path().filename(), fs::copy_options::overwrite_existing);
+        ++failures;
+      }
+  }
+  std::fprintf(stderr, "merge: %d rows in %s%s%s\n", rows, (out / "results.csv").c_str(),
+               replacing ? " (replaced the table there)" : "",
+               failures ? (", " + std::to_string(failures) + " failed scenario(s) in " + failed.string()).c_str() : "");
   return kExitOk;
 }
 

@@ -108,11 +108,11 @@ std::vector<C> make_result_columns() {
   // phases' own order.
   for (int p = 0; p < kPhaseCount; ++p) {
     const std::string phase = to_string(Phase(p));
-    c.push_back({"phase_" + phase + "_s",
-                 "mean " + phase + " where it occurs (per peer-iteration, or invocation), s" + kEmptyWhereInfeasible,
+    // Kept where the system is infeasible: what its phases took before it stopped says how it failed.
+    c.push_back({"phase_" + phase + "_s", "mean " + phase + " where it occurs (per peer-iteration, or invocation), s",
                  [phase](const SystemRow& r) {
                    const auto it = r.system.phase_means_s.find(phase);
-                   return seconds(r.system, it == r.system.phase_means_s.end() ? 0.0 : it->second);
+                   return num(it == r.system.phase_means_s.end() ? 0.0 : it->second);
                  }});
   }
   std::vector<C> rest{
@@ -182,8 +182,8 @@ std::vector<C> make_result_columns() {
        [](const SystemRow& r) { return compared(r, &Comparison::paper_gradient_improvement_percent); }},
       {"total_time_speedup_vs_baseline", "the baseline's total time / this one's",
        [](const SystemRow& r) { return compared(r, &Comparison::total_speedup); }},
-      {"other_s_per_iteration", "what an iteration spends outside its four parts, s",
-       [](const SystemRow& r) { return num(r.system.other_s()); }},
+      {"other_s_per_iteration", std::string("what an iteration spends outside its four parts, s") + kEmptyWhereInfeasible,
+       [](const SystemRow& r) { return seconds(r.system, r.system.other_s()); }},
       {"mechanisms", "the cloud mechanisms the run used, ';' between them (docs/accuracy.md, \"By design\")",
        [](const SystemRow& r) {
          std::string joined;
@@ -212,8 +212,8 @@ std::vector<Column<GroupRow>> make_group_columns() {
       mean("communication_s_per_iteration", "its communication, s", &PhaseMeans::communication_s),
       mean("aggregate_update_s_per_iteration", "its averaging and update, s", &PhaseMeans::aggregate_update_s),
       mean("barrier_s_per_iteration", "its wait at the barrier, s", &PhaseMeans::barrier_s),
-      {"other_s_per_iteration", "what its iteration spends outside the four parts, s",
-       [](const GroupRow& r) { return num(r.group.means.other_s()); }},
+      {"other_s_per_iteration", std::string("what its iteration spends outside the four parts, s") + kEmptyWhereInfeasible,
+       [](const GroupRow& r) { return seconds(r.system, r.group.means.other_s()); }},
       mean("iteration_s", "its peers' iteration, s", &PhaseMeans::iteration_s),
       {"end_s", std::string("when its last peer finished, s") + kEmptyWhereInfeasible,
        [](const GroupRow& r) { return seconds(r.system, r.group.end_s); }},
