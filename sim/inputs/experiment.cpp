@@ -192,13 +192,11 @@ void parse_peers(const XmlFile& xml, pugi::xml_node peers, bool groups_declared,
   if (e.peer_groups.size() == 1) e.instance_type = e.peer_groups[0].instance_type;
 }
 
-/// Two values for one constant in one file: the later would win unseen, so neither is taken. (Selects are
-/// compared as written but for a leading "./": other spellings of one XPath are not caught.)
+/// Two values for one constant in one file: the later would win unseen, so neither is taken.
 void refuse_second_override(const XmlFile& xml, const pugi::xml_node& node, const std::string& field,
                             const std::string& select, const std::vector<ProfileOverride>& earlier) {
-  auto bare = [](const std::string& s) { return s.rfind("./", 0) == 0 ? s.substr(2) : s; };
   for (const auto& o : earlier)
-    if (bare(o.select) == bare(select))
+    if (bare_select(o.select) == bare_select(select))
       throw xml.error(node, field, fmt::format("'{}' is given another value at line {} ({}): give it one value",
                                                select, o.line, o.element == "functions" ? o.field : "an <override>"));
 }

@@ -18,6 +18,11 @@ enum class Transport { Inline, Storage, Auto };
 /// Constants of the account in the profile's <function_service> that an experiment may set as attributes of its
 /// <functions> (each becomes an override of function_service/@NAME).
 inline constexpr const char* kFunctionsAccountAttributes[] = {"keep_alive_s", "concurrency_limit", "network_quota"};
+/// An override's select as the name of the constant it sets: as written, but for a leading "./" (other spellings
+/// of one XPath are not recognised).
+inline std::string bare_select(const std::string& select) {
+  return select.rfind("./", 0) == 0 ? select.substr(2) : select;
+}
 
 /// One training system an experiment compares: a named strategy (sim/simulation/strategies/) with its own
 /// parameters, which the strategy reads and checks.

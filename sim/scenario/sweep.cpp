@@ -39,20 +39,11 @@ Axis read_axis(const XmlFile& xml, const pugi::xml_node& n) {
   return a;
 }
 
-}  // namespace
-
-namespace {
-
-// An override's select as the experiment's own values are compared with it: without a leading "./".
-std::string without_dot_slash(const std::string& select) {
-  return select.rfind("./", 0) == 0 ? select.substr(2) : select;
-}
-
 // The constant an axis sets, one name however the sweep spells it: "profile:./function_service/@keep_alive_s" and
 // "functions/@keep_alive_s" are one (an attribute of <functions> stands for that override).
 std::string constant_of(const std::string& select) {
   if (select.rfind("profile:", 0) != 0) return select;
-  const std::string path = without_dot_slash(select.substr(8));
+  const std::string path = bare_select(select.substr(8));
   for (const char* a : kFunctionsAccountAttributes)
     if (path == std::string("function_service/@") + a) return std::string("functions/@") + a;
   return "profile:" + path;
@@ -77,7 +68,7 @@ Target apply(const XmlFile& xml, pugi::xml_node root, const Axis& axis, const st
     if (axis.select.rfind(prefix, 0) == 0) {
       // The axis's value replaces the experiment's own value of the same constant, if it gives one (a file
       // gives a constant one value): an attribute of <functions> that stands for one, or an <override>.
-      const std::string select = without_dot_slash(axis.select.substr(std::string(prefix).size()));
+      const std::string select = bare_select(axis.select.substr(std::string(prefix).size()));
       if (std::string(element) == "profile")
         for (const char* a : kFunctionsAccountAttributes)
           if (auto fn = root.child("functions"); fn.attribute(a) && select == std::string("function_service/@") + a) {
@@ -87,7 +78,7 @@ Target apply(const XmlFile& xml, pugi::xml_node root, const Axis& axis, const st
       auto parent = root.child(element) ? root.child(element) : root.append_child(element);
       pugi::xml_node o;
       for (auto existing : parent.children("override"))
-        if (without_dot_slash(existing.attribute("select").value()) == select) o = existing;
+        if (bare_select(existing.attribute("select").value()) == select) o = existing;
       if (!o) {
         o = parent.append_child("override");
         o.append_attribute("select").set_value(select.c_str());
