@@ -83,16 +83,10 @@ int print_memory_check(const Scenario& s, bool exact_participants) {
                    s.peer_groups[g].type.name, s.peer_groups[g].memory_bytes / gib, s.peer_groups[g].need_bytes / gib,
                    verdict(s.peer_fits(static_cast<int>(g))));
     // In the function service's MB (MiB, as its memory sizes and the smallest size below), not GiB beside them.
-    if (!on_functions.empty()) {
-      double need = 0;
-      bool fits = true;
-      for (size_t g = 0; g < s.peer_groups.size(); ++g)
-        for (size_t k = 0; k < s.peer_groups[g].invocations.size(); ++k) {
-          need = std::max(need, s.peer_groups[g].invocation_need_bytes[k]);
-          fits = fits && s.invocation_fits(static_cast<int>(g), k);
-        }
+    if (!on_functions.empty()) {  // every invocation fits where the largest does
+      const double need = s.largest_invocation_need_bytes();
       fmt::print("{}: a gradient function ({} MB) needs up to {:.0f} MB: {}\n", fmt::join(on_functions, ", "),
-                 s.experiment.functions.memory_mb, std::ceil(need / mib), verdict(fits));
+                 s.experiment.functions.memory_mb, std::ceil(need / mib), verdict(need <= s.function_memory_bytes));
       const int smallest = s.smallest_function_memory_mb();
       if (smallest > 0)
         fmt::print("smallest gradient function memory that fits: {} MB\n", smallest);

@@ -90,12 +90,18 @@ long long Scenario::invocations_per_iteration() const {
   return n;
 }
 
+double Scenario::largest_invocation_need_bytes() const {
+  double need = 0;
+  if (memory_checked)
+    for (const auto& g : peer_groups)
+      for (double bytes : g.invocation_need_bytes) need = std::max(need, bytes);
+  return need;
+}
+
 int Scenario::smallest_function_memory_mb() const {
   if (!memory_checked) return -1;
-  double need = 0;
-  for (const auto& g : peer_groups)
-    need = std::max(need, *std::max_element(g.invocation_need_bytes.begin(), g.invocation_need_bytes.end()));
-  const int mb = std::max(profile.functions.memory_min_mb, static_cast<int>(std::ceil(need / kMiB)));
+  const int mb = std::max(profile.functions.memory_min_mb,
+                          static_cast<int>(std::ceil(largest_invocation_need_bytes() / kMiB)));
   return mb <= profile.functions.memory_max_mb ? mb : 0;
 }
 

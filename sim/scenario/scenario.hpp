@@ -72,6 +72,8 @@ struct Scenario {
   bool invocation_fits(int group, size_t k) const {
     return !memory_checked || peer_groups[static_cast<size_t>(group)].invocation_need_bytes[k] <= function_memory_bytes;
   }
+  /// What the largest gradient invocation needs, bytes (0 when memory is unchecked).
+  double largest_invocation_need_bytes() const;
   /// The smallest function memory (MB) in which every invocation fits; 0 when none does; -1 when unchecked.
   int smallest_function_memory_mb() const;
 
