@@ -746,36 +746,35 @@ TEST_CASE("sweep: an error of the experiment itself is reported once, a sweep pa
   CHECK(r.output.find("scenarios/") == std::string::npos);  // no generated file named
   CHECK_FALSE(fs::exists(dir.path("out")));
 
-  // The sweep file's own mistakes are named at its own lines, as `run` names an experiment's: a misspelt attribute,
-  // a strategy's misspelt parameter, a second <sweep>.
-  const auto own = [&](const std::string& name, const std::string& find, const std::string& replace) {
-    std::string text = read_text(sweep_file(dir, R"(<axis select="peers/@count" values="2 4"/>)"));
-    text.replace(text.find(find), find.size(), replace);
-    std::ofstream(dir.path(name)) << text;
-    return run_cli("sweep " + dir.path(name) + " --list");
+  // The sweep file's own mistakes are named at its own lines, as `run` names an experiment's (a misspelt attribute,
+  // a strategy's misspelt parameter, a second <sweep>); an axis that names an element or an attribute an
+  // experiment cannot have has a wrong select, not a wrong value. Each: the file, the text replaced in a good sweep
+  // file, the line's needle, and the message after "FILE:LINE: ".
+  struct Mistake {
+    std::string file, find, replace, needle, message;
   };
-  r = own("typo.xml", "<sweep>", "<workflow status_pol_interval_s=\"2\"/>\n  <sweep>");
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find(dir.path("typo.xml") + line_of(dir.path("typo.xml"), "status_pol") +
-                      " field 'workflow/@status_pol_interval_s': unknown attribute") != std::string::npos);
-  r = own("param.xml", "<sweep>",
-          "<systems><system name=\"s\" strategy=\"p2p_all_to_all\" model_fech=\"none\"/></systems>\n  <sweep>");
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find(dir.path("param.xml") + line_of(dir.path("param.xml"), "model_fech") +
-                      " field 'systems/system[@name='s']/@model_fech': unknown attribute") != std::string::npos);
-  r = own("twice.xml", "</experiment>", "<sweep><axis select=\"workload/@iterations\" values=\"1\"/></sweep>\n</experiment>");
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find(dir.path("twice.xml") + line_of(dir.path("twice.xml"), "workload/@iterations") +
-                      " field 'sweep': <sweep> is given twice") != std::string::npos);
-  // An axis that names an element or an attribute an experiment cannot have: its select is wrong, not a value.
-  r = own("element.xml", "peers/@count", "function/@memory_mb");
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find(dir.path("element.xml") + line_of(dir.path("element.xml"), "function/@memory_mb") +
-                      " field 'axis/@select': 'function/@memory_mb': unknown element <function>") != std::string::npos);
-  r = own("attribute.xml", "peers/@count", "peers/@cuont");
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find(dir.path("attribute.xml") + line_of(dir.path("attribute.xml"), "peers/@cuont") +
-                      " field 'axis/@select': 'peers/@cuont': unknown attribute") != std::string::npos);
+  for (const auto& m : std::vector<Mistake>{
+           {"typo.xml", "<sweep>", "<workflow status_pol_interval_s=\"2\"/>\n  <sweep>", "status_pol",
+            "field 'workflow/@status_pol_interval_s': unknown attribute"},
+           {"param.xml", "<sweep>",
+            "<systems><system name=\"s\" strategy=\"p2p_all_to_all\" model_fech=\"none\"/></systems>\n  <sweep>",
+            "model_fech", "field 'systems/system[@name='s']/@model_fech': unknown attribute"},
+           {"twice.xml", "</experiment>",
+            "<sweep><axis select=\"workload/@iterations\" values=\"1\"/></sweep>\n</experiment>",
+            "workload/@iterations", "field 'sweep': <sweep> is given twice"},
+           {"element.xml", "peers/@count", "function/@memory_mb", "function/@memory_mb",
+            "field 'axis/@select': 'function/@memory_mb': unknown element <function>"},
+           {"attribute.xml", "peers/@count", "peers/@cuont", "peers/@cuont",
+            "field 'axis/@select': 'peers/@cuont': unknown attribute"}}) {
+    CAPTURE(m.file);
+    std::string text = read_text(sweep_file(dir, R"(<axis select="peers/@count" values="2 4"/>)"));
+    text.replace(text.find(m.find), m.find.size(), m.replace);
+    const auto file = dir.path(m.file);
+    std::ofstream(file) << text;
+    r = run_cli("sweep " + file + " --list");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(file + line_of(file, m.needle) + " " + m.message) != std::string::npos);
+  }
 
   // 1,000 x 1,000 x 1,000 scenarios: refused at once (this used to exhaust memory even with --list).
   std::string values;
